@@ -1,0 +1,112 @@
+/**
+ * The ledger's rules, as pure functions of the issue's row and `now`.
+ * SQLite and PostgreSQL read the row inside their transaction, call one of
+ * these, and write what it decided: the rules live in one place.
+ */
+import type {
+  AcquireResult,
+  ExpireResult,
+  Holder,
+  IssueKey,
+  Lease,
+  NoteResult,
+  ReleaseResult,
+  RemindResult,
+  RenewResult,
+  Ttl,
+} from "./types.js";
+
+/** An issue's stored state: `holder` null means free; the token is that of the latest tenure (0 before any). */
+export interface Row {
+  holder: Holder | null;
+  token: number;
+  acquiredAt: number | null;
+  expiresAt: number | null;
+}
+
+function expiry(ttl: Ttl, now: number): number | null {
+  return ttl === null ? null : now + ttl;
+}
+
+/** The live lease of a row at `now`: a holder, and no expiry or one still ahead. */
+function live(key: IssueKey, row: Row | null, now: number): Lease | null {
+  if (!row?.holder) return null;
+  if (row.expiresAt !== null && row.expiresAt <= now) return null;
+  return lease(key, row);
+}
+
+/** The row's tenure as a lease, live or not (for naming what just ended). */
+function lease(key: IssueKey, row: Row): Lease {
+  return {
+    repoId: key.repoId,
+    repo: key.repo,
+    issue: key.issue,
+    holder: row.holder!,
+    token: row.token,
+    acquiredAt: row.acquiredAt ?? 0,
+    expiresAt: row.expiresAt,
+  };
+}
+
+export const decide = {
+  live,
+
+  acquire(
+    key: IssueKey,
+    row: Row | null,
+    holder: Holder,
+    ttl: Ttl,
+    now: number,
+    limit?: { limit: number; held: Lease[] },
+  ): AcquireResult {
+    const current = live(key, row, now);
+    if (current && current.holder.id === holder.id) {
+      // Idempotent: the same tenure, its expiry set from this call's ttl. The
+      // login is refreshed, so a renamed account shows its new name.
+      return { outcome: "acquired", newTenure: false, lease: { ...current, holder, expiresAt: expiry(ttl, now) } };
+    }
+    if (current) return { outcome: "held", lease: current };
+    if (limit && limit.held.length >= limit.limit) return { outcome: "limit", limit: limit.limit, held: limit.held };
+    return {
+      outcome: "acquired",
+      newTenure: true,
+      lease: { ...key, holder, token: (row?.token ?? 0) + 1, acquiredAt: now, expiresAt: expiry(ttl, now) },
+    };
+  },
+
+  renew(key: IssueKey, row: Row | null, holder: Holder, ttl: Ttl, now: number): RenewResult {
+    const current = live(key, row, now);
+    if (!current || current.holder.id !== holder.id) return { outcome: "not_holder", lease: current };
+    return { outcome: "renewed", lease: { ...current, holder, expiresAt: expiry(ttl, now) } };
+  },
+
+  release(key: IssueKey, row: Row | null, holder: Holder, now: number): ReleaseResult {
+    const current = live(key, row, now);
+    if (current && current.holder.id !== holder.id) return { outcome: "not_holder", lease: current };
+    // Releasing nothing (or an expired lease) succeeds: a client retrying after
+    // a dropped connection must not fail.
+    return { outcome: "released", lease: current };
+  },
+
+  forceRelease(key: IssueKey, row: Row | null, now: number): ReleaseResult {
+    return { outcome: "released", lease: live(key, row, now) };
+  },
+
+  note(key: IssueKey, row: Row | null, now: number): NoteResult {
+    return { outcome: "noted", lease: live(key, row, now) };
+  },
+
+  /** Ends the tenure `token` if it is still the row's and has expired; anything else is stale. */
+  expire(key: IssueKey, row: Row | null, token: number, now: number): ExpireResult {
+    if (!row?.holder || row.token !== token || row.expiresAt === null || row.expiresAt > now) {
+      return { outcome: "stale", lease: live(key, row, now) };
+    }
+    return { outcome: "expired", lease: lease(key, row) };
+  },
+
+  remind(key: IssueKey, row: Row | null, token: number, now: number): RemindResult {
+    const current = live(key, row, now);
+    if (!current || current.token !== token) return { outcome: "stale", lease: current };
+    return { outcome: "reminded", lease: current };
+  },
+};

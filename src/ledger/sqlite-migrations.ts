@@ -1,0 +1,75 @@
+/**
+ * SQLite schema, as an ordered list of migrations. `PRAGMA user_version`
+ * records how many have run; each runs in its own transaction together with
+ * the version bump, so a crash leaves the database at one version or the
+ * next, never between. Append only: never edit a migration that has shipped.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  // 1: the lease table (current state of each issue's tenure) and its history.
+  `
+  CREATE TABLE leases (
+    repo_id      INTEGER NOT NULL,
+    issue        INTEGER NOT NULL,
+    repo         TEXT    NOT NULL,
+    holder_id    INTEGER,            -- NULL: free
+    holder_login TEXT,
+    token        INTEGER NOT NULL,   -- only ever goes up
+    acquired_at  INTEGER,
+    expires_at   INTEGER,            -- NULL: open-ended
+    updated_at   INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, issue)
+  ) WITHOUT ROWID;
+  CREATE INDEX leases_by_holder ON leases (holder_id, repo_id) WHERE holder_id IS NOT NULL;
+  CREATE INDEX leases_by_expiry ON leases (expires_at) WHERE holder_id IS NOT NULL AND expires_at IS NOT NULL;
+
+  CREATE TABLE history (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    repo_id      INTEGER NOT NULL,
+    repo         TEXT    NOT NULL,
+    issue        INTEGER NOT NULL,
+    op           TEXT    NOT NULL,
+    outcome      TEXT    NOT NULL,
+    actor_id     INTEGER,
+    actor_login  TEXT,
+    holder_id    INTEGER,
+    holder_login TEXT,
+    token        INTEGER,
+    expires_at   INTEGER,
+    at           INTEGER NOT NULL,
+    delivery     TEXT
+  );
+  CREATE INDEX history_by_issue ON history (repo_id, issue, id);
+  `,
+  // 2: webhook deliveries already applied, so that a redelivery has effects once.
+  `
+  CREATE TABLE deliveries (
+    id     TEXT PRIMARY KEY,
+    result TEXT NOT NULL,
+    at     INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
+  // 3: reminders (once per term of a tenure) and the outbox of effects on GitHub.
+  `
+  ALTER TABLE leases ADD COLUMN remind_at INTEGER;
+  ALTER TABLE leases ADD COLUMN reminded INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX leases_by_reminder ON leases (remind_at) WHERE holder_id IS NOT NULL AND reminded = 0 AND remind_at IS NOT NULL;
+
+  CREATE TABLE outbox (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    repo_id      INTEGER NOT NULL,
+    issue        INTEGER NOT NULL,
+    installation INTEGER NOT NULL,
+    kind         TEXT    NOT NULL,
+    payload      TEXT    NOT NULL,
+    state        TEXT    NOT NULL DEFAULT 'pending',  -- pending | done | parked
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    next_at      INTEGER NOT NULL,
+    locked_until INTEGER NOT NULL DEFAULT 0,
+    last_error   TEXT,
+    created_at   INTEGER NOT NULL,
+    done_at      INTEGER
+  );
+  CREATE INDEX outbox_pending ON outbox (repo_id, issue, id) WHERE state = 'pending';
+  CREATE INDEX outbox_due ON outbox (next_at) WHERE state = 'pending';
+  `,
+];

@@ -1,0 +1,409 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { decide, type Row } from "./decide.js";
+import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
+import type {
+  AcquireOptions,
+  AcquireResult,
+  Applied,
+  Effect,
+  ExpireResult,
+  HistoryEntry,
+  HistoryOp,
+  Holder,
+  IssueKey,
+  Lease,
+  Ledger,
+  LedgerResult,
+  NoteResult,
+  OpOptions,
+  OutboxStats,
+  ReleaseResult,
+  RemindResult,
+  RenewOptions,
+  RenewResult,
+  Ttl,
+} from "./types.js";
+
+export interface SqliteLedgerOptions {
+  /** How long a writer waits for another process's transaction before failing; generous, since waits are short. */
+  busyTimeoutMs?: number;
+}
+
+interface LeaseRow {
+  repo_id: number;
+  issue: number;
+  repo: string;
+  holder_id: number | null;
+  holder_login: string | null;
+  token: number;
+  acquired_at: number | null;
+  expires_at: number | null;
+  remind_at: number | null;
+  reminded: number;
+}
+
+/** Opens (creating if needed) a SQLite database with the ledger's durability settings and migrates it. */
+export function openSqlite(file: string, opts: SqliteLedgerOptions = {}): Database.Database {
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  // A concurrent writer waits instead of surfacing SQLITE_BUSY to the caller.
+  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 60_000}`);
+  db.pragma("journal_mode = WAL");
+  // FULL, not NORMAL: under NORMAL a committed transaction can roll back after
+  // an OS crash or power loss, and a token already handed out would be handed
+  // to someone else.
+  db.pragma("synchronous = FULL");
+  db.pragma("foreign_keys = ON");
+  migrateSqlite(db);
+  return db;
+}
+
+/** Applies the migrations the database has not seen yet, each in its own IMMEDIATE transaction. */
+export function migrateSqlite(db: Database.Database, upTo = SQLITE_MIGRATIONS.length): number {
+  for (;;) {
+    const step = db.transaction(() => {
+      const version = db.pragma("user_version", { simple: true }) as number;
+      if (version >= upTo) return false;
+      db.exec(SQLITE_MIGRATIONS[version]!);
+      db.pragma(`user_version = ${version + 1}`);
+      return true;
+    });
+    // IMMEDIATE: two processes starting at once must not both run a migration.
+    if (!step.immediate()) break;
+  }
+  return db.pragma("user_version", { simple: true }) as number;
+}
+
+function toLease(row: LeaseRow): Lease {
+  return {
+    repoId: row.repo_id,
+    repo: row.repo,
+    issue: row.issue,
+    holder: { id: row.holder_id!, login: row.holder_login! },
+    token: row.token,
+    acquiredAt: row.acquired_at!,
+    expiresAt: row.expires_at,
+  };
+}
+
+function toRow(row: LeaseRow | undefined): Row | null {
+  if (!row) return null;
+  return {
+    holder: row.holder_id === null ? null : { id: row.holder_id, login: row.holder_login! },
+    token: row.token,
+    acquiredAt: row.acquired_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now)";
+
+/** The ledger on one SQLite file: every call is one `BEGIN IMMEDIATE` transaction. */
+export class SqliteLedger implements Ledger {
+  readonly db: Database.Database;
+  private readonly st;
+
+  constructor(fileOrDb: string | Database.Database, opts: SqliteLedgerOptions = {}) {
+    this.db = typeof fileOrDb === "string" ? openSqlite(fileOrDb, opts) : fileOrDb;
+    const db = this.db;
+    this.st = {
+      get: db.prepare<[number, number], LeaseRow>("SELECT * FROM leases WHERE repo_id = ? AND issue = ?"),
+      upsert: db.prepare(
+        `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at, remind_at, reminded)
+         VALUES (@repoId, @issue, @repo, @holderId, @holderLogin, @token, @acquiredAt, @expiresAt, @now, @remindAt, 0)
+         ON CONFLICT (repo_id, issue) DO UPDATE SET
+           repo = excluded.repo, holder_id = excluded.holder_id, holder_login = excluded.holder_login,
+           token = excluded.token, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at,
+           updated_at = excluded.updated_at, remind_at = excluded.remind_at, reminded = 0`,
+      ),
+      free: db.prepare(
+        `UPDATE leases SET holder_id = NULL, holder_login = NULL, expires_at = NULL, remind_at = NULL, reminded = 0, updated_at = @now
+         WHERE repo_id = @repoId AND issue = @issue`,
+      ),
+      history: db.prepare(
+        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery)
+         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery)`,
+      ),
+      countHeld: db.prepare<{ repoId: number; holderId: number; issue: number; now: number }, LeaseRow>(
+        `SELECT * FROM leases WHERE holder_id = @holderId AND repo_id = @repoId AND issue <> @issue AND ${LIVE}`,
+      ),
+      list: db.prepare<{ repoId: number; now: number }, LeaseRow>(
+        `SELECT * FROM leases WHERE repo_id = @repoId AND ${LIVE} ORDER BY issue`,
+      ),
+      listHeldBy: db.prepare<{ holderId: number; now: number }, LeaseRow>(
+        `SELECT * FROM leases WHERE holder_id = @holderId AND ${LIVE} ORDER BY repo_id, issue`,
+      ),
+      expired: db.prepare<{ now: number; limit: number }, LeaseRow>(
+        `SELECT * FROM leases WHERE holder_id IS NOT NULL AND expires_at IS NOT NULL AND expires_at <= @now
+         ORDER BY expires_at LIMIT @limit`,
+      ),
+      dueReminders: db.prepare<{ now: number; limit: number }, LeaseRow>(
+        `SELECT * FROM leases WHERE holder_id IS NOT NULL AND reminded = 0 AND remind_at IS NOT NULL AND remind_at <= @now
+           AND (expires_at IS NULL OR expires_at > @now)
+         ORDER BY remind_at LIMIT @limit`,
+      ),
+      markReminded: db.prepare("UPDATE leases SET reminded = 1, updated_at = @now WHERE repo_id = @repoId AND issue = @issue"),
+      getDelivery: db.prepare<[string], { result: string }>("SELECT result FROM deliveries WHERE id = ?"),
+      putDelivery: db.prepare("INSERT INTO deliveries (id, result, at) VALUES (?, ?, ?)"),
+      historyOf: db.prepare<{ repoId: number; issue: number; limit: number }, Record<string, unknown>>(
+        `SELECT * FROM (SELECT * FROM history WHERE repo_id = @repoId AND issue = @issue ORDER BY id DESC LIMIT @limit) ORDER BY id`,
+      ),
+      enqueue: db.prepare(
+        `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at)
+         VALUES (@repoId, @issue, @installation, @kind, @payload, @now, @now)`,
+      ),
+      heads: db.prepare<{ now: number; limit: number }, Record<string, unknown>>(
+        `SELECT o.* FROM outbox o
+         WHERE o.state = 'pending' AND o.next_at <= @now AND o.locked_until <= @now
+           AND o.id = (SELECT MIN(p.id) FROM outbox p WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
+         ORDER BY o.next_at, o.id LIMIT @limit`,
+      ),
+      lock: db.prepare("UPDATE outbox SET locked_until = @until, attempts = attempts + 1 WHERE id = @id"),
+      complete: db.prepare("UPDATE outbox SET state = 'done', done_at = @now, locked_until = 0 WHERE id = @id"),
+      retry: db.prepare(
+        "UPDATE outbox SET next_at = @retryAt, locked_until = 0, last_error = @error WHERE id = @id AND state = 'pending'",
+      ),
+      park: db.prepare(
+        "UPDATE outbox SET state = 'parked', locked_until = 0, last_error = @error WHERE id = @id AND state = 'pending'",
+      ),
+      unpark: db.prepare("UPDATE outbox SET state = 'pending', next_at = @now, attempts = 0 WHERE state = 'parked'"),
+      stats: db.prepare<[], { pending: number; parked: number; oldest: number | null }>(
+        `SELECT
+           (SELECT COUNT(*) FROM outbox WHERE state = 'pending') AS pending,
+           (SELECT COUNT(*) FROM outbox WHERE state = 'parked') AS parked,
+           (SELECT MIN(created_at) FROM outbox WHERE state = 'pending') AS oldest`,
+      ),
+    };
+  }
+
+  /**
+   * Runs one operation as a BEGIN IMMEDIATE transaction: the delivery check,
+   * the decision, the history row and the outbox rows commit together.
+   */
+  private run<R extends LedgerResult>(
+    key: IssueKey,
+    op: HistoryOp,
+    actor: Holder | null,
+    now: number,
+    opts: OpOptions<R> | undefined,
+    body: (row: Row | null) => { result: R; write?: () => void },
+    historyOutcome?: string,
+  ): Applied<R> {
+    const tx = this.db.transaction((): Applied<R> => {
+      if (opts?.delivery !== undefined) {
+        const seen = this.st.getDelivery.get(opts.delivery);
+        if (seen) return { ...(JSON.parse(seen.result) as R), duplicate: true };
+      }
+      const { result, write } = body(toRow(this.st.get.get(key.repoId, key.issue)));
+      write?.();
+      const lease = "lease" in result ? result.lease : null;
+      this.st.history.run({
+        repoId: key.repoId,
+        repo: key.repo,
+        issue: key.issue,
+        op,
+        outcome: historyOutcome ?? result.outcome,
+        actorId: actor?.id ?? null,
+        actorLogin: actor?.login ?? null,
+        holderId: lease?.holder.id ?? null,
+        holderLogin: lease?.holder.login ?? null,
+        token: lease ? lease.token : null,
+        expiresAt: lease ? lease.expiresAt : null,
+        at: now,
+        delivery: opts?.delivery ?? null,
+      });
+      if (opts?.delivery !== undefined) this.st.putDelivery.run(opts.delivery, JSON.stringify(result), now);
+      for (const effect of opts?.effects?.(result) ?? []) {
+        this.st.enqueue.run({
+          repoId: key.repoId,
+          issue: key.issue,
+          installation: effect.installation,
+          kind: effect.kind,
+          payload: JSON.stringify(effect.payload),
+          now,
+        });
+      }
+      return { ...result, duplicate: false };
+    });
+    return tx.immediate();
+  }
+
+  private write(key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined): void {
+    const remindAt =
+      lease.expiresAt !== null && remindBefore !== null && remindBefore !== undefined ? lease.expiresAt - remindBefore : null;
+    this.st.upsert.run({
+      repoId: key.repoId,
+      issue: key.issue,
+      repo: key.repo,
+      holderId: lease.holder.id,
+      holderLogin: lease.holder.login,
+      token: lease.token,
+      acquiredAt: lease.acquiredAt,
+      expiresAt: lease.expiresAt,
+      remindAt,
+      now,
+    });
+  }
+
+  async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
+    return this.run(key, "acquire", holder, now, opts, (row) => {
+      const limit = opts?.maxPerHolder ?? 0;
+      const others =
+        limit > 0 ? this.st.countHeld.all({ repoId: key.repoId, holderId: holder.id, issue: key.issue, now }).map(toLease) : [];
+      const result = decide.acquire(key, row, holder, ttl, now, limit > 0 ? { limit, held: others } : undefined);
+      return {
+        result,
+        write: result.outcome === "acquired" ? () => this.write(key, result.lease, now, opts?.remindBefore) : undefined,
+      };
+    });
+  }
+
+  async renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>> {
+    return this.run(key, "renew", holder, now, opts, (row) => {
+      const result = decide.renew(key, row, holder, ttl, now);
+      return {
+        result,
+        write: result.outcome === "renewed" ? () => this.write(key, result.lease, now, opts?.remindBefore) : undefined,
+      };
+    });
+  }
+
+  async release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>> {
+    return this.run(key, "release", holder, now, opts, (row) => {
+      const result = decide.release(key, row, holder, now);
+      return { result, write: this.freeIfReleased(key, row, result, now) };
+    });
+  }
+
+  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>> {
+    return this.run(key, "force_release", actor, now, opts, (row) => {
+      const result = decide.forceRelease(key, row, now);
+      return { result, write: this.freeIfReleased(key, row, result, now) };
+    });
+  }
+
+  private freeIfReleased(key: IssueKey, row: Row | null, result: ReleaseResult, now: number): (() => void) | undefined {
+    // Freeing keeps the row and its token: the next tenure gets token + 1.
+    if (result.outcome !== "released" || row?.holder == null) return undefined;
+    return () => this.st.free.run({ repoId: key.repoId, issue: key.issue, now });
+  }
+
+  async note(
+    key: IssueKey,
+    actor: Holder | null,
+    now: number,
+    opts?: OpOptions<NoteResult> & { outcome?: string },
+  ): Promise<Applied<NoteResult>> {
+    return this.run(key, "note", actor, now, opts, (row) => ({ result: decide.note(key, row, now) }), opts?.outcome);
+  }
+
+  async current(key: IssueKey, now: number): Promise<Lease | null> {
+    return decide.live(key, toRow(this.st.get.get(key.repoId, key.issue)), now);
+  }
+
+  async list(repoId: number, now: number): Promise<Lease[]> {
+    return this.st.list.all({ repoId, now }).map(toLease);
+  }
+
+  async listHeldBy(holderId: number, now: number): Promise<Lease[]> {
+    return this.st.listHeldBy.all({ holderId, now }).map(toLease);
+  }
+
+  async expiredSince(now: number, limit = 1000): Promise<Lease[]> {
+    return this.st.expired.all({ now, limit }).map(toLease);
+  }
+
+  async markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Promise<Applied<ExpireResult>> {
+    return this.run(key, "expire", null, now, opts, (row) => {
+      const result = decide.expire(key, row, token, now);
+      return {
+        result,
+        write: result.outcome === "expired" ? () => this.st.free.run({ repoId: key.repoId, issue: key.issue, now }) : undefined,
+      };
+    });
+  }
+
+  async dueReminders(now: number, limit = 1000): Promise<Lease[]> {
+    return this.st.dueReminders.all({ now, limit }).map(toLease);
+  }
+
+  async markReminded(key: IssueKey, token: number, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
+    return this.run(key, "remind", null, now, opts, (row) => {
+      const result = decide.remind(key, row, token, now);
+      return {
+        result,
+        write:
+          result.outcome === "reminded"
+            ? () => this.st.markReminded.run({ repoId: key.repoId, issue: key.issue, now })
+            : undefined,
+      };
+    });
+  }
+
+  async history(key: { repoId: number; issue: number }, limit = 1000): Promise<HistoryEntry[]> {
+    return this.st.historyOf.all({ ...key, limit }).map((r) => ({
+      id: r.id as number,
+      repoId: r.repo_id as number,
+      repo: r.repo as string,
+      issue: r.issue as number,
+      op: r.op as HistoryOp,
+      outcome: r.outcome as string,
+      actor: r.actor_id === null ? null : { id: r.actor_id as number, login: r.actor_login as string },
+      holder: r.holder_id === null ? null : { id: r.holder_id as number, login: r.holder_login as string },
+      token: r.token as number | null,
+      expiresAt: r.expires_at as number | null,
+      at: r.at as number,
+      delivery: r.delivery as string | null,
+    }));
+  }
+
+  async takeEffects(now: number, limit: number, lockMs: number, skipInstallations: number[] = []): Promise<Effect[]> {
+    const skip = new Set(skipInstallations);
+    const tx = this.db.transaction((): Effect[] => {
+      // Over-fetch a little so that skipped installations do not starve the others.
+      const rows = this.st.heads.all({ now, limit: limit + skip.size * limit });
+      const taken: Effect[] = [];
+      for (const r of rows) {
+        if (taken.length >= limit) break;
+        if (skip.has(r.installation as number)) continue;
+        this.st.lock.run({ id: r.id, until: now + lockMs });
+        taken.push({
+          id: r.id as number,
+          repoId: r.repo_id as number,
+          issue: r.issue as number,
+          installation: r.installation as number,
+          kind: r.kind as string,
+          payload: JSON.parse(r.payload as string) as unknown,
+          attempts: (r.attempts as number) + 1,
+          createdAt: r.created_at as number,
+        });
+      }
+      return taken;
+    });
+    return tx.immediate();
+  }
+
+  async completeEffect(id: number, now: number): Promise<void> {
+    this.st.complete.run({ id, now });
+  }
+
+  async failEffect(id: number, now: number, error: string, retryAt: number | null): Promise<void> {
+    if (retryAt === null) this.st.park.run({ id, error });
+    else this.st.retry.run({ id, error, retryAt: Math.max(retryAt, now) });
+  }
+
+  async unparkEffects(now: number): Promise<number> {
+    return this.st.unpark.run({ now }).changes;
+  }
+
+  async outboxStats(): Promise<OutboxStats> {
+    const s = this.st.stats.get()!;
+    return { pending: s.pending, parked: s.parked, oldestPendingAt: s.oldest };
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The lease ledger: one interface, implemented on SQLite (`sqlite.ts`) and
+ * PostgreSQL (`postgres.ts`). It knows nothing of GitHub.
+ *
+ * Time is a parameter (`now`, milliseconds since the epoch) of every call and
+ * is never read inside, so that tests drive the clock. Every call is one
+ * transaction. Rows are a per-issue tenure ledger and are never deleted: the
+ * fencing token of an issue only ever goes up.
+ */
+
+/** A lease is keyed by the repository's numeric id (stable across renames and transfers) and the issue number. */
+export interface IssueKey {
+  repoId: number;
+  /** `owner/name`, kept for display only. */
+  repo: string;
+  issue: number;
+}
+
+/** The GitHub account holding a lease: its numeric id is the identity, the login is for display. */
+export interface Holder {
+  id: number;
+  login: string;
+}
+
+/** A live lease as it stands. */
+export interface Lease {
+  repoId: number;
+  repo: string;
+  issue: number;
+  holder: Holder;
+  token: number;
+  acquiredAt: number;
+  /** null: open-ended. */
+  expiresAt: number | null;
+}
+
+/** A time-to-live in milliseconds; null makes the lease open-ended. */
+export type Ttl = number | null;
+
+export type AcquireResult =
+  | { outcome: "acquired"; lease: Lease; /** false when the caller already held it */ newTenure: boolean }
+  | { outcome: "held"; lease: Lease }
+  | { outcome: "limit"; limit: number; held: Lease[] };
+
+export type RenewResult =
+  | { outcome: "renewed"; lease: Lease }
+  | { outcome: "not_holder"; lease: Lease | null };
+
+export type ReleaseResult =
+  /** `lease` is the tenure that ended, or null when there was nothing to release. */
+  | { outcome: "released"; lease: Lease | null }
+  | { outcome: "not_holder"; lease: Lease };
+
+/** A reply or other note that changes no lease (an invalid command, a refusal). */
+export interface NoteResult {
+  outcome: "noted";
+  lease: Lease | null;
+}
+
+export type ExpireResult = { outcome: "expired"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
+export type RemindResult = { outcome: "reminded"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
+
+export type LedgerResult = AcquireResult | RenewResult | ReleaseResult | NoteResult | ExpireResult | RemindResult;
+
+/** What an operation returns: its outcome, and whether the delivery had been applied before. */
+export type Applied<R> = R & { duplicate: boolean };
+
+/** An effect to apply elsewhere (on GitHub), written to the outbox in the operation's transaction. */
+export interface NewEffect {
+  /** Partition for rate limits (the GitHub installation id); effects of one partition may be held back together. */
+  installation: number;
+  kind: string;
+  payload: unknown;
+}
+
+export interface Effect extends NewEffect {
+  id: number;
+  repoId: number;
+  issue: number;
+  attempts: number;
+  createdAt: number;
+}
+
+export interface OpOptions<R> {
+  /**
+   * The webhook delivery id. An operation carrying a delivery id already
+   * recorded changes nothing, writes no effects, and returns the first
+   * result with `duplicate: true`.
+   */
+  delivery?: string;
+  /** Effects derived from the result, written to the outbox in the same transaction. */
+  effects?: (result: R) => NewEffect[];
+}
+
+export interface AcquireOptions extends OpOptions<AcquireResult> {
+  /** Live leases one holder may have in the repository; 0 or absent: no limit. Checked in the acquire's transaction. */
+  maxPerHolder?: number;
+  /** When to remind the holder, in ms before expiry; null: never. */
+  remindBefore?: number | null;
+}
+
+export interface RenewOptions extends OpOptions<RenewResult> {
+  remindBefore?: number | null;
+}
+
+export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note";
+
+export interface HistoryEntry {
+  id: number;
+  repoId: number;
+  repo: string;
+  issue: number;
+  op: HistoryOp;
+  outcome: string;
+  actor: Holder | null;
+  holder: Holder | null;
+  token: number | null;
+  expiresAt: number | null;
+  at: number;
+  delivery: string | null;
+}
+
+/** A lease whose expiry has passed and that the sweeper has not yet ended. */
+export type ExpiredLease = Lease;
+
+export interface OutboxStats {
+  pending: number;
+  parked: number;
+  oldestPendingAt: number | null;
+}
+
+export interface Ledger {
+  acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>>;
+  renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>>;
+  release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>>;
+  /** Frees a live lease whoever holds it. The caller checks the actor's permission first. */
+  forceRelease(key: IssueKey, actor: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>>;
+  /** Records a command that changes no lease (for history, delivery de-duplication and its reply). */
+  note(key: IssueKey, actor: Holder | null, now: number, opts?: OpOptions<NoteResult> & { outcome?: string }): Promise<Applied<NoteResult>>;
+
+  current(key: IssueKey, now: number): Promise<Lease | null>;
+  list(repoId: number, now: number): Promise<Lease[]>;
+  listHeldBy(holderId: number, now: number): Promise<Lease[]>;
+  /** Leases whose expiry is at or before `now` and that were not yet swept. Changes nothing. */
+  expiredSince(now: number, limit?: number): Promise<ExpiredLease[]>;
+  /** Ends an expired tenure (frees the row, keeps the token) if it is still the one given. */
+  markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Promise<Applied<ExpireResult>>;
+  /** Live leases whose reminder time has come and which were not yet reminded in this tenure's current term. */
+  dueReminders(now: number, limit?: number): Promise<Lease[]>;
+  markReminded(key: IssueKey, token: number, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>>;
+  history(key: { repoId: number; issue: number }, limit?: number): Promise<HistoryEntry[]>;
+
+  /** Takes up to `limit` due effects, the oldest pending one of each issue, locking each until `now + lockMs`. */
+  takeEffects(now: number, limit: number, lockMs: number, skipInstallations?: number[]): Promise<Effect[]>;
+  completeEffect(id: number, now: number): Promise<void>;
+  /** Schedules another attempt at `retryAt`, or parks the effect as failed when `retryAt` is null. */
+  failEffect(id: number, now: number, error: string, retryAt: number | null): Promise<void>;
+  /** Makes parked effects pending again (on start-up). */
+  unparkEffects(now: number): Promise<number>;
+  outboxStats(): Promise<OutboxStats>;
+
+  close(): Promise<void>;
+}
