@@ -88,8 +88,12 @@ export const decide = {
     return { outcome: "released", lease: current };
   },
 
-  forceRelease(key: IssueKey, row: Row | null, now: number): ReleaseResult {
-    return { outcome: "released", lease: live(key, row, now) };
+  forceRelease(key: IssueKey, row: Row | null, now: number, ifHolder?: string): ReleaseResult {
+    const current = live(key, row, now);
+    if (ifHolder !== undefined && current?.holder.login.toLowerCase() !== ifHolder.toLowerCase()) {
+      return { outcome: "not_holder", lease: current };
+    }
+    return { outcome: "released", lease: current };
   },
 
   note(key: IssueKey, row: Row | null, now: number): NoteResult {

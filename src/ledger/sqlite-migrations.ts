@@ -72,4 +72,20 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX outbox_pending ON outbox (repo_id, issue, id) WHERE state = 'pending';
   CREATE INDEX outbox_due ON outbox (next_at) WHERE state = 'pending';
   `,
+  // 4: what the outbox last applied per issue, and the installation serving each repository.
+  `
+  CREATE TABLE reflections (
+    repo_id    INTEGER NOT NULL,
+    issue      INTEGER NOT NULL,
+    state      TEXT    NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, issue)
+  ) WITHOUT ROWID;
+  CREATE TABLE repos (
+    repo_id      INTEGER PRIMARY KEY,
+    repo         TEXT    NOT NULL,
+    installation INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL
+  );
+  `,
 ];

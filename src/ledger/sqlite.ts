@@ -9,6 +9,7 @@ import type {
   Applied,
   Effect,
   ExpireResult,
+  ForceReleaseOptions,
   HistoryEntry,
   HistoryOp,
   Holder,
@@ -21,6 +22,7 @@ import type {
   OutboxStats,
   ReleaseResult,
   RemindResult,
+  RepoInfo,
   RenewOptions,
   RenewResult,
   Ttl,
@@ -169,6 +171,20 @@ export class SqliteLedger implements Ledger {
         "UPDATE outbox SET state = 'parked', locked_until = 0, last_error = @error WHERE id = @id AND state = 'pending'",
       ),
       unpark: db.prepare("UPDATE outbox SET state = 'pending', next_at = @now, attempts = 0 WHERE state = 'parked'"),
+      getReflection: db.prepare<[number, number], { state: string }>(
+        "SELECT state FROM reflections WHERE repo_id = ? AND issue = ?",
+      ),
+      putReflection: db.prepare(
+        `INSERT INTO reflections (repo_id, issue, state, updated_at) VALUES (@repoId, @issue, @state, @now)
+         ON CONFLICT (repo_id, issue) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+      ),
+      rememberRepo: db.prepare(
+        `INSERT INTO repos (repo_id, repo, installation, updated_at) VALUES (@repoId, @repo, @installation, @now)
+         ON CONFLICT (repo_id) DO UPDATE SET repo = excluded.repo, installation = excluded.installation, updated_at = excluded.updated_at`,
+      ),
+      repoInfo: db.prepare<[number], { repo_id: number; repo: string; installation: number }>(
+        "SELECT repo_id, repo, installation FROM repos WHERE repo_id = ?",
+      ),
       stats: db.prepare<[], { pending: number; parked: number; oldest: number | null }>(
         `SELECT
            (SELECT COUNT(*) FROM outbox WHERE state = 'pending') AS pending,
@@ -277,9 +293,9 @@ export class SqliteLedger implements Ledger {
     });
   }
 
-  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>> {
+  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ReleaseResult>> {
     return this.run(key, "force_release", actor, now, opts, (row) => {
-      const result = decide.forceRelease(key, row, now);
+      const result = decide.forceRelease(key, row, now, opts?.ifHolder);
       return { result, write: this.freeIfReleased(key, row, result, now) };
     });
   }
@@ -401,6 +417,32 @@ export class SqliteLedger implements Ledger {
   async outboxStats(): Promise<OutboxStats> {
     const s = this.st.stats.get()!;
     return { pending: s.pending, parked: s.parked, oldestPendingAt: s.oldest };
+  }
+
+  async getReflection(repoId: number, issue: number): Promise<unknown> {
+    const row = this.st.getReflection.get(repoId, issue);
+    return row ? (JSON.parse(row.state) as unknown) : null;
+  }
+
+  async putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void> {
+    this.st.putReflection.run({ repoId, issue, state: JSON.stringify(state), now });
+  }
+
+  async rememberRepo(repo: RepoInfo, now: number): Promise<void> {
+    this.st.rememberRepo.run({ ...repo, now });
+  }
+
+  async repoInfo(repoId: number): Promise<RepoInfo | null> {
+    const row = this.st.repoInfo.get(repoId);
+    return row ? { repoId: row.repo_id, repo: row.repo, installation: row.installation } : null;
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return this.db.open && this.db.prepare("SELECT 1 AS ok").get() !== undefined;
+    } catch {
+      return false;
+    }
   }
 
   async close(): Promise<void> {

@@ -49,7 +49,7 @@ export type RenewResult =
 export type ReleaseResult =
   /** `lease` is the tenure that ended, or null when there was nothing to release. */
   | { outcome: "released"; lease: Lease | null }
-  | { outcome: "not_holder"; lease: Lease };
+  | { outcome: "not_holder"; lease: Lease | null };
 
 /** A reply or other note that changes no lease (an invalid command, a refusal). */
 export interface NoteResult {
@@ -99,6 +99,11 @@ export interface AcquireOptions extends OpOptions<AcquireResult> {
   remindBefore?: number | null;
 }
 
+export interface ForceReleaseOptions extends OpOptions<ReleaseResult> {
+  /** Release only if this login (case-insensitive) holds the live lease; otherwise `not_holder`. */
+  ifHolder?: string;
+}
+
 export interface RenewOptions extends OpOptions<RenewResult> {
   remindBefore?: number | null;
 }
@@ -123,6 +128,13 @@ export interface HistoryEntry {
 /** A lease whose expiry has passed and that the sweeper has not yet ended. */
 export type ExpiredLease = Lease;
 
+export interface RepoInfo {
+  repoId: number;
+  /** `owner/name` as last seen. */
+  repo: string;
+  installation: number;
+}
+
 export interface OutboxStats {
   pending: number;
   parked: number;
@@ -134,7 +146,7 @@ export interface Ledger {
   renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>>;
   release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>>;
   /** Frees a live lease whoever holds it. The caller checks the actor's permission first. */
-  forceRelease(key: IssueKey, actor: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>>;
+  forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ReleaseResult>>;
   /** Records a command that changes no lease (for history, delivery de-duplication and its reply). */
   note(key: IssueKey, actor: Holder | null, now: number, opts?: OpOptions<NoteResult> & { outcome?: string }): Promise<Applied<NoteResult>>;
 
@@ -159,5 +171,18 @@ export interface Ledger {
   unparkEffects(now: number): Promise<number>;
   outboxStats(): Promise<OutboxStats>;
 
+  /**
+   * What the outbox last applied to an issue elsewhere (labels, assignee), as
+   * opaque JSON, so that reconciling needs no read of GitHub. Issue 0 holds
+   * repository-wide state.
+   */
+  getReflection(repoId: number, issue: number): Promise<unknown>;
+  putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void>;
+  /** Remembers which installation serves a repository, for work that starts from the ledger (sweeps). */
+  rememberRepo(repo: RepoInfo, now: number): Promise<void>;
+  repoInfo(repoId: number): Promise<RepoInfo | null>;
+
+  /** Whether the database answers (for /health). */
+  ping(): Promise<boolean>;
   close(): Promise<void>;
 }

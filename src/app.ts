@@ -1,0 +1,263 @@
+/**
+ * The Probot app: wires GitHub events to the handlers, and starts the
+ * outbox drainer and the expiry sweeper. No domain logic lives here: each
+ * event is reduced to a plain value and handed to a handler.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ApplicationFunction, Context, Probot } from "probot";
+import { ConfigCache } from "./config-cache.js";
+import { CONFIG_NAME, type ConfigResult, UnreadableConfig } from "./config.js";
+import { type CommentEvent, handleComment } from "./handle-command.js";
+import { handleIssueClosed, handleIssueGone, handleLabelRemoved } from "./handle-issue-event.js";
+import { DEFAULT_DATABASE_URL, openLedger } from "./ledger/open-ledger.js";
+import type { Ledger } from "./ledger/types.js";
+import { Drainer } from "./reflect/drainer.js";
+import { type GitHubPort, octokitPort } from "./reflect/github-port.js";
+import { parseMarker } from "./reflect/render.js";
+import { healthReport } from "./health.js";
+import { Sweeper } from "./sweeper.js";
+
+export interface AppOptions {
+  /** The ledger; default: opened from DATABASE_URL. */
+  ledger?: Ledger;
+  clock?: () => number;
+  /** Start the drainer and sweeper loops (tests drive them by hand). Default true. */
+  background?: boolean;
+  sweepIntervalMs?: number;
+  /** This app's id, to recognise its own comments; default APP_ID. */
+  appId?: number;
+  /** Exit cleanly on SIGTERM/SIGINT; default true outside tests. */
+  handleSignals?: boolean;
+  drainer?: Partial<ConstructorParameters<typeof Drainer>[0]>;
+  onReady?: (runtime: Runtime) => void;
+}
+
+export interface Runtime {
+  ledger: Ledger;
+  drainer: Drainer;
+  sweeper: Sweeper;
+  configs: ConfigCache;
+  /** Stops taking deliveries, finishes what is in flight, and closes the ledger. */
+  shutdown(): Promise<void>;
+}
+
+interface CommentLike {
+  body?: string | null;
+  user?: { login?: string; type?: string } | null;
+  performed_via_github_app?: { id?: number } | null;
+}
+
+/** A comment this app wrote: by its app id, or a bot comment carrying its marker. Never answered. */
+export function isOwnComment(comment: CommentLike, appId: number | undefined): boolean {
+  if (appId !== undefined && comment.performed_via_github_app?.id === appId) return true;
+  return comment.user?.type === "Bot" && parseMarker(comment.body ?? "") !== null;
+}
+
+async function loadConfig(context: Context, cache: ConfigCache, repoId: number): Promise<ConfigResult> {
+  return cache.get(repoId, async () => {
+    try {
+      return await context.config(CONFIG_NAME);
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      if (status !== undefined) throw error; // GitHub had a problem: not a config error, not cached
+      return new UnreadableConfig((error as Error).message);
+    }
+  });
+}
+
+export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
+  return async (app: Probot, { addHandler }) => {
+    const clock = opts.clock ?? Date.now;
+    const ledger = opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL));
+    const appId = opts.appId ?? (process.env.APP_ID ? Number(process.env.APP_ID) : undefined);
+    const configs = new ConfigCache();
+    const log = app.log.child({ name: "issue-leases" });
+
+    // One Octokit per installation, so that the throttling plugin spaces all
+    // of an installation's writes together.
+    const ports = new Map<number, Promise<GitHubPort>>();
+    const github = (installation: number) => {
+      let port = ports.get(installation);
+      if (!port) {
+        port = app.auth(installation).then(octokitPort);
+        port.catch(() => ports.delete(installation));
+        ports.set(installation, port);
+      }
+      return port;
+    };
+    const drainer = new Drainer({ ledger, github, clock, log, ...opts.drainer });
+    const sweeper = new Sweeper({
+      ledger,
+      clock,
+      intervalMs: opts.sweepIntervalMs ?? Number(process.env.SWEEP_INTERVAL_MS || 60_000),
+      onSwept: (r) => {
+        if (r.expired + r.reminded > 0) drainer.kick();
+      },
+      onError: (error) => log.error({ err: error }, "sweep failed; the next one will try again"),
+    });
+
+    const known = new Map<number, string>();
+    const rememberRepo = async (repoId: number, full: string, installation: number) => {
+      const stamp = `${full}@${installation}`;
+      if (known.get(repoId) === stamp) return;
+      await ledger.rememberRepo({ repoId, repo: full, installation }, clock());
+      known.set(repoId, stamp);
+    };
+
+    // Deliveries being handled, so that shutdown can wait for their transactions.
+    let shuttingDown = false;
+    const inFlight = new Set<Promise<unknown>>();
+    const track = <T>(work: () => Promise<T>): Promise<T> => {
+      if (shuttingDown) throw Object.assign(new Error("shutting down; GitHub may redeliver"), { status: 503 });
+      const p = work();
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p)).catch(() => undefined);
+      return p;
+    };
+
+    app.on(["issue_comment.created", "issue_comment.edited"], (context) =>
+      track(async () => {
+        const { comment, issue, repository, installation } = context.payload;
+        if (!installation || !comment.user || isOwnComment(comment, appId)) return;
+        const ev: CommentEvent = {
+          delivery: context.id,
+          installation: installation.id,
+          repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
+          issue: { number: issue.number, labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : l.name ?? "")) },
+          author: {
+            id: comment.user.id,
+            login: comment.user.login,
+            type: comment.user.type ?? "User",
+            association: comment.author_association,
+          },
+          body: comment.body ?? "",
+          previousBody:
+            context.payload.action === "edited" ? ((context.payload as { changes?: { body?: { from?: string } } }).changes?.body?.from ?? null) : undefined,
+        };
+        const port = octokitPort(context.octokit);
+        const handled = await handleComment(ev, {
+          ledger,
+          now: clock(),
+          config: () => loadConfig(context, configs, repository.id),
+          permission: (login) => port.permission({ owner: ev.repo.owner, repo: ev.repo.name }, login),
+        });
+        if (!handled) return;
+        await rememberRepo(repository.id, repository.full_name, installation.id);
+        log.info({ delivery: context.id, repo: repository.full_name, issue: issue.number, ...handled }, "command");
+        drainer.kick();
+      }),
+    );
+
+    app.on("push", async (context) => {
+      if (ConfigCache.pushTouchesConfig(context.payload)) configs.invalidate(context.payload.repository.id);
+    });
+
+    app.on("issues.closed", (context) =>
+      track(async () => {
+        const { issue, repository, installation, sender } = context.payload;
+        if (!installation) return;
+        await rememberRepo(repository.id, repository.full_name, installation.id);
+        const handled = await handleIssueClosed(
+          {
+            delivery: context.id,
+            installation: installation.id,
+            repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
+            issue: issue.number,
+            actor: { id: sender.id, login: sender.login },
+            merged: Boolean((issue as { pull_request?: { merged_at?: string | null } }).pull_request?.merged_at),
+          },
+          { ledger, now: clock() },
+        );
+        if (handled) drainer.kick();
+      }),
+    );
+
+    app.on(["issues.transferred", "issues.deleted"], (context) =>
+      track(async () => {
+        const { issue, repository, sender } = context.payload;
+        await handleIssueGone(
+          { delivery: context.id, repo: { id: repository.id, full: repository.full_name }, issue: issue.number, actor: { id: sender.id, login: sender.login } },
+          { ledger, now: clock() },
+        );
+      }),
+    );
+
+    app.on("issues.unlabeled", (context) =>
+      track(async () => {
+        const { issue, repository, installation, sender, label } = context.payload;
+        if (!installation || !label || sender.type === "Bot") return;
+        const port = octokitPort(context.octokit);
+        const repo = { owner: repository.owner.login, repo: repository.name };
+        const handled = await handleLabelRemoved(
+          {
+            delivery: context.id,
+            installation: installation.id,
+            repo: { id: repository.id, owner: repo.owner, name: repo.repo },
+            issue: issue.number,
+            label: label.name,
+            actor: { id: sender.id, login: sender.login },
+          },
+          {
+            ledger,
+            now: clock(),
+            config: () => loadConfig(context, configs, repository.id),
+            permission: (login) => port.permission(repo, login),
+          },
+        );
+        if (handled) drainer.kick();
+      }),
+    );
+
+    const health = async (req: IncomingMessage, res: ServerResponse) => {
+      if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/health") return false;
+      const report = await healthReport({ ledger, drainer, sweeper, clock });
+      res.writeHead(report.ok ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(report.body));
+      return true;
+    };
+    try {
+      addHandler(health);
+    } catch {
+      // No HTTP server (tests through probot.receive): no /health route.
+    }
+
+    const runtime: Runtime = {
+      ledger,
+      drainer,
+      sweeper,
+      configs,
+      async shutdown() {
+        shuttingDown = true;
+        await Promise.allSettled([...inFlight]);
+        await sweeper.stop();
+        await drainer.stop();
+        await ledger.close();
+      },
+    };
+
+    if (opts.background !== false) {
+      await ledger.unparkEffects(clock());
+      drainer.start();
+      sweeper.start();
+    }
+    if (opts.handleSignals ?? !process.env.VITEST) {
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        log.info({ signal }, "shutting down: finishing the transaction and the effect in flight");
+        const force = setTimeout(() => process.exit(1), 10_000);
+        force.unref();
+        runtime.shutdown().then(
+          () => process.exit(0),
+          (error) => {
+            log.error({ err: error }, "shutdown failed");
+            process.exit(1);
+          },
+        );
+      };
+      process.once("SIGTERM", () => stop("SIGTERM"));
+      process.once("SIGINT", () => stop("SIGINT"));
+    }
+    opts.onReady?.(runtime);
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * Issue events that end or restore a lease without a command: an issue
+ * closed (a merged pull request included), transferred or deleted, and a
+ * person removing the app's labels by hand.
+ */
+import type { ConfigResult } from "./config.js";
+import type { Holder, IssueKey, Ledger, NewEffect } from "./ledger/types.js";
+import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
+import type { Permission } from "./reflect/github-port.js";
+import { desiredLabels, labelKind } from "./reflect/labels.js";
+import { leaseView, type Reply } from "./reflect/render.js";
+
+export interface IssueEvent {
+  delivery: string;
+  installation: number;
+  repo: { id: number; owner: string; name: string };
+  issue: number;
+  actor: Holder;
+}
+
+function reflect(ev: IssueEvent, reply: Reply | null, extra: Partial<ReflectPayload> = {}): NewEffect[] {
+  const payload: ReflectPayload = { owner: ev.repo.owner, repo: ev.repo.name, reconcile: true, reply, ...extra };
+  return [{ installation: ev.installation, kind: REFLECT, payload }];
+}
+
+function keyOf(ev: { repo: { id: number; owner?: string; name?: string; full?: string }; issue: number }): IssueKey {
+  return { repoId: ev.repo.id, repo: ev.repo.full ?? `${ev.repo.owner}/${ev.repo.name}`, issue: ev.issue };
+}
+
+/** Closing an issue ends its lease: the work is done (or abandoned). Nothing is posted when there was no lease. */
+export async function handleIssueClosed(
+  ev: IssueEvent & { merged: boolean },
+  deps: { ledger: Ledger; now: number },
+): Promise<boolean> {
+  const key = keyOf(ev);
+  if (!(await deps.ledger.current(key, deps.now))) return false;
+  const res = await deps.ledger.forceRelease(key, ev.actor, deps.now, {
+    delivery: ev.delivery,
+    effects: (r) =>
+      r.lease
+        ? reflect(ev, {
+            op: "release",
+            outcome: "released",
+            issue: ev.issue,
+            at: deps.now,
+            command: null,
+            actor: null,
+            lease: leaseView(r.lease),
+            ignored: 0,
+            reason: ev.merged ? "The pull request was merged, so its lease ended." : "The issue was closed, so its lease ended.",
+          })
+        : [],
+  });
+  return !res.duplicate && res.lease !== null;
+}
+
+/** A transferred or deleted issue: the lease ends in the ledger; nothing is posted where the issue no longer is. */
+export async function handleIssueGone(
+  ev: Omit<IssueEvent, "installation" | "repo"> & { repo: { id: number; full: string } },
+  deps: { ledger: Ledger; now: number },
+): Promise<void> {
+  const key = keyOf(ev);
+  if (!(await deps.ledger.current(key, deps.now))) return;
+  await deps.ledger.forceRelease(key, ev.actor, deps.now, { delivery: ev.delivery });
+}
+
+/**
+ * A person removed one of the app's labels from an issue with a live lease.
+ * Labels are how maintainers see leases, so removing one by hand is read as
+ * "end this lease": done by the holder or by someone with write, maintain or
+ * admin permission, the lease is released (with a reply saying so). Anyone
+ * else (triage permission lets people edit labels) cannot end another's
+ * lease: the labels are put back, with a reply saying why.
+ */
+export async function handleLabelRemoved(
+  ev: IssueEvent & { label: string },
+  deps: {
+    ledger: Ledger;
+    now: number;
+    config: () => Promise<ConfigResult>;
+    permission: (login: string) => Promise<Permission>;
+  },
+): Promise<boolean> {
+  const { ledger, now } = deps;
+  const key = keyOf(ev);
+  const lease = await ledger.current(key, now);
+  if (!lease) return false;
+  const config = await deps.config();
+  if (!config.ok) return false;
+  const templates = config.config.labels;
+  const ours = desiredLabels(templates, lease).some((d) => d.name.toLowerCase() === ev.label.toLowerCase());
+  if (!ours || labelKind(templates, ev.label) === null) return false;
+
+  const base: Omit<Reply, "outcome" | "lease"> = {
+    op: "release",
+    issue: ev.issue,
+    at: now,
+    command: null,
+    actor: ev.actor.login,
+    ignored: 0,
+  };
+  const isHolder = lease.holder.id === ev.actor.id;
+  if (isHolder || ["admin", "maintain", "write"].includes(await deps.permission(ev.actor.login))) {
+    const res = await ledger.forceRelease(key, ev.actor, now, {
+      delivery: ev.delivery,
+      effects: (r) =>
+        r.lease
+          ? reflect(
+              ev,
+              { ...base, outcome: "released", lease: leaseView(r.lease), mentionHolder: !isHolder, reason: "Removing the lease's label by hand ended the lease." },
+              { labels: templates, assign: config.config.assign },
+            )
+          : [],
+    });
+    return !res.duplicate;
+  }
+  // Put the label back: forget that it was applied, so that reconciling adds it again.
+  const prior = (await ledger.getReflection(key.repoId, key.issue)) as { labels?: string[] } | null;
+  if (prior?.labels) {
+    await ledger.putReflection(
+      key.repoId,
+      key.issue,
+      { ...prior, labels: prior.labels.filter((n) => n.toLowerCase() !== ev.label.toLowerCase()) },
+      now,
+    );
+  }
+  const res = await ledger.note(key, ev.actor, now, {
+    delivery: ev.delivery,
+    outcome: "forbidden",
+    effects: (r) =>
+      reflect(
+        ev,
+        {
+          ...base,
+          outcome: "forbidden",
+          lease: leaseView(r.lease),
+          reason: "The lease's labels were put back: only the holder, or someone with write, maintain or admin permission, can end a lease (by removing its label, or with `/release @holder`).",
+        },
+        { labels: templates, assign: config.config.assign },
+      ),
+  });
+  return !res.duplicate;
+}

@@ -1,0 +1,338 @@
+/**
+ * The outbox drainer: applies the effects that ledger operations wrote in
+ * their own transaction, so that a lease decided in the ledger reaches
+ * GitHub whatever GitHub or the process does in between.
+ *
+ * - In order per issue: the ledger hands out only the oldest pending effect
+ *   of each issue, and locks it while it is applied.
+ * - Idempotent: labels and the assignee are reconciled to what the ledger
+ *   says *now* against what the drainer last applied (its "reflection"), so
+ *   applying an effect twice changes nothing; a reply whose first attempt may
+ *   have posted is looked for by its marker before it is posted again.
+ * - Durable retry: 5xx, network errors and timeouts back off with jitter; a
+ *   rate limit pauses that installation only, for as long as GitHub says;
+ *   after `maxAttempts` an effect is parked, logged, counted by /health, and
+ *   retried when the app restarts.
+ */
+import type { Logger } from "pino";
+import type { Effect, IssueKey, Lease, Ledger } from "../ledger/types.js";
+import { type GitHubPort, type HttpError, httpStatus, type Repo } from "./github-port.js";
+import { desiredLabels, LABEL_STYLE, labelKind, type LabelTemplates } from "./labels.js";
+import { renderReply, type Reply } from "./render.js";
+
+/** The one kind of effect: make the issue show the ledger's truth, then post the reply, if any. */
+export const REFLECT = "reflect";
+
+export interface ReflectPayload {
+  owner: string;
+  repo: string;
+  /** Label templates in force when the command ran; absent for sweeps (the last applied ones are used). */
+  labels?: LabelTemplates;
+  assign?: boolean;
+  /** The issue's labels as the webhook saw them: used only when the drainer has no memory of the issue. */
+  snapshot?: string[];
+  /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
+  reconcile: boolean;
+  /** The issue is gone (transferred, deleted): forget it, post nothing. */
+  gone?: boolean;
+  reply: Reply | null;
+}
+
+/** What the drainer last applied to an issue. */
+interface Reflection {
+  labels: string[];
+  assignee: string | null;
+  /** A login GitHub refused to assign, not to be tried again for the same holder. */
+  refused?: string | null;
+  templates?: LabelTemplates;
+  assign?: boolean;
+}
+
+interface RepoReflection {
+  /** Labels the app created with its colour and description. */
+  created: string[];
+}
+
+export interface DrainerOptions {
+  ledger: Ledger;
+  github: (installation: number) => Promise<GitHubPort>;
+  clock: () => number;
+  log: Pick<Logger, "info" | "warn" | "error" | "debug">;
+  /** Effects taken per pass. */
+  batchSize?: number;
+  /** How long an effect stays taken by one drainer before another may take it (a crashed replica's). */
+  lockMs?: number;
+  maxAttempts?: number;
+  /** First retry delay; doubles per attempt up to `maxBackoffMs`. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** How often to look for due effects when nothing woke the drainer. */
+  pollMs?: number;
+  random?: () => number;
+  /** Called after an issue's lease changed on GitHub (for pull request checks). */
+  onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
+}
+
+const DEFAULT_TEMPLATES: LabelTemplates = { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" };
+
+const same = (a: string | null | undefined, b: string | null | undefined) =>
+  (a ?? "").toLowerCase() === (b ?? "").toLowerCase();
+
+/** How long GitHub asks us to wait, in ms, or null when the error is not a rate limit. */
+export function rateLimitWait(error: unknown, now: number): number | null {
+  const status = httpStatus(error);
+  if (status !== 403 && status !== 429) return null;
+  const headers = (error as HttpError).response?.headers ?? {};
+  const retryAfter = Number(headers["retry-after"]);
+  if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter)) return Math.max(0, retryAfter * 1000);
+  if (String(headers["x-ratelimit-remaining"]) === "0") {
+    const reset = Number(headers["x-ratelimit-reset"]) * 1000;
+    if (Number.isFinite(reset)) return Math.max(1000, reset - now);
+  }
+  const message = String((error as HttpError).message ?? "");
+  if (/secondary rate limit|abuse/i.test(message)) return 60_000;
+  return status === 429 ? 60_000 : null;
+}
+
+export class Drainer {
+  private readonly o: Required<Omit<DrainerOptions, "onLeaseChanged">> & Pick<DrainerOptions, "onLeaseChanged">;
+  private readonly pausedUntil = new Map<number, number>();
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private wake: (() => void) | null = null;
+  private kicked = false;
+  private inFlight: Promise<number> | null = null;
+
+  constructor(opts: DrainerOptions) {
+    this.o = {
+      batchSize: 20,
+      lockMs: 120_000,
+      maxAttempts: 8,
+      backoffMs: 1000,
+      maxBackoffMs: 5 * 60_000,
+      pollMs: 1000,
+      random: Math.random,
+      ...opts,
+    };
+  }
+
+  /** Starts the background loop. */
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = this.loop();
+  }
+
+  /** Stops taking effects and waits for the pass in flight to finish. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.running;
+    this.running = null;
+  }
+
+  /** Asks for a pass soon (after a ledger operation wrote effects). */
+  kick(): void {
+    this.kicked = true;
+    this.wake?.();
+  }
+
+  /** Installations currently waiting out a rate limit. */
+  paused(now = this.o.clock()): number[] {
+    return [...this.pausedUntil].filter(([, until]) => until > now).map(([id]) => id);
+  }
+
+  /** One pass: takes up to a batch of due effects and applies them. Returns how many were taken. */
+  async drainOnce(): Promise<number> {
+    // Passes never overlap within one process; other processes are kept apart by the ledger's locks.
+    while (this.inFlight) await this.inFlight;
+    this.inFlight = this.pass();
+    try {
+      return await this.inFlight;
+    } finally {
+      this.inFlight = null;
+    }
+  }
+
+  /** Drains until no effect is due now (for tests and shutdown). */
+  async drainAll(maxPasses = 10_000): Promise<void> {
+    for (let i = 0; i < maxPasses; i++) if ((await this.drainOnce()) === 0) return;
+  }
+
+  private async pass(): Promise<number> {
+    const now = this.o.clock();
+    const effects = await this.o.ledger.takeEffects(now, this.o.batchSize, this.o.lockMs, this.paused(now));
+    await Promise.all(effects.map((effect) => this.applyOne(effect)));
+    return effects.length;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      let taken = 0;
+      try {
+        taken = await this.drainOnce();
+      } catch (error) {
+        this.o.log.error({ err: error }, "outbox: a drain pass failed; will try again");
+      }
+      if (taken > 0 || this.stopping) continue;
+      if (this.kicked) {
+        this.kicked = false;
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.o.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+      this.kicked = false;
+    }
+  }
+
+  private async applyOne(effect: Effect): Promise<void> {
+    const { ledger, clock, log } = this.o;
+    try {
+      if (effect.kind !== REFLECT) throw new Error(`unknown effect kind ${effect.kind}`);
+      const github = await this.o.github(effect.installation);
+      await this.reflect(effect, effect.payload as ReflectPayload, github);
+      await ledger.completeEffect(effect.id, clock());
+    } catch (error) {
+      await this.failed(effect, error);
+    }
+  }
+
+  private async failed(effect: Effect, error: unknown): Promise<void> {
+    const { ledger, clock, log } = this.o;
+    const now = clock();
+    const status = httpStatus(error);
+    const message = `${status ?? "error"}: ${(error as Error)?.message ?? String(error)}`.slice(0, 500);
+    const where = { effect: effect.id, installation: effect.installation, repoId: effect.repoId, issue: effect.issue };
+    const wait = rateLimitWait(error, now);
+    if (wait !== null) {
+      // Wait as GitHub says, for this installation only; others carry on.
+      this.pausedUntil.set(effect.installation, Math.max(this.pausedUntil.get(effect.installation) ?? 0, now + wait));
+      log.warn({ ...where, waitMs: wait }, "outbox: GitHub rate limit; pausing this installation");
+      await ledger.failEffect(effect.id, now, message, now + wait);
+      return;
+    }
+    if (status === 404 || status === 410) {
+      // The issue, the repository or the installation is gone: nothing to show it on.
+      log.warn({ ...where, status }, "outbox: the issue is gone; dropping the effect");
+      await ledger.completeEffect(effect.id, now);
+      return;
+    }
+    const permanent = status !== null && status >= 400 && status < 500 && status !== 408;
+    if (permanent || effect.attempts >= this.o.maxAttempts) {
+      log.error({ ...where, attempts: effect.attempts, error: message }, "outbox: effect parked as failed; it is retried on restart");
+      await ledger.failEffect(effect.id, now, message, null);
+      return;
+    }
+    const delay = Math.min(this.o.maxBackoffMs, this.o.backoffMs * 2 ** (effect.attempts - 1));
+    const retryAt = now + Math.round(delay * (0.5 + this.o.random() / 2));
+    log.warn({ ...where, attempts: effect.attempts, retryAt, error: message }, "outbox: effect failed; will retry");
+    await ledger.failEffect(effect.id, now, message, retryAt);
+  }
+
+  private async reflect(effect: Effect, p: ReflectPayload, github: GitHubPort): Promise<void> {
+    const { ledger, clock } = this.o;
+    const r: Repo = { owner: p.owner, repo: p.repo };
+    const key: IssueKey = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue };
+    const prior = (await ledger.getReflection(effect.repoId, effect.issue)) as Reflection | null;
+    if (p.gone) {
+      await ledger.putReflection(effect.repoId, effect.issue, { labels: [], assignee: null }, clock());
+      return;
+    }
+    const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
+    const assign = p.assign ?? prior?.assign ?? true;
+    let refused = prior?.refused ?? null;
+    let current: Lease | null = null;
+    if (p.reconcile) {
+      current = await ledger.current(key, clock());
+      const state = await this.reconcile(key, r, github, templates, assign, prior, p.snapshot ?? [], current);
+      refused = state.refused ?? null;
+      await ledger.putReflection(effect.repoId, effect.issue, state, clock());
+    }
+    if (p.reply) {
+      const ref = `${effect.id}.${effect.createdAt}`;
+      const assignRefused =
+        p.reply.outcome === "acquired" && p.reply.lease !== null && same(refused, p.reply.lease.holder);
+      // A first attempt may have posted before the process died: look before posting again.
+      const posted = effect.attempts > 1 && (await github.hasComment(r, effect.issue, `"ref":"${ref}"`));
+      if (!posted) await github.createComment(r, effect.issue, renderReply(p.reply, { assignRefused, ref }));
+    }
+    if (p.reconcile && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, key, current);
+  }
+
+  private async reconcile(
+    key: IssueKey,
+    r: Repo,
+    github: GitHubPort,
+    templates: LabelTemplates,
+    assign: boolean,
+    prior: Reflection | null,
+    snapshot: string[],
+    current: Lease | null,
+  ): Promise<Reflection> {
+    const { ledger, clock } = this.o;
+    const present = prior?.labels ?? snapshot.filter((name) => labelKind(templates, name) !== null);
+    const desired = desiredLabels(templates, current);
+    const toAdd = desired.filter((d) => !present.some((name) => same(name, d.name)));
+    const toRemove = present.filter((name) => !desired.some((d) => same(d.name, name)));
+
+    if (toAdd.length > 0) {
+      await this.createStyledLabels(key, r, github, toAdd.filter((d) => d.kind === "claimed"));
+      await github.addLabels(r, key.issue, toAdd.map((d) => d.name));
+    }
+    if (toRemove.length > 0) {
+      // A holder or token label no live lease uses any more is deleted from
+      // the repository (which also takes it off this issue), so repositories
+      // do not fill up with stale `claimed-by:` and `lease #` labels.
+      const inUse = new Set<string>();
+      for (const lease of await ledger.list(key.repoId, clock())) {
+        if (lease.issue === key.issue) continue;
+        for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
+      }
+      for (const name of toRemove) {
+        const kind = labelKind(templates, name);
+        if ((kind === "holder" || kind === "token") && !inUse.has(name.toLowerCase())) await github.deleteRepoLabel(r, name);
+        else await github.removeIssueLabel(r, key.issue, name);
+      }
+    }
+
+    let assignee = prior?.assignee ?? null;
+    let refused = prior?.refused ?? null;
+    const want = assign && current ? current.holder.login : null;
+    if (assignee && !same(assignee, want)) {
+      await github.removeAssignee(r, key.issue, assignee);
+      assignee = null;
+    }
+    if (want && !same(assignee, want) && !same(refused, want)) {
+      if (await github.addAssignee(r, key.issue, want)) assignee = want;
+      else refused = want;
+    }
+    if (!want) refused = null;
+    return { labels: desired.map((d) => d.name), assignee, refused, templates, assign };
+  }
+
+  /** The `claimed` label is created once per repository with a colour and a description. */
+  private async createStyledLabels(
+    key: IssueKey,
+    r: Repo,
+    github: GitHubPort,
+    labels: Array<{ kind: keyof typeof LABEL_STYLE; name: string }>,
+  ): Promise<void> {
+    if (labels.length === 0) return;
+    const repoState = ((await this.o.ledger.getReflection(key.repoId, 0)) as RepoReflection | null) ?? { created: [] };
+    const missing = labels.filter((l) => !repoState.created.some((name) => same(name, l.name)));
+    if (missing.length === 0) return;
+    for (const l of missing) await github.createLabel(r, l.name, LABEL_STYLE[l.kind].color, LABEL_STYLE[l.kind].description);
+    await this.o.ledger.putReflection(
+      key.repoId,
+      0,
+      { created: [...repoState.created, ...missing.map((l) => l.name)] },
+      this.o.clock(),
+    );
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The few GitHub calls the app makes, as one narrow port. The outbox drainer
+ * and the command handler depend on this interface, not on Octokit, and every
+ * call states how it treats GitHub's "already done" answers (a label that is
+ * already gone, a label that already exists): applying an effect twice must
+ * be harmless.
+ */
+import type { ProbotOctokit } from "probot";
+
+export interface Repo {
+  owner: string;
+  repo: string;
+}
+
+export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
+
+export interface GitHubPort {
+  /** Adds labels to an issue; GitHub creates missing ones. */
+  addLabels(r: Repo, issue: number, names: string[]): Promise<void>;
+  /** Removes a label from an issue; absent is fine. */
+  removeIssueLabel(r: Repo, issue: number, name: string): Promise<void>;
+  /** Deletes a label from the repository (and so from every issue); absent is fine. */
+  deleteRepoLabel(r: Repo, name: string): Promise<void>;
+  /** Creates a repository label; one that exists already is fine. */
+  createLabel(r: Repo, name: string, color: string, description: string): Promise<void>;
+  /** Assigns a login; false when GitHub silently refused (bots, people without access). */
+  addAssignee(r: Repo, issue: number, login: string): Promise<boolean>;
+  removeAssignee(r: Repo, issue: number, login: string): Promise<void>;
+  createComment(r: Repo, issue: number, body: string): Promise<void>;
+  /** Whether a comment on the issue contains `needle` (newest first; a read, used only when retrying). */
+  hasComment(r: Repo, issue: number, needle: string): Promise<boolean>;
+  permission(r: Repo, login: string): Promise<Permission>;
+  createCheckRun(r: Repo, check: CheckRun): Promise<void>;
+  /** Open pull requests of the repository (number, body, author, head sha). */
+  openPullRequests(r: Repo): Promise<PullRequestInfo[]>;
+}
+
+export interface CheckRun {
+  name: string;
+  headSha: string;
+  conclusion: "success" | "failure" | "neutral";
+  title: string;
+  summary: string;
+}
+
+export interface PullRequestInfo {
+  number: number;
+  body: string;
+  author: { id: number; login: string };
+  headSha: string;
+}
+
+/** An HTTP error as Octokit raises it. */
+export interface HttpError {
+  status: number;
+  response?: { headers?: Record<string, string | number | undefined> };
+  message?: string;
+}
+
+export function httpStatus(error: unknown): number | null {
+  const status = (error as HttpError | null)?.status;
+  return typeof status === "number" ? status : null;
+}
+
+async function ignoring<T>(statuses: number[], call: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (error) {
+    if (statuses.includes(httpStatus(error) ?? -1)) return undefined;
+    throw error;
+  }
+}
+
+/** Every request gives up after this long: a hung connection must not hold an effect forever. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export function octokitPort(octokit: ProbotOctokit): GitHubPort {
+  const request = () => ({ request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) } });
+  return {
+    async addLabels(r, issue, labels) {
+      await octokit.rest.issues.addLabels({ ...r, issue_number: issue, labels, ...request() });
+    },
+    async removeIssueLabel(r, issue, name) {
+      await ignoring([404], () => octokit.rest.issues.removeLabel({ ...r, issue_number: issue, name, ...request() }));
+    },
+    async deleteRepoLabel(r, name) {
+      await ignoring([404], () => octokit.rest.issues.deleteLabel({ ...r, name, ...request() }));
+    },
+    async createLabel(r, name, color, description) {
+      await ignoring([422], () => octokit.rest.issues.createLabel({ ...r, name, color, description, ...request() }));
+    },
+    async addAssignee(r, issue, login) {
+      const { data } = await octokit.rest.issues.addAssignees({ ...r, issue_number: issue, assignees: [login], ...request() });
+      return (data.assignees ?? []).some((a) => a?.login.toLowerCase() === login.toLowerCase());
+    },
+    async removeAssignee(r, issue, login) {
+      await octokit.rest.issues.removeAssignees({ ...r, issue_number: issue, assignees: [login], ...request() });
+    },
+    async createComment(r, issue, body) {
+      await octokit.rest.issues.createComment({ ...r, issue_number: issue, body, ...request() });
+    },
+    async hasComment(r, issue, needle) {
+      const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+        ...r,
+        issue_number: issue,
+        per_page: 100,
+        ...request(),
+      });
+      return comments.some((c) => (c.body ?? "").includes(needle));
+    },
+    async permission(r, login) {
+      try {
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...r, username: login, ...request() });
+        const role = (data.role_name ?? data.permission) as string;
+        return (["admin", "maintain", "write", "triage", "read"].includes(role) ? role : data.permission) as Permission;
+      } catch (error) {
+        if (httpStatus(error) === 404) return "none";
+        throw error;
+      }
+    },
+    async createCheckRun(r, check) {
+      await octokit.rest.checks.create({
+        ...r,
+        name: check.name,
+        head_sha: check.headSha,
+        status: "completed",
+        conclusion: check.conclusion,
+        output: { title: check.title, summary: check.summary },
+        ...request(),
+      });
+    },
+    async openPullRequests(r) {
+      const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...r, state: "open", per_page: 100, ...request() });
+      return pulls.map((p) => ({
+        number: p.number,
+        body: p.body ?? "",
+        author: { id: p.user?.id ?? 0, login: p.user?.login ?? "" },
+        headSha: p.head.sha,
+      }));
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * The labels that show a lease on an issue, derived from the lease and the
+ * repository's label templates. GitHub limits a label name to 50 characters:
+ * a name that would be longer keeps its start and gets a short hash of the
+ * whole, so that two long logins never share a label.
+ */
+import { createHash } from "node:crypto";
+import type { Lease } from "../ledger/types.js";
+
+export interface LabelTemplates {
+  claimed: string | false;
+  holder: string | false;
+  token: string | false;
+}
+
+export const MAX_LABEL_LENGTH = 50;
+
+export const LABEL_STYLE = {
+  claimed: { color: "1d76db", description: "Someone holds a lease on this issue (issue-leases)" },
+  holder: { color: "c5def5", description: "Who holds the lease on this issue (issue-leases)" },
+  token: { color: "ededed", description: "The fencing token of the lease on this issue (issue-leases)" },
+} as const;
+
+export type LabelKind = keyof typeof LABEL_STYLE;
+
+/** A label name of at most 50 characters; longer names are cut and made unique with a hash of the full name. */
+export function fitLabel(name: string): string {
+  const chars = Array.from(name);
+  if (chars.length <= MAX_LABEL_LENGTH) return name;
+  const hash = createHash("sha256").update(name).digest("hex").slice(0, 8);
+  return `${chars.slice(0, MAX_LABEL_LENGTH - hash.length - 1).join("")}~${hash}`;
+}
+
+export function holderLabel(template: string, login: string): string {
+  return fitLabel(template.replaceAll("{holder}", login));
+}
+
+export function tokenLabel(template: string, token: number): string {
+  return fitLabel(template.replaceAll("{token}", String(token)));
+}
+
+/** The labels an issue should carry for its live lease (none when free), by kind. */
+export function desiredLabels(templates: LabelTemplates, lease: Lease | null): Array<{ kind: LabelKind; name: string }> {
+  if (!lease) return [];
+  const out: Array<{ kind: LabelKind; name: string }> = [];
+  if (templates.claimed !== false) out.push({ kind: "claimed", name: fitLabel(templates.claimed) });
+  if (templates.holder !== false) out.push({ kind: "holder", name: holderLabel(templates.holder, lease.holder.login) });
+  if (templates.token !== false) out.push({ kind: "token", name: tokenLabel(templates.token, lease.token) });
+  return out;
+}
+
+function templatePattern(template: string, placeholder: string, value: string): RegExp {
+  const [before, after] = template.split(placeholder, 2).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${before ?? ""}${value}${after ?? ""}$`, "i");
+}
+
+/**
+ * Which kind of the app's labels a name is, if any: used to find the app's
+ * labels among an issue's labels (a maintainer's own labels are left alone).
+ */
+export function labelKind(templates: LabelTemplates, name: string): LabelKind | null {
+  if (templates.claimed !== false && name.toLowerCase() === fitLabel(templates.claimed).toLowerCase()) return "claimed";
+  if (templates.token !== false && templatePattern(templates.token, "{token}", "\\d+").test(name)) return "token";
+  if (templates.holder !== false) {
+    if (templatePattern(templates.holder, "{holder}", "[A-Za-z0-9-]+(\\[bot\\])?").test(name)) return "holder";
+    if (Array.from(name).length === MAX_LABEL_LENGTH && /~[0-9a-f]{8}$/.test(name)) {
+      const prefix = templates.holder.split("{holder}", 1)[0] ?? "";
+      if (name.toLowerCase().startsWith(prefix.toLowerCase())) return "holder";
+    }
+  }
+  return null;
+}

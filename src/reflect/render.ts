@@ -1,0 +1,229 @@
+/**
+ * Pure rendering of the reply comment for one command (or sweep), from what
+ * the ledger decided. Nothing here talks to GitHub or reads the clock: the
+ * time of the decision travels in the reply model, so rendering the same
+ * model twice gives the same text.
+ */
+import { formatDuration } from "../commands/parse-duration.js";
+import type { Lease } from "../ledger/types.js";
+
+export type Op = "claim" | "renew" | "release" | "expire" | "remind" | "status";
+export type Outcome =
+  | "acquired"
+  | "held"
+  | "renewed"
+  | "not_holder"
+  | "released"
+  | "expired"
+  | "reminded"
+  | "invalid"
+  | "forbidden"
+  | "status";
+
+/** A lease as a reply shows it. */
+export interface LeaseView {
+  holder: string;
+  token: number;
+  acquiredAt: number;
+  expiresAt: number | null;
+}
+
+export interface TenureView {
+  holder: string;
+  token: number;
+  from: number;
+  to: number | null;
+  ended: string;
+}
+
+export interface Reply {
+  op: Op;
+  outcome: Outcome;
+  issue: number;
+  /** When the ledger decided: relative times are measured from here. */
+  at: number;
+  /** The command line as the user typed it; quoted safely, never as markdown. */
+  command: string | null;
+  /** Who gave the command (a login from GitHub). */
+  actor: string | null;
+  /** The issue's live lease after the command; for `released` and `expired`, the lease that ended. */
+  lease: LeaseView | null;
+  /** Whether `acquired` began a new tenure (false: the holder claimed again). */
+  newTenure?: boolean;
+  /** Text written by the app (never user text) explaining a refusal or what is accepted. */
+  reason?: string;
+  /** Further command lines in the same comment that did not run. */
+  ignored: number;
+  /** Whether the reply should @-mention the holder (reminders, a lease released by someone else). */
+  mentionHolder?: boolean;
+  /** For `status`: the latest tenures, oldest first. */
+  tenures?: TenureView[];
+}
+
+export interface RenderExtras {
+  /** Set when the app tried to assign the holder and GitHub refused. */
+  assignRefused?: boolean;
+  /** An id that makes this comment findable after a crash (the outbox effect id). */
+  ref?: string;
+}
+
+export function leaseView(lease: Lease | null): LeaseView | null {
+  if (!lease) return null;
+  return { holder: lease.holder.login, token: lease.token, acquiredAt: lease.acquiredAt, expiresAt: lease.expiresAt };
+}
+
+/** A single-line code span that shows `text` literally: no mentions, no markdown. */
+export function codeSpan(text: string, max = 120): string {
+  let s = text.replace(/[\r\n]+/g, " ");
+  if (s.length > max) s = `${s.slice(0, max)}…`;
+  const longest = Math.max(0, ...Array.from(s.matchAll(/`+/g), (m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  const pad = s.startsWith("`") || s.endsWith("`") ? " " : "";
+  return `${fence}${pad}${s}${pad}${fence}`;
+}
+
+/** App-written text that may carry a user's value (a config error): no mentions, no HTML. */
+export function safeText(text: string): string {
+  return text.replace(/@/g, "@\u200b").replace(/</g, "&lt;");
+}
+
+const who = (login: string, mention = false) => (mention ? `@${login}` : `**${login}**`);
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function when(ms: number, at: number): string {
+  const d = new Date(ms);
+  const stamp = `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  const delta = ms - at;
+  const rel = Math.abs(delta) < 1000 ? "now" : delta > 0 ? `in ${roughly(delta)}` : `${roughly(-delta)} ago`;
+  return `${stamp} (${rel})`;
+}
+
+/** A duration rounded for reading: "3 days", "2 hours", "45 minutes". */
+function roughly(ms: number): string {
+  const steps: Array<[number, number]> = [
+    [7 * 86_400_000, 14 * 86_400_000],
+    [86_400_000, 2 * 86_400_000],
+    [3_600_000, 2 * 3_600_000],
+    [60_000, 2 * 60_000],
+    [1000, 0],
+  ];
+  for (const [unit, min] of steps) {
+    if (ms >= min) return formatDuration(Math.round(ms / unit) * unit);
+  }
+  return formatDuration(ms);
+}
+
+function expiry(lease: LeaseView, at: number): string {
+  return lease.expiresAt === null ? "has no expiry" : `expires ${when(lease.expiresAt, at)}`;
+}
+
+/** The machine-readable last line of every comment the app posts. */
+export function marker(reply: Reply, ref?: string): string {
+  const data: Record<string, unknown> = {
+    op: reply.op,
+    outcome: reply.outcome,
+    issue: reply.issue,
+    holder: reply.lease?.holder ?? null,
+    token: reply.lease?.token ?? null,
+    expires_at: reply.lease?.expiresAt == null ? null : iso(reply.lease.expiresAt),
+  };
+  if (ref !== undefined) data.ref = ref;
+  return `<!-- issue-leases: ${JSON.stringify(data)} -->`;
+}
+
+/** Parses a marker line back (for bots, and for the outbox looking for a comment it already posted). */
+export function parseMarker(body: string): Record<string, unknown> | null {
+  const m = /<!-- issue-leases: (\{.*\}) -->\s*$/.exec(body);
+  if (!m) return null;
+  try {
+    return JSON.parse(m[1]!) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+function headline(r: Reply): string {
+  const l = r.lease;
+  switch (r.outcome) {
+    case "acquired":
+      return r.newTenure === false
+        ? `${who(l!.holder)} already held this issue; the lease (token **${l!.token}**) now ${expiry(l!, r.at)}.`
+        : `${who(l!.holder)} now holds this issue with lease token **${l!.token}**; it ${expiry(l!, r.at)}.`;
+    case "held":
+      return `This issue is held by ${who(l!.holder)} (token **${l!.token}**), whose lease ${expiry(l!, r.at)}. Nothing changed.`;
+    case "renewed":
+      return `${who(l!.holder)}'s lease (token **${l!.token}**) was renewed and now ${expiry(l!, r.at)}.`;
+    case "not_holder":
+      return l
+        ? `Only the holder can do that: this issue is held by ${who(l.holder)} (token **${l.token}**), whose lease ${expiry(l, r.at)}. Nothing changed.`
+        : `There is no live lease on this issue to ${r.op}. Nothing changed; use \`/claim\` to take it.`;
+    case "released":
+      if (!l) return "There was no live lease on this issue; it is free. Nothing else changed.";
+      return r.actor && r.actor.toLowerCase() !== l.holder.toLowerCase()
+        ? `${who(r.actor)} released ${who(l.holder, r.mentionHolder)}'s lease (token **${l.token}**). The issue is free.`
+        : `${who(l.holder)} released the lease (token **${l.token}**). The issue is free.`;
+    case "expired":
+      return `${who(l!.holder, r.mentionHolder)}'s lease (token **${l!.token}**) expired ${when(l!.expiresAt ?? r.at, r.at)}. The issue is free.`;
+    case "reminded":
+      return `${who(l!.holder, true)}, your lease on this issue (token **${l!.token}**) ${expiry(l!, r.at)}.`;
+    case "invalid":
+      return "That command was not understood, so nothing changed.";
+    case "forbidden":
+      return "That command is not allowed here, so nothing changed.";
+    case "status":
+      return l
+        ? `This issue is held by ${who(l.holder)} with lease token **${l.token}**, acquired ${when(l.acquiredAt, r.at)}; it ${expiry(l, r.at)}.`
+        : "This issue is free: nobody holds a lease on it.";
+  }
+}
+
+function advice(r: Reply): string | null {
+  switch (r.outcome) {
+    case "acquired":
+    case "renewed":
+      return "Use `/renew [duration]` to extend the lease and `/release` to free the issue.";
+    case "reminded":
+      return "Use `/renew [duration]` to keep it, or `/release` if you are no longer working on it.";
+    case "held":
+      return "Ask the holder, or wait for the lease to end; a maintainer can `/release @holder`.";
+    case "released":
+    case "expired":
+      return r.lease ? `Anyone can \`/claim\` it now; the next lease gets token **${r.lease.token + 1}**.` : null;
+    default:
+      return null;
+  }
+}
+
+function tenureTable(tenures: TenureView[], at: number): string {
+  const rows = tenures.map(
+    (t) =>
+      `| ${who(t.holder)} | ${t.token} | ${when(t.from, at)} | ${t.to === null ? "–" : when(t.to, at)} | ${t.ended} |`,
+  );
+  return ["| Holder | Token | From | To | How it ended |", "| --- | --- | --- | --- | --- |", ...rows].join("\n");
+}
+
+/** The whole reply comment, its marker on the last line. */
+export function renderReply(r: Reply, extras: RenderExtras = {}): string {
+  const parts: string[] = [];
+  if (r.command !== null) parts.push(`> ${codeSpan(r.command)}`);
+  parts.push(headline(r));
+  if (r.reason) parts.push(safeText(r.reason));
+  if (extras.assignRefused && r.lease) {
+    parts.push(
+      `GitHub did not assign ${who(r.lease.holder)} (it refuses bots and accounts without access to this repository). The lease stands; the labels show it.`,
+    );
+  }
+  if (r.tenures && r.tenures.length > 0) parts.push(`Recent tenures:\n\n${tenureTable(r.tenures, r.at)}`);
+  const tip = advice(r);
+  if (tip) parts.push(tip);
+  if (r.ignored > 0) {
+    parts.push(
+      `Only the first command in a comment runs; ${r.ignored === 1 ? "1 other command was" : `${r.ignored} other commands were`} ignored.`,
+    );
+  }
+  parts.push(marker(r, extras.ref));
+  return parts.join("\n\n");
+}

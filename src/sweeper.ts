@@ -1,0 +1,123 @@
+/**
+ * The expiry sweeper: ends leases whose time has passed and reminds holders
+ * whose lease is about to end. Each lease is handled by its own ledger
+ * transaction, which writes the comment and label effects to the outbox, so
+ * a sweep that dies half-way loses nothing and repeats nothing: an expired
+ * lease is freed exactly once (the token check makes a second `markExpired`
+ * stale), and a reminder is marked sent in the same transaction that queues it.
+ *
+ * Passes are bounded (`batchSize`), so ten thousand leases expiring at once
+ * drain steadily through the outbox within GitHub's limits.
+ */
+import type { Ledger, Lease, NewEffect } from "./ledger/types.js";
+import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
+import { leaseView, type Reply } from "./reflect/render.js";
+
+export interface SweepDeps {
+  ledger: Ledger;
+  clock: () => number;
+  batchSize?: number;
+}
+
+export interface SweepResult {
+  expired: number;
+  reminded: number;
+  at: number;
+}
+
+async function effectFor(ledger: Ledger, lease: Lease, reply: Reply, reconcile: boolean): Promise<NewEffect[]> {
+  const info = await ledger.repoInfo(lease.repoId);
+  // A repository the app never saw a command in has no installation on record: nothing to post to.
+  if (!info) return [];
+  const [owner = "", repo = ""] = info.repo.split("/");
+  const payload: ReflectPayload = { owner, repo, reconcile, reply };
+  return [{ installation: info.installation, kind: REFLECT, payload }];
+}
+
+export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
+  const { ledger, clock } = deps;
+  const batch = deps.batchSize ?? 100;
+  const at = clock();
+  let expired = 0;
+  let reminded = 0;
+  for (const lease of await ledger.expiredSince(at, batch)) {
+    const reply: Reply = {
+      op: "expire",
+      outcome: "expired",
+      issue: lease.issue,
+      at,
+      command: null,
+      actor: null,
+      lease: leaseView(lease),
+      ignored: 0,
+      mentionHolder: true,
+    };
+    const effects = await effectFor(ledger, lease, reply, true);
+    const res = await ledger.markExpired(lease, lease.token, at, {
+      effects: (r) => (r.outcome === "expired" ? effects : []),
+    });
+    if (res.outcome === "expired") expired++;
+  }
+  for (const lease of await ledger.dueReminders(at, batch)) {
+    const reply: Reply = {
+      op: "remind",
+      outcome: "reminded",
+      issue: lease.issue,
+      at,
+      command: null,
+      actor: null,
+      lease: leaseView(lease),
+      ignored: 0,
+      mentionHolder: true,
+    };
+    const effects = await effectFor(ledger, lease, reply, false);
+    const res = await ledger.markReminded(lease, lease.token, at, {
+      effects: (r) => (r.outcome === "reminded" ? effects : []),
+    });
+    if (res.outcome === "reminded") reminded++;
+  }
+  return { expired, reminded, at };
+}
+
+/** Runs `sweepOnce` every `intervalMs` until stopped. */
+export class Sweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight: Promise<unknown> | null = null;
+  lastSweep: SweepResult | null = null;
+
+  constructor(
+    private readonly deps: SweepDeps & {
+      intervalMs: number;
+      onSwept?: (r: SweepResult) => void;
+      onError?: (e: unknown) => void;
+    },
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    const tick = () => {
+      if (this.inFlight) return;
+      this.inFlight = this.sweep()
+        .catch((e) => this.deps.onError?.(e))
+        .finally(() => {
+          this.inFlight = null;
+        });
+    };
+    this.timer = setInterval(tick, this.deps.intervalMs);
+    this.timer.unref();
+    tick();
+  }
+
+  async sweep(): Promise<SweepResult> {
+    const r = await sweepOnce(this.deps);
+    this.lastSweep = r;
+    this.deps.onSwept?.(r);
+    return r;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.inFlight;
+  }
+}

@@ -1,0 +1,176 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parseCommand, type Command, type ParseError } from "../../src/commands/parse-command.js";
+
+const FRAGMENTS = [
+  "/claim", "/renew", "/release", "/lease", "/CLAIM", "/claimed",
+  " 2h", " 3 days", " soon", " @x", " @dependabot[bot]", "@x", "@",
+  "```", "~~~", "````", "`", "``", "> ", ">", "- ", "1. ",
+  "<!--", "-->", "<!-->",
+  "\n", "\r\n", "\r", " ", "\t", "x", "Thanks!",
+];
+
+/** Bodies built from the pieces the parser cares about, mixed with arbitrary text. */
+const body = fc
+  .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 4 }), fc.string({ unit: "binary", maxLength: 4 })), {
+    maxLength: 60,
+  })
+  .map((parts) => parts.join(""));
+
+const KINDS = ["claim", "renew", "release", "lease", "error"];
+
+/** Fails unless `result` is null or a well-formed Command or ParseError. */
+function expectWellFormed(result: Command | ParseError | null): void {
+  if (result === null) return;
+  expect(KINDS).toContain(result.kind);
+  expect(Number.isInteger(result.ignored) && result.ignored >= 0).toBe(true);
+  expect(result.line).toBe(result.line.trim());
+  expect(result.line).toMatch(/^\/(claim|renew|release|lease)(\s|$)/i);
+  expect(result.line).not.toMatch(/[\r\n]/);
+  switch (result.kind) {
+    case "claim":
+    case "renew":
+      if (result.ttl !== null) expect(result.ttl > 0 && Number.isFinite(result.ttl)).toBe(true);
+      break;
+    case "release":
+      if (result.target !== null) expect(result.target).toMatch(/^[a-z\d-]{1,39}(\[bot\])?$/i);
+      break;
+    case "error":
+      expect(result.message.length).toBeGreaterThan(0);
+      break;
+    case "lease":
+      break;
+  }
+}
+
+const lines = (text: string): string[] => text.split(/\r\n?|\n/);
+
+describe("parseCommand on arbitrary input", () => {
+  it("never throws and returns null, a Command or a ParseError", () => {
+    fc.assert(
+      fc.property(fc.oneof(body, fc.string(), fc.string({ unit: "binary" })), (text) => {
+        expectWellFormed(parseCommand(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("finds nothing in a body whose every line is quoted", () => {
+    fc.assert(
+      fc.property(body, (text) => {
+        expect(parseCommand(lines(text).map((line) => `> ${line}`).join("\n"))).toBeNull();
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("finds nothing in a body without a slash", () => {
+    fc.assert(
+      fc.property(body, (text) => {
+        expect(parseCommand(text.replaceAll("/", "|"))).toBeNull();
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("reads CRLF bodies as it reads LF bodies", () => {
+    fc.assert(
+      fc.property(body, (text) => {
+        fc.pre(!text.includes("\r"));
+        expect(parseCommand(text.replaceAll("\n", "\r\n"))).toEqual(parseCommand(text));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("runs the first command line and counts the rest", () => {
+    const commandLine = fc.constantFrom("/claim", "/renew 2h", "/release @x", "/lease", "/claim soon");
+    fc.assert(
+      fc.property(fc.array(commandLine, { minLength: 1, maxLength: 20 }), (commands) => {
+        const result = parseCommand(commands.join("\n"));
+        expect(result?.line).toBe(commands[0]);
+        expect(result?.ignored).toBe(commands.length - 1);
+      }),
+    );
+  });
+});
+
+describe("parseCommand on huge input", () => {
+  const SIZE = 65_536;
+
+  it("parses random 64 KiB bodies", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: SIZE, maxLength: SIZE }), (text) => {
+        expectWellFormed(parseCommand(text));
+      }),
+      { numRuns: 10 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...FRAGMENTS), { minLength: 20_000, maxLength: 20_000 }),
+        (parts) => {
+          expectWellFormed(parseCommand(parts.join("")));
+        },
+      ),
+      { numRuns: 10 },
+    );
+  });
+
+  // Lengths of backtick runs 1, 2, 3, ... on separate lines: each opener looks for a closer of its own length.
+  const growingRuns = Array.from({ length: 360 }, (_, i) => "`".repeat(i + 1)).join(" x\n") + "\n/claim";
+
+  const adversarial: Array<[name: string, text: string]> = [
+    ["backticks", "`".repeat(SIZE)],
+    ["backticks and spaces", "` ".repeat(SIZE / 2)],
+    ["backtick lines", "`\n".repeat(SIZE / 2)],
+    ["backtick and command lines", "`\n/claim\n".repeat(SIZE / 9)],
+    ["backtick runs and a command", "` `` ```` ".repeat(SIZE / 10) + "\n/claim"],
+    ["growing backtick runs", growingRuns],
+    ["fence lines", "```\n".repeat(SIZE / 4)],
+    ["tilde lines", "~~~\n".repeat(SIZE / 4)],
+    ["an opening fence then text", "```\n" + "x".repeat(SIZE)],
+    ["a fence with a long info string", "```" + "x".repeat(SIZE) + "`"],
+    ["comment openers", "<!--".repeat(SIZE / 4)],
+    ["comment openers on lines", "<!--\n".repeat(SIZE / 5)],
+    ["comment closers", "-->".repeat(SIZE / 3)],
+    ["dashes", "<!" + "-".repeat(SIZE)],
+    ["quotes", "> ".repeat(SIZE / 2)],
+    ["spaces", " ".repeat(SIZE)],
+    ["newlines", "\n".repeat(SIZE)],
+    ["CRs", "\r".repeat(SIZE)],
+    ["a claim with trailing spaces", "/claim " + " ".repeat(SIZE)],
+    ["a claim with a long number", "/claim " + "1".repeat(SIZE) + "h"],
+    ["a claim with spaces before the unit", "/claim 1" + " ".repeat(SIZE) + "h"],
+    ["a long mention", "/release @" + "a".repeat(SIZE)],
+    ["a long hyphenated mention", "/release @" + "a-".repeat(SIZE / 2)],
+    ["many command lines", "/claim\n".repeat(Math.floor(SIZE / 7))],
+    ["many slashes", "/".repeat(SIZE)],
+    ["list markers", "- ".repeat(SIZE / 2)],
+    ["digits", "1".repeat(SIZE) + ". ```"],
+  ];
+
+  it.each(adversarial)("parses %s quickly", (_name, text) => {
+    const started = performance.now();
+    expectWellFormed(parseCommand(text));
+    // Linear work on 64 KiB takes milliseconds; quadratic work would take seconds.
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("counts every command line of a huge body", () => {
+    const count = Math.floor(SIZE / 7);
+    expect(parseCommand("/claim\n".repeat(count))).toEqual({ kind: "claim", ttl: null, line: "/claim", ignored: count - 1 });
+  });
+
+  it("scales linearly: a body 16 times larger takes nowhere near 256 times longer", () => {
+    const time = (text: string): number => {
+      const started = performance.now();
+      parseCommand(text);
+      return performance.now() - started;
+    };
+    const unit = "` x\n/claim\n<!-- y\n--> ```\n```\n> z\n";
+    const small = unit.repeat(Math.ceil(SIZE / unit.length));
+    const large = small.repeat(16);
+    time(large); // warm up
+    expect(time(large)).toBeLessThan(Math.max(50, time(small) * 64));
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Real webhook payloads from @octokit/webhooks-examples, with the fields a
+ * test cares about overridden. Every test payload starts from GitHub's own
+ * example, so the app is tested against the shapes GitHub sends.
+ */
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const examples = require("@octokit/webhooks-examples") as Array<{ name: string; examples: Array<Record<string, any>> }>;
+
+function example(name: string, action: string | undefined, pick?: (p: Record<string, any>) => boolean): Record<string, any> {
+  const group = examples.find((e) => e.name === name);
+  const found = group?.examples.find((p) => (action === undefined || p.action === action) && (pick?.(p) ?? true));
+  if (!found) throw new Error(`no ${name}.${action} example`);
+  return structuredClone(found);
+}
+
+export const INSTALLATION_ID = 4242;
+export const REPO = { id: 186853002, owner: "Codertocat", name: "Hello-World" };
+
+export interface UserSpec {
+  login: string;
+  id: number;
+  type?: "User" | "Bot";
+  association?: string;
+}
+
+export const alice: UserSpec = { login: "alice", id: 1001, association: "CONTRIBUTOR" };
+export const bob: UserSpec = { login: "bob", id: 1002, association: "CONTRIBUTOR" };
+export const maintainer: UserSpec = { login: "maint", id: 1003, association: "MEMBER" };
+export const robot: UserSpec = { login: "helper-bot[bot]", id: 1004, type: "Bot", association: "NONE" };
+
+function user(base: Record<string, any>, u: UserSpec): Record<string, any> {
+  return { ...base, login: u.login, id: u.id, node_id: `U_${u.id}`, type: u.type ?? "User" };
+}
+
+export interface CommentSpec {
+  body: string;
+  author?: UserSpec;
+  issue?: number;
+  labels?: string[];
+  pullRequest?: boolean;
+  commentId?: number;
+  /** Edited: the previous body. */
+  previousBody?: string;
+  performedViaAppId?: number;
+}
+
+/** An `issue_comment.created` (or `.edited` with previousBody) payload. */
+export function commentPayload(spec: CommentSpec): Record<string, any> {
+  const action = spec.previousBody === undefined ? "created" : "edited";
+  const p = example("issue_comment", action);
+  const author = spec.author ?? alice;
+  p.comment.body = spec.body;
+  p.comment.id = spec.commentId ?? Math.floor(Math.random() * 1e9);
+  p.comment.user = user(p.comment.user, author);
+  p.comment.author_association = author.association ?? "CONTRIBUTOR";
+  p.comment.performed_via_github_app = spec.performedViaAppId ? { id: spec.performedViaAppId, slug: "issue-leases" } : null;
+  p.issue.number = spec.issue ?? 1;
+  p.issue.labels = (spec.labels ?? []).map((name, i) => ({ id: i + 1, node_id: `L_${i}`, url: "", name, color: "ededed", default: false, description: null }));
+  if (spec.pullRequest) {
+    p.issue.pull_request = { url: "", html_url: "", diff_url: "", patch_url: "", merged_at: null };
+  } else {
+    delete p.issue.pull_request;
+  }
+  p.sender = user(p.sender, author);
+  p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
+  if (action === "edited") p.changes = { body: { from: spec.previousBody } };
+  return p;
+}
+
+/** An `issues.<action>` payload for issue `issue`, by `sender`. */
+export function issuesPayload(action: string, spec: { issue?: number; sender?: UserSpec; label?: string; labels?: string[] }): Record<string, any> {
+  const base = example("issues", action === "closed" ? "reopened" : action);
+  base.action = action;
+  base.issue.number = spec.issue ?? 1;
+  if (action === "closed") base.issue.state = "closed";
+  base.issue.labels = (spec.labels ?? []).map((name, i) => ({ id: i + 1, node_id: `L_${i}`, url: "", name, color: "ededed", default: false, description: null }));
+  base.sender = user(base.sender, spec.sender ?? maintainer);
+  if (spec.label !== undefined) base.label = { id: 99, node_id: "L_99", url: "", name: spec.label, color: "ededed", default: false, description: null };
+  base.installation = { id: INSTALLATION_ID, node_id: "I_1" };
+  return base;
+}
+
+/** A `push` payload to `ref` touching `files`. */
+export function pushPayload(spec: { ref?: string; modified?: string[] }): Record<string, any> {
+  const p = example("push", undefined);
+  p.ref = spec.ref ?? `refs/heads/${p.repository.default_branch ?? "main"}`;
+  p.commits = [{ ...(p.commits?.[0] ?? {}), added: [], removed: [], modified: spec.modified ?? [] }];
+  p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
+  return p;
+}
+
+/** A `pull_request.<action>` payload. */
+export function pullRequestPayload(
+  action: string,
+  spec: { number?: number; body?: string; author?: UserSpec; headSha?: string },
+): Record<string, any> {
+  const p = example("pull_request", action === "edited" ? "opened" : action);
+  p.action = action;
+  p.number = spec.number ?? 2;
+  p.pull_request.number = p.number;
+  p.pull_request.body = spec.body ?? "";
+  p.pull_request.user = user(p.pull_request.user, spec.author ?? alice);
+  p.pull_request.head.sha = spec.headSha ?? "a".repeat(40);
+  p.sender = user(p.sender, spec.author ?? alice);
+  p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
+  return p;
+}
