@@ -8,6 +8,7 @@ import type { ApplicationFunction, Context, Probot } from "probot";
 import { ConfigCache } from "./config-cache.js";
 import { CONFIG_NAME, type ConfigResult, UnreadableConfig } from "./config.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
+import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
 import { handleIssueClosed, handleIssueGone, handleLabelRemoved } from "./handle-issue-event.js";
 import { DEFAULT_DATABASE_URL, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/types.js";
@@ -85,7 +86,17 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       }
       return port;
     };
-    const drainer = new Drainer({ ledger, github, clock, log, ...opts.drainer });
+    const drainer: Drainer = new Drainer({
+      ledger,
+      github,
+      clock,
+      log,
+      // A lease changed on GitHub: re-check the open pull requests that close the issue.
+      onLeaseChanged: async (installation, key) => {
+        if ((await recheckPullRequests(ledger, installation, key, clock())) > 0) drainer.kick();
+      },
+      ...opts.drainer,
+    });
     const sweeper = new Sweeper({
       ledger,
       clock,
@@ -146,6 +157,29 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         log.info({ delivery: context.id, repo: repository.full_name, issue: issue.number, ...handled }, "command");
         drainer.kick();
       }),
+    );
+
+    app.on(
+      ["pull_request.opened", "pull_request.edited", "pull_request.synchronize", "pull_request.reopened", "pull_request.closed"],
+      (context) =>
+        track(async () => {
+          const { pull_request: pr, repository, installation } = context.payload;
+          if (!installation || !pr.user) return;
+          const queued = await handlePullRequest(
+            {
+              delivery: context.id,
+              installation: installation.id,
+              repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
+              number: pr.number,
+              body: pr.body ?? "",
+              author: { id: pr.user.id, login: pr.user.login },
+              headSha: pr.head.sha,
+              open: pr.state === "open",
+            },
+            { ledger, now: clock(), config: () => loadConfig(context, configs, repository.id) },
+          );
+          if (queued) drainer.kick();
+        }),
     );
 
     app.on("push", async (context) => {

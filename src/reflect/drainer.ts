@@ -15,6 +15,7 @@
  *   retried when the app restarts.
  */
 import type { Logger } from "pino";
+import { CHECK_NAME, evaluateLeaseCheck } from "../checks/lease-check.js";
 import type { Effect, IssueKey, Lease, Ledger } from "../ledger/types.js";
 import { type GitHubPort, type HttpError, httpStatus, type Repo } from "./github-port.js";
 import { desiredLabels, LABEL_STYLE, labelKind, type LabelTemplates } from "./labels.js";
@@ -36,6 +37,25 @@ export interface ReflectPayload {
   /** The issue is gone (transferred, deleted): forget it, post nothing. */
   gone?: boolean;
   reply: Reply | null;
+}
+
+/** Post the lease check of a pull request, evaluated against the ledger when applied. */
+export const CHECK = "check";
+
+export interface CheckPayload {
+  owner: string;
+  repo: string;
+  pull: number;
+}
+
+/** What the lease check needs of a pull request, remembered from its last event. */
+export interface PullRecord {
+  headSha: string;
+  author: { id: number; login: string };
+  refs: number[];
+  tokenAll: number | null;
+  tokenByIssue: Array<[number, number]>;
+  requireLease: boolean;
 }
 
 /** What the drainer last applied to an issue. */
@@ -194,9 +214,10 @@ export class Drainer {
   private async applyOne(effect: Effect): Promise<void> {
     const { ledger, clock, log } = this.o;
     try {
-      if (effect.kind !== REFLECT) throw new Error(`unknown effect kind ${effect.kind}`);
       const github = await this.o.github(effect.installation);
-      await this.reflect(effect, effect.payload as ReflectPayload, github);
+      if (effect.kind === REFLECT) await this.reflect(effect, effect.payload as ReflectPayload, github);
+      else if (effect.kind === CHECK) await this.check(effect, effect.payload as CheckPayload, github);
+      else throw new Error(`unknown effect kind ${effect.kind}`);
       await ledger.completeEffect(effect.id, clock());
     } catch (error) {
       await this.failed(effect, error);
@@ -263,6 +284,24 @@ export class Drainer {
       if (!posted) await github.createComment(r, effect.issue, renderReply(p.reply, { assignRefused, ref }));
     }
     if (p.reconcile && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, key, current);
+  }
+
+  private async check(effect: Effect, p: CheckPayload, github: GitHubPort): Promise<void> {
+    const { ledger, clock } = this.o;
+    const record = ((await ledger.getReflection(effect.repoId, -p.pull)) as { pull?: PullRecord } | null)?.pull;
+    if (!record) return; // closed since
+    const repo = `${p.owner}/${p.repo}`;
+    const leases = [];
+    for (const issue of record.refs) {
+      leases.push({ issue, lease: await ledger.current({ repoId: effect.repoId, repo, issue }, clock()) });
+    }
+    const result = evaluateLeaseCheck({
+      author: record.author,
+      leases,
+      tokens: { all: record.tokenAll, byIssue: new Map(record.tokenByIssue) },
+      requireLease: record.requireLease,
+    });
+    await github.createCheckRun({ owner: p.owner, repo: p.repo }, { name: CHECK_NAME, headSha: record.headSha, ...result });
   }
 
   private async reconcile(
