@@ -9,6 +9,7 @@
  * Passes are bounded (`batchSize`), so ten thousand leases expiring at once
  * drain steadily through the outbox within GitHub's limits.
  */
+import { randomUUID } from "node:crypto";
 import type { Ledger, Lease, NewEffect } from "./ledger/types.js";
 import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
 import { leaseView, type Reply } from "./reflect/render.js";
@@ -79,10 +80,15 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
   return { expired, reminded, at };
 }
 
-/** Runs `sweepOnce` every `intervalMs` until stopped. */
+/**
+ * Runs `sweepOnce` every `intervalMs` until stopped. Replicas sharing a ledger
+ * take turns through a named lock: the one holding it sweeps, and keeps it
+ * while it lives; if it dies, another takes over when the lock expires.
+ */
 export class Sweeper {
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<unknown> | null = null;
+  private readonly owner = `${process.pid}-${randomUUID()}`;
   lastSweep: SweepResult | null = null;
 
   constructor(
@@ -108,7 +114,10 @@ export class Sweeper {
     tick();
   }
 
-  async sweep(): Promise<SweepResult> {
+  /** One sweep, unless another replica holds the sweep lock (then null). */
+  async sweep(): Promise<SweepResult | null> {
+    const { ledger, clock, intervalMs } = this.deps;
+    if (!(await ledger.tryLock("sweep", this.owner, clock(), Math.max(2 * intervalMs, 30_000)))) return null;
     const r = await sweepOnce(this.deps);
     this.lastSweep = r;
     this.deps.onSwept?.(r);

@@ -88,4 +88,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     updated_at   INTEGER NOT NULL
   );
   `,
+  // 5: named locks with an expiry (one sweeper at a time).
+  `
+  CREATE TABLE locks (
+    name  TEXT PRIMARY KEY,
+    owner TEXT    NOT NULL,
+    until INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

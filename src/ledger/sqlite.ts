@@ -24,6 +24,7 @@ import type {
   RemindResult,
   RepoInfo,
   RenewOptions,
+  SchemaVersion,
   RenewResult,
   Ttl,
 } from "./types.js";
@@ -128,14 +129,21 @@ export class SqliteLedger implements Ledger {
         `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery)
          VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery)`,
       ),
+      // INDEXED BY: left to itself the planner prefers the primary key's
+      // (repo_id = ?) prefix and reads every row the repository ever had, on
+      // every limited acquire; rows are never deleted, so that only grows.
       countHeld: db.prepare<{ repoId: number; holderId: number; issue: number; now: number }, LeaseRow>(
-        `SELECT * FROM leases WHERE holder_id = @holderId AND repo_id = @repoId AND issue <> @issue AND ${LIVE}`,
+        `SELECT * FROM leases INDEXED BY leases_by_holder
+         WHERE holder_id = @holderId AND repo_id = @repoId AND issue <> @issue AND ${LIVE}`,
       ),
       list: db.prepare<{ repoId: number; now: number }, LeaseRow>(
         `SELECT * FROM leases WHERE repo_id = @repoId AND ${LIVE} ORDER BY issue`,
       ),
       listHeldBy: db.prepare<{ holderId: number; now: number }, LeaseRow>(
         `SELECT * FROM leases WHERE holder_id = @holderId AND ${LIVE} ORDER BY repo_id, issue`,
+      ),
+      listAll: db.prepare<{ now: number }, LeaseRow>(
+        `SELECT * FROM leases WHERE ${LIVE} ORDER BY repo COLLATE NOCASE, repo_id, issue`,
       ),
       expired: db.prepare<{ now: number; limit: number }, LeaseRow>(
         `SELECT * FROM leases WHERE holder_id IS NOT NULL AND expires_at IS NOT NULL AND expires_at <= @now
@@ -184,6 +192,15 @@ export class SqliteLedger implements Ledger {
       ),
       repoInfo: db.prepare<[number], { repo_id: number; repo: string; installation: number }>(
         "SELECT repo_id, repo, installation FROM repos WHERE repo_id = ?",
+      ),
+      findRepo: db.prepare<[string], { repo_id: number; repo: string; installation: number }>(
+        `SELECT repo_id, repo, installation FROM repos WHERE repo = ? COLLATE NOCASE
+         ORDER BY updated_at DESC, repo_id DESC LIMIT 1`,
+      ),
+      tryLock: db.prepare(
+        `INSERT INTO locks (name, owner, until) VALUES (@name, @owner, @until)
+         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
+         WHERE locks.until <= @now OR locks.owner = excluded.owner`,
       ),
       stats: db.prepare<[], { pending: number; parked: number; oldest: number | null }>(
         `SELECT
@@ -327,6 +344,10 @@ export class SqliteLedger implements Ledger {
     return this.st.listHeldBy.all({ holderId, now }).map(toLease);
   }
 
+  async listAll(now: number): Promise<Lease[]> {
+    return this.st.listAll.all({ now }).map(toLease);
+  }
+
   async expiredSince(now: number, limit = 1000): Promise<Lease[]> {
     return this.st.expired.all({ now, limit }).map(toLease);
   }
@@ -419,6 +440,10 @@ export class SqliteLedger implements Ledger {
     return { pending: s.pending, parked: s.parked, oldestPendingAt: s.oldest };
   }
 
+  async schemaVersion(): Promise<SchemaVersion> {
+    return { current: this.db.pragma("user_version", { simple: true }) as number, latest: SQLITE_MIGRATIONS.length };
+  }
+
   async getReflection(repoId: number, issue: number): Promise<unknown> {
     const row = this.st.getReflection.get(repoId, issue);
     return row ? (JSON.parse(row.state) as unknown) : null;
@@ -435,6 +460,15 @@ export class SqliteLedger implements Ledger {
   async repoInfo(repoId: number): Promise<RepoInfo | null> {
     const row = this.st.repoInfo.get(repoId);
     return row ? { repoId: row.repo_id, repo: row.repo, installation: row.installation } : null;
+  }
+
+  async findRepo(name: string): Promise<RepoInfo | null> {
+    const row = this.st.findRepo.get(name);
+    return row ? { repoId: row.repo_id, repo: row.repo, installation: row.installation } : null;
+  }
+
+  async tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
+    return this.st.tryLock.run({ name, owner, now, until: now + ttlMs }).changes > 0;
   }
 
   async ping(): Promise<boolean> {

@@ -141,6 +141,13 @@ export interface OutboxStats {
   oldestPendingAt: number | null;
 }
 
+export interface SchemaVersion {
+  /** Migrations applied to the database. */
+  current: number;
+  /** Migrations this code knows. */
+  latest: number;
+}
+
 export interface Ledger {
   acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>>;
   renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>>;
@@ -153,6 +160,8 @@ export interface Ledger {
   current(key: IssueKey, now: number): Promise<Lease | null>;
   list(repoId: number, now: number): Promise<Lease[]>;
   listHeldBy(holderId: number, now: number): Promise<Lease[]>;
+  /** Every live lease in every repository, ordered by repository and issue (for operators). */
+  listAll(now: number): Promise<Lease[]>;
   /** Leases whose expiry is at or before `now` and that were not yet swept. Changes nothing. */
   expiredSince(now: number, limit?: number): Promise<ExpiredLease[]>;
   /** Ends an expired tenure (frees the row, keeps the token) if it is still the one given. */
@@ -170,6 +179,8 @@ export interface Ledger {
   /** Makes parked effects pending again (on start-up). */
   unparkEffects(now: number): Promise<number>;
   outboxStats(): Promise<OutboxStats>;
+  /** The schema version the database is at, and the latest this code knows (for `issue-leases doctor`). */
+  schemaVersion(): Promise<SchemaVersion>;
 
   /**
    * What the outbox last applied to an issue elsewhere (labels, assignee), as
@@ -181,7 +192,19 @@ export interface Ledger {
   /** Remembers which installation serves a repository, for work that starts from the ledger (sweeps). */
   rememberRepo(repo: RepoInfo, now: number): Promise<void>;
   repoInfo(repoId: number): Promise<RepoInfo | null>;
+  /**
+   * The repository remembered under `owner/name` (case-insensitive, as GitHub
+   * names are), for work that starts from a name typed by a person (the
+   * operator CLI); the most recently seen one if two ids bore the name.
+   */
+  findRepo(name: string): Promise<RepoInfo | null>;
 
+  /**
+   * Takes or extends the named lock for `owner` until `now + ttlMs`, if it is
+   * free, expired or already `owner`'s. Used so that one replica sweeps at a
+   * time; a replica that dies leaves the lock to expire.
+   */
+  tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean>;
   /** Whether the database answers (for /health). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -1,0 +1,368 @@
+/**
+ * What only PostgreSQL has to show: several replicas (ledgers with their own
+ * pools) on one schema, racing. The shared contract suite covers the rules.
+ *
+ * PostgreSQL is required: these tests fail when it is unreachable, so that CI
+ * cannot pass by skipping them. Developers without it set SKIP_POSTGRES=1.
+ */
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres-migrations.js";
+import { PostgresLedger, openPostgres, type PostgresLedgerOptions } from "../../src/ledger/postgres.js";
+import type { Effect, Holder, IssueKey } from "../../src/ledger/types.js";
+import { freshSchema, postgresAvailable, skipPostgres, TEST_DATABASE_URL, type FreshSchema } from "../support/pg-schema.js";
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const T0 = 1_700_000_000_000;
+const repo = { repoId: 100, repo: "octo/alpha" };
+const key = (issue: number): IssueKey => ({ ...repo, issue });
+const holder = (id: number): Holder => ({ id, login: `user${id}` });
+const LATEST = POSTGRES_MIGRATIONS.length;
+
+describe.skipIf(skipPostgres)("PostgresLedger", () => {
+  let fresh: FreshSchema;
+  let opened: PostgresLedger[];
+
+  /** Another replica on the test's schema: its own pool, the caller's clock unless told. */
+  async function replica(opts: Partial<PostgresLedgerOptions> = {}): Promise<PostgresLedger> {
+    const ledger = await openPostgres({
+      connectionString: fresh.connectionString,
+      schema: fresh.schema,
+      clock: "caller",
+      poolSize: 4,
+      ...opts,
+    });
+    opened.push(ledger);
+    return ledger;
+  }
+
+  async function replicas(n: number, opts: Partial<PostgresLedgerOptions> = {}): Promise<PostgresLedger[]> {
+    const out: PostgresLedger[] = [];
+    for (let i = 0; i < n; i++) out.push(await replica(opts));
+    return out;
+  }
+
+  /** A connection outside any ledger, for looking at and interfering with the database. */
+  async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    client.on("error", () => undefined);
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  }
+
+  const table = (name: string) => `${pg.escapeIdentifier(fresh.schema)}.${name}`;
+
+  beforeEach(async () => {
+    opened = [];
+    fresh = await freshSchema();
+  });
+
+  afterEach(async () => {
+    for (const ledger of opened) await ledger.close();
+    await fresh?.drop();
+  });
+
+  it("finds PostgreSQL at TEST_DATABASE_URL (set SKIP_POSTGRES=1 to skip these tests without it)", async () => {
+    expect(await postgresAvailable()).toBe(true);
+  });
+
+  describe("concurrency between replicas", () => {
+    it("50 concurrent acquires of one issue by 50 holders: exactly one wins", async () => {
+      const ledgers = await replicas(5);
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => ledgers[i % ledgers.length]!.acquire(key(1), holder(i + 1), HOUR, T0)),
+      );
+      const winners = results.filter((r) => r.outcome === "acquired");
+      expect(winners).toHaveLength(1);
+      const winner = winners[0]!;
+      if (winner.outcome !== "acquired") throw new Error("unreachable");
+      expect(winner.lease.token).toBe(1);
+      expect(winner.newTenure).toBe(true);
+      for (const r of results) {
+        if (r.outcome === "held") expect(r.lease).toEqual(winner.lease);
+        else expect(r).toBe(winner);
+      }
+      expect(await ledgers[0]!.current(key(1), T0 + 1)).toEqual(winner.lease);
+      expect(await ledgers[1]!.history(key(1))).toHaveLength(50);
+    });
+
+    it("a per-holder limit of 2 holds against 10 concurrent acquires on 10 issues", async () => {
+      const ledgers = await replicas(5);
+      const alice = holder(1);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => ledgers[i % ledgers.length]!.acquire(key(i + 1), alice, HOUR, T0, { maxPerHolder: 2 })),
+      );
+      expect(results.filter((r) => r.outcome === "acquired")).toHaveLength(2);
+      expect(results.filter((r) => r.outcome === "limit")).toHaveLength(8);
+      expect(await ledgers[0]!.listHeldBy(alice.id, T0 + 1)).toHaveLength(2);
+    });
+
+    it("the same delivery on two replicas at once is applied once", async () => {
+      const [a, b] = await replicas(2);
+      for (let i = 0; i < 20; i++) {
+        const opts = { delivery: `d-${i}`, effects: () => [{ installation: 7, kind: "reply", payload: { i } }] };
+        const results = await Promise.all([
+          a!.acquire(key(i), holder(1), HOUR, T0, opts),
+          b!.acquire(key(i), holder(2), HOUR, T0, opts),
+        ]);
+        expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
+        const [first, second] = results[0]!.duplicate ? [results[1]!, results[0]!] : [results[0]!, results[1]!];
+        expect({ ...second, duplicate: false }).toEqual(first);
+        expect(await a!.history(key(i))).toHaveLength(1);
+      }
+      expect((await a!.outboxStats()).pending).toBe(20);
+    });
+
+    it("effects of one issue enter the outbox in the order of the decisions, across replicas", async () => {
+      const ledgers = await replicas(4);
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          ledgers[i % ledgers.length]!.note(key(1), holder(1), T0, {
+            delivery: `n-${i}`,
+            effects: () => [{ installation: 7, kind: "reply", payload: { delivery: `n-${i}` } }],
+          }),
+        ),
+      );
+      const decided = (await ledgers[0]!.history(key(1))).map((h) => h.delivery);
+      const { rows } = await ledgers[0]!.pool.query<{ payload: string }>(`SELECT payload FROM ${table("outbox")} ORDER BY id`);
+      expect(rows.map((r) => (JSON.parse(r.payload) as { delivery: string }).delivery)).toEqual(decided);
+    });
+
+    it("tokens only go up and each tenure starts once under churn from 4 replicas", async () => {
+      const ledgers = await replicas(4);
+      const issues = [1, 2, 3];
+      await Promise.all(
+        ledgers.map(async (ledger, r) => {
+          for (let step = 0; step < 40; step++) {
+            const k = key(issues[(r + step) % issues.length]!);
+            const who = holder(1 + ((r * 7 + step) % 5));
+            if (step % 3 === 2) await ledger.release(k, who, T0 + step);
+            else await ledger.acquire(k, who, HOUR, T0 + step);
+          }
+        }),
+      );
+      for (const issue of issues) {
+        const history = await ledgers[0]!.history(key(issue));
+        const tenures = history.filter((h) => h.op === "acquire" && h.outcome === "acquired").map((h) => h.token!);
+        const starts = [...new Set(tenures)];
+        // Tenure tokens appear in order 1, 2, 3, ... (a re-acquire by the holder repeats its token).
+        expect(starts).toEqual(starts.map((_, i) => i + 1));
+        expect(tenures).toEqual([...tenures].sort((x, y) => x - y));
+        // Between two tenures, the first one ended: nobody held the issue twice at once.
+        let holderNow: number | null = null;
+        for (const h of history) {
+          if (h.op === "acquire" && h.outcome === "acquired") {
+            expect(holderNow === null || holderNow === h.holder!.id).toBe(true);
+            holderNow = h.holder!.id;
+          } else if (h.op === "release" && h.outcome === "released" && h.holder) {
+            expect(h.holder.id).toBe(holderNow);
+            holderNow = null;
+          }
+        }
+      }
+    });
+  });
+
+  describe("outbox", () => {
+    async function enqueue(ledger: PostgresLedger, issue: number, n: number): Promise<void> {
+      for (let i = 0; i < n; i++) {
+        await ledger.note(key(issue), null, T0, {
+          effects: () => [{ installation: 7 + (issue % 2), kind: "reply", payload: { issue, i } }],
+        });
+      }
+    }
+
+    it("3 replicas draining at once never take one effect twice, and each issue's effects apply in order", async () => {
+      const ledgers = await replicas(3);
+      for (let issue = 1; issue <= 8; issue++) await enqueue(ledgers[0]!, issue, 6);
+      const taken = new Map<number, number>();
+      const appliedPerIssue = new Map<number, number[]>();
+      const inFlight = new Set<number>();
+      await Promise.all(
+        ledgers.map(async (ledger) => {
+          let idle = 0;
+          while (idle < 5) {
+            const batch = await ledger.takeEffects(T0, 3, 10 * MIN);
+            if (batch.length === 0) {
+              idle += 1;
+              await new Promise((resolve) => setTimeout(resolve, 5));
+              continue;
+            }
+            idle = 0;
+            const issues = batch.map((e) => e.issue);
+            expect(new Set(issues).size).toBe(issues.length);
+            for (const e of batch) {
+              taken.set(e.id, (taken.get(e.id) ?? 0) + 1);
+              // The previous effect of this issue finished before this one was taken.
+              expect(inFlight.has(e.issue)).toBe(false);
+              inFlight.add(e.issue);
+              appliedPerIssue.set(e.issue, [...(appliedPerIssue.get(e.issue) ?? []), (e.payload as { i: number }).i]);
+            }
+            for (const e of batch) {
+              inFlight.delete(e.issue);
+              await ledger.completeEffect(e.id, T0);
+            }
+          }
+        }),
+      );
+      expect(taken.size).toBe(48);
+      expect([...taken.values()].every((n) => n === 1)).toBe(true);
+      for (let issue = 1; issue <= 8; issue++) expect(appliedPerIssue.get(issue)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(await ledgers[0]!.outboxStats()).toEqual({ pending: 0, parked: 0, oldestPendingAt: null });
+    });
+
+    it("an effect whose taker died is taken by another replica once its lock expires, holding back its issue until then", async () => {
+      const [a, b] = await replicas(2);
+      await enqueue(a!, 1, 2);
+      await enqueue(a!, 2, 1);
+      const first = await a!.takeEffects(T0, 1, 1_000, [7]); // issue 2 (installation 7) skipped
+      expect(first.map((e) => [e.issue, e.attempts])).toEqual([[1, 1]]);
+      // a "dies". Before the lock expires, issue 1 is held back whole; issue 2 flows.
+      const meanwhile = await b!.takeEffects(T0 + 500, 10, 1_000);
+      expect(meanwhile.map((e) => e.issue)).toEqual([2]);
+      await b!.completeEffect(meanwhile[0]!.id, T0 + 500);
+      const again = await b!.takeEffects(T0 + 1_000, 10, 1_000);
+      expect(again).toEqual<Effect[]>([{ ...first[0]!, attempts: 2 }]);
+      await b!.completeEffect(again[0]!.id, T0 + 1_000);
+      const next = await b!.takeEffects(T0 + 1_000, 10, 1_000);
+      expect(next.map((e) => [e.issue, (e.payload as { i: number }).i])).toEqual([[1, 1]]);
+    });
+  });
+
+  describe("migrations", () => {
+    it("3 replicas migrating a schema that does not exist yet, at once, end at the latest version", async () => {
+      await fresh.drop();
+      fresh = await freshSchema({ create: false });
+      const ledgers = await Promise.all([replica(), replica(), replica()]);
+      const { rows } = await ledgers[0]!.pool.query<{ version: number }>(`SELECT version FROM ${table("schema_version")} ORDER BY version`);
+      expect(rows.map((r) => r.version)).toEqual(POSTGRES_MIGRATIONS.map((_, i) => i + 1));
+      expect(await Promise.all(ledgers.map((l) => l.migrate()))).toEqual([LATEST, LATEST, LATEST]);
+      expect((await ledgers[1]!.acquire(key(1), holder(1), HOUR, T0)).outcome).toBe("acquired");
+    });
+
+    it("brings an older schema forward, keeping its rows", async () => {
+      const old = new PostgresLedger({ connectionString: fresh.connectionString, schema: fresh.schema, clock: "caller" });
+      opened.push(old);
+      expect(await old.migrate(1)).toBe(1);
+      await old.pool.query(
+        `INSERT INTO ${table("leases")} (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at)
+         VALUES (100, 1, 'octo/alpha', 1, 'user1', 3, $1, NULL, $1)`,
+        [T0],
+      );
+      const ledger = await replica();
+      expect(await ledger.current(key(1), T0)).toEqual({ ...key(1), holder: holder(1), token: 3, acquiredAt: T0, expiresAt: null });
+      await ledger.release(key(1), holder(1), T0);
+      const next = await ledger.acquire(key(1), holder(2), null, T0);
+      expect(next.outcome === "acquired" && next.lease.token).toBe(4);
+    });
+  });
+
+  describe("clock", () => {
+    it('"database" ignores the now passed in and uses the database clock', async () => {
+      const ledger = await replica({ clock: "database" });
+      const before = Date.now();
+      const r = await ledger.acquire(key(1), holder(1), HOUR, 0, {
+        effects: () => [{ installation: 7, kind: "reply", payload: {} }],
+      });
+      const after = Date.now();
+      if (r.outcome !== "acquired") throw new Error(`expected acquired, got ${r.outcome}`);
+      // Generous: the database's clock and this process's may differ a little.
+      expect(r.lease.acquiredAt).toBeGreaterThan(before - 5_000);
+      expect(r.lease.acquiredAt).toBeLessThan(after + 5_000);
+      expect(r.lease.expiresAt).toBe(r.lease.acquiredAt + HOUR);
+      // With the caller's clock these would see the lease expired or not yet acquired.
+      expect(await ledger.current(key(1), 1e15)).toEqual(r.lease);
+      expect(await ledger.list(repo.repoId, 1e15)).toEqual([r.lease]);
+      expect(await ledger.expiredSince(1e15)).toEqual([]);
+      expect((await ledger.history(key(1)))[0]!.at).toBe(r.lease.acquiredAt);
+      expect(await ledger.takeEffects(0, 10, MIN)).toHaveLength(1);
+    });
+
+    it('"caller" uses the now passed in', async () => {
+      const ledger = await replica({ clock: "caller" });
+      const r = await ledger.acquire(key(1), holder(1), HOUR, 42);
+      expect(r.outcome === "acquired" && r.lease.acquiredAt).toBe(42);
+      expect(await ledger.current(key(1), 42 + HOUR)).toBeNull();
+    });
+  });
+
+  describe("connections", () => {
+    it("ping() is true on a live pool and false once closed", async () => {
+      const ledger = await replica();
+      expect(await ledger.ping()).toBe(true);
+      await ledger.close();
+      expect(await ledger.ping()).toBe(false);
+      await ledger.close(); // twice is harmless
+    });
+
+    it("parses bigint columns to numbers on its own pool only", async () => {
+      const ledger = await replica();
+      const r = await ledger.acquire(key(1), holder(1), 8e15 - T0, T0);
+      expect(r.outcome === "acquired" && r.lease.expiresAt).toBe(8e15);
+      expect(typeof (await ledger.history(key(1)))[0]!.id).toBe("number");
+      expect(pg.types.getTypeParser(20)("5")).toBe("5");
+    });
+
+    it("survives the server dropping its idle connections: the error is logged and the next operation reconnects", async () => {
+      const appName = `${fresh.schema}_idle`;
+      const log = vi.fn();
+      const ledger = await replica({ connectionString: `${fresh.connectionString}?application_name=${appName}`, log });
+      await Promise.all([1, 2, 3].map((i) => ledger.acquire(key(i), holder(i), HOUR, T0)));
+      const killed = await admin((c) =>
+        c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [appName]),
+      );
+      expect(killed.rowCount).toBeGreaterThan(0);
+      await vi.waitFor(() => expect(log).toHaveBeenCalledTimes(killed.rowCount!));
+      const r = await ledger.acquire(key(4), holder(4), HOUR, T0);
+      expect(r.outcome).toBe("acquired");
+      expect(await ledger.ping()).toBe(true);
+    });
+
+    it("retries a transaction whose connection is lost before COMMIT, applying it once", async () => {
+      const appName = `${fresh.schema}_victim`;
+      const log = vi.fn();
+      const ledger = await replica({ connectionString: `${fresh.connectionString}?application_name=${appName}`, poolSize: 1, log });
+      await ledger.note(key(1), null, T0); // the issue's row now exists
+      const blocker = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await blocker.connect();
+      try {
+        await blocker.query("BEGIN");
+        await blocker.query(`SELECT * FROM ${table("leases")} WHERE repo_id = $1 AND issue = 1 FOR UPDATE`, [repo.repoId]);
+        const waitingPid = () =>
+          admin(async (c) => {
+            const { rows } = await c.query<{ pid: number }>(
+              "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+              [appName],
+            );
+            return rows[0]?.pid;
+          });
+        const pending = ledger.acquire(key(1), holder(1), HOUR, T0, { delivery: "victim" });
+        let pid: number | undefined;
+        await vi.waitFor(async () => expect((pid = await waitingPid())).toBeDefined(), { timeout: 10_000 });
+        await admin((c) => c.query("SELECT pg_terminate_backend($1)", [pid]));
+        // The retry, on a new connection, queues on the same row lock.
+        await vi.waitFor(
+          async () => {
+            const again = await waitingPid();
+            expect(again !== undefined && again !== pid).toBe(true);
+          },
+          { timeout: 10_000 },
+        );
+        await blocker.query("COMMIT");
+        const r = await pending;
+        expect(r.outcome).toBe("acquired");
+        expect(r.duplicate).toBe(false);
+        expect(log).toHaveBeenCalled();
+      } finally {
+        await blocker.end();
+      }
+      const history = await ledger.history(key(1));
+      expect(history.map((h) => h.op)).toEqual(["note", "acquire"]);
+    });
+  });
+});
