@@ -1,0 +1,359 @@
+/**
+ * How fast is the ledger, against what the storage can do at all?
+ *
+ *   npm run bench:ledger [-- --json] [--ops N] [--rounds N]
+ *
+ * On a database file in a fresh temp folder, opened with the ledger's own
+ * settings (WAL, synchronous=FULL: one fsync per commit):
+ *
+ *  1. mix: ops/s of a realistic mix (60% acquire, 25% renew, 15% release,
+ *     random holders, a moving synthetic clock) over 10,000 issues;
+ *  2. floor: ops/s of the cheapest durable write, one `INSERT ... ON CONFLICT
+ *     DO UPDATE` per `BEGIN IMMEDIATE` transaction, on a file opened the same
+ *     way; and mix ÷ floor (goal >= 0.8): what the ledger's rules cost on top
+ *     of the commit every write pays anyway;
+ *  3. per-operation time with 1,000 and with 1,000,000 rows in the leases
+ *     table (same op mix, same number of ops), and their ratio (goal <= 1.3):
+ *     the ledger must not slow down as it grows, since rows are never deleted.
+ *     In the big table the measured repository is a busy one (100,000 of the
+ *     rows), so that a query reading a whole repository's rows shows here.
+ *
+ * The measurements run interleaved in rounds, and the medians are reported,
+ * so that noise on a shared machine hits all of them alike.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import type Database from "better-sqlite3";
+import { openSqlite, SqliteLedger } from "../src/ledger/sqlite.js";
+import type { Holder, Ledger } from "../src/ledger/types.js";
+
+const HOUR = 3_600_000;
+const T0 = 1_700_000_000_000;
+const MIX_ISSUES = 10_000;
+const HOLDERS = 1_000;
+/** Repository of the measured operations; the bulk-loaded filler lives in others. */
+const REPO = { repoId: 1, repo: "bench/main" };
+/** The issues of REPO the scale measurements work on; both tables hold rows for all of them. */
+const SCALE_ISSUES = 1_000;
+/** In the big table, REPO is a busy repository with this many rows; other repositories have SCALE_ISSUES each. */
+const BIG_REPO_ROWS = 100_000;
+/** Operations per turn of each measurement when interleaving. */
+const CHUNK = 100;
+
+const GOAL_RATIO = 0.8;
+const GOAL_SCALE = 1.3;
+
+function usage(): never {
+  console.error("usage: node dist/bench/ledger.js [--json] [--ops N] [--rounds N] [--postgres]");
+  process.exit(2);
+}
+
+function parse() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        json: { type: "boolean", default: false },
+        ops: { type: "string", default: "3000" },
+        rounds: { type: "string", default: "3" },
+        postgres: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    if (values.help) usage();
+    const ops = Number(values.ops);
+    const rounds = Number(values.rounds);
+    if (!Number.isInteger(ops) || ops < 1 || !Number.isInteger(rounds) || rounds < 1) usage();
+    return { json: values.json, ops, rounds, postgres: values.postgres };
+  } catch (err) {
+    console.error((err as Error).message);
+    usage();
+  }
+}
+
+/** mulberry32: seeded, so every run measures the same sequence of operations. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** The issues a workload believes held and by whom, to renew and release mostly one's own, as people do. */
+class Held {
+  private readonly issues: number[] = [];
+  private readonly at = new Map<number, number>();
+  private readonly by = new Map<number, Holder>();
+
+  set(issue: number, holder: Holder): void {
+    if (!this.at.has(issue)) {
+      this.at.set(issue, this.issues.length);
+      this.issues.push(issue);
+    }
+    this.by.set(issue, holder);
+  }
+
+  delete(issue: number): void {
+    const i = this.at.get(issue);
+    if (i === undefined) return;
+    const last = this.issues.pop()!;
+    if (last !== issue) {
+      this.issues[i] = last;
+      this.at.set(last, i);
+    }
+    this.at.delete(issue);
+    this.by.delete(issue);
+  }
+
+  pick(rnd: () => number): [number, Holder] | null {
+    if (this.issues.length === 0) return null;
+    const issue = this.issues[Math.floor(rnd() * this.issues.length)]!;
+    return [issue, this.by.get(issue)!];
+  }
+}
+
+/** A stream of mix operations against one ledger, carrying its clock and beliefs from round to round. */
+class Mix {
+  private readonly rnd: () => number;
+  private readonly held = new Held();
+  /** `op:outcome` -> count, to show what the mix really did. */
+  readonly outcomes = new Map<string, number>();
+  now = T0;
+
+  constructor(
+    readonly ledger: Ledger,
+    private readonly issues: number,
+    seed: number,
+  ) {
+    this.rnd = random(seed);
+  }
+
+  private holder(): Holder {
+    const id = 1 + Math.floor(this.rnd() * HOLDERS);
+    return { id, login: `user${id}` };
+  }
+
+  private count(key: string): void {
+    this.outcomes.set(key, (this.outcomes.get(key) ?? 0) + 1);
+  }
+
+  /** Runs `ops` operations; returns the time they took, in ms. */
+  async run(ops: number): Promise<number> {
+    const { ledger, rnd } = this;
+    const start = performance.now();
+    for (let i = 0; i < ops; i++) {
+      // About a second between commands; leases of an hour, so some expire.
+      this.now += Math.floor(rnd() * 2000);
+      const roll = rnd();
+      if (roll < 0.6) {
+        const issue = 1 + Math.floor(rnd() * this.issues);
+        const holder = this.holder();
+        const r = await ledger.acquire({ ...REPO, issue }, holder, HOUR, this.now, { maxPerHolder: 5, remindBefore: HOUR / 4 });
+        if (r.outcome === "acquired") this.held.set(issue, holder);
+        this.count(`acquire:${r.outcome}`);
+      } else {
+        // Mostly one's own lease; now and then someone else's or a free issue.
+        const mine = rnd() < 0.85 ? this.held.pick(rnd) : null;
+        const [issue, holder] = mine ?? [1 + Math.floor(rnd() * this.issues), this.holder()];
+        if (roll < 0.85) {
+          const r = await ledger.renew({ ...REPO, issue }, holder, HOUR, this.now, { remindBefore: HOUR / 4 });
+          this.count(`renew:${r.outcome}`);
+        } else {
+          const r = await ledger.release({ ...REPO, issue }, holder, this.now);
+          if (r.outcome === "released") this.held.delete(issue);
+          this.count(`release:${r.outcome}`);
+        }
+      }
+    }
+    return performance.now() - start;
+  }
+}
+
+/** The floor: one upsert per IMMEDIATE transaction, on a file with the ledger's settings. */
+class Floor {
+  private readonly rnd = random(99);
+  private readonly tx: (k: number, v: number, t: number) => void;
+
+  constructor(readonly db: Database.Database) {
+    db.exec("CREATE TABLE IF NOT EXISTS floor (k INTEGER PRIMARY KEY, v INTEGER NOT NULL, t INTEGER NOT NULL)");
+    const upsert = db.prepare(
+      "INSERT INTO floor (k, v, t) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v, t = excluded.t",
+    );
+    const tx = db.transaction((k: number, v: number, t: number) => upsert.run(k, v, t));
+    this.tx = (k, v, t) => tx.immediate(k, v, t);
+  }
+
+  async run(ops: number): Promise<number> {
+    const start = performance.now();
+    for (let i = 0; i < ops; i++) {
+      // `await` as the ledger's calls do, so that both pay the same for being async.
+      await Promise.resolve(this.tx(1 + Math.floor(this.rnd() * MIX_ISSUES), i, T0 + i));
+    }
+    return performance.now() - start;
+  }
+}
+
+/**
+ * Fills the leases table to `rows` rows (with one history row each): REPO,
+ * whose first SCALE_ISSUES issues the scale mix works on, gets up to
+ * BIG_REPO_ROWS of them (a busy repository: its rows are never deleted
+ * either), other repositories SCALE_ISSUES each. Plain prepared INSERTs in
+ * one transaction.
+ */
+function bulkLoad(db: Database.Database, rows: number): void {
+  const rnd = random(rows);
+  const lease = db.prepare(
+    `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const history = db.prepare(
+    `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at)
+     VALUES (?, ?, ?, 'acquire', 'acquired', ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  db.transaction(() => {
+    const own = Math.min(rows, BIG_REPO_ROWS);
+    for (let n = 0; n < rows; n++) {
+      const repoId = n < own ? REPO.repoId : 2 + Math.floor((n - own) / SCALE_ISSUES);
+      const issue = n < own ? 1 + n : 1 + ((n - own) % SCALE_ISSUES);
+      const repo = repoId === REPO.repoId ? REPO.repo : `bench/filler-${repoId}`;
+      const id = 1 + Math.floor(rnd() * HOLDERS * 50);
+      const login = `user${id}`;
+      const token = 1 + Math.floor(rnd() * 5);
+      const at = T0 - Math.floor(rnd() * 24 * HOUR);
+      const expires = at + HOUR + Math.floor(rnd() * 24 * HOUR);
+      // Half held (some expired, unswept), half free after earlier tenures.
+      const held = rnd() < 0.5;
+      lease.run(repoId, issue, repo, held ? id : null, held ? login : null, token, at, held ? expires : null, at);
+      history.run(repoId, repo, issue, id, login, id, login, token, expires, at);
+    }
+  })();
+  db.pragma("wal_checkpoint(TRUNCATE)");
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : " ".repeat(n - s.length) + s;
+}
+
+async function main(): Promise<void> {
+  const args = parse();
+  if (args.postgres) {
+    // Hook for the PostgreSQL ledger: the same mix against postgres.ts, floor a plain upsert there.
+    console.error("--postgres: not yet supported");
+    process.exit(2);
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), "issue-leases-bench-"));
+  const opened: Array<{ close(): unknown }> = [];
+  const open = (name: string) => {
+    const l = new SqliteLedger(join(dir, name));
+    opened.push(l);
+    return l;
+  };
+  try {
+    const log = (s: string) => console.log(s);
+    log(`issue-leases ledger benchmark: SQLite in ${dir} (WAL, synchronous=FULL)`);
+    log(`${args.ops} operations per measurement, ${args.rounds} interleaved rounds, medians`);
+
+    const mixLedger = open("mix.db");
+    const floorDb = openSqlite(join(dir, "floor.db"));
+    opened.push(floorDb);
+    const small = open("rows-1k.db");
+    const big = open("rows-1m.db");
+
+    let t = performance.now();
+    bulkLoad(small.db, 1_000);
+    bulkLoad(big.db, 1_000_000);
+    const loadS = ((performance.now() - t) / 1000).toFixed(1);
+    log(`bulk-loaded 1,000 and 1,000,000 lease rows (${BIG_REPO_ROWS.toLocaleString("en")} in the measured repository), + as many history rows, in ${loadS} s`);
+
+    const mix = new Mix(mixLedger, MIX_ISSUES, 1);
+    const floor = new Floor(floorDb);
+    // Same seed: the two scale runs perform the very same operations.
+    const scaleSmall = new Mix(small, SCALE_ISSUES, 2);
+    const scaleBig = new Mix(big, SCALE_ISSUES, 2);
+    // Warm-up: caches, statement preparation, the first WAL frames.
+    for (const m of [mix, floor, scaleSmall, scaleBig]) await m.run(Math.min(200, args.ops));
+
+    const results = { mix: [] as number[], floor: [] as number[], small: [] as number[], big: [] as number[] };
+    const runs: Array<[keyof typeof results, Mix | Floor]> = [
+      ["mix", mix],
+      ["floor", floor],
+      ["small", scaleSmall],
+      ["big", scaleBig],
+    ];
+    t = performance.now();
+    for (let round = 0; round < args.rounds; round++) {
+      // Interleaved in small chunks, in an order that rotates, so that a burst
+      // of load on the machine hits every measurement alike.
+      const ms = new Map(runs.map(([name]) => [name, 0]));
+      for (let done = 0, chunk = 0; done < args.ops; done += CHUNK, chunk++) {
+        const n = Math.min(CHUNK, args.ops - done);
+        for (let i = 0; i < runs.length; i++) {
+          const [name, m] = runs[(i + chunk + round) % runs.length]!;
+          ms.set(name, ms.get(name)! + (await m.run(n)));
+        }
+      }
+      for (const [name] of runs) results[name].push(args.ops / (ms.get(name)! / 1000));
+    }
+    const measuredS = (performance.now() - t) / 1000;
+
+    const mixOps = median(results.mix);
+    const floorOps = median(results.floor);
+    const us = (opsPerS: number) => 1e6 / opsPerS;
+    const us1k = median(results.small.map(us));
+    const us1m = median(results.big.map(us));
+    const ratio = mixOps / floorOps;
+    const scale = us1m / us1k;
+
+    const rows: Array<[string, number[], number, (x: number) => string]> = [
+      ["mix (ledger), ops/s", results.mix, mixOps, (x) => x.toFixed(0)],
+      ["floor (one upsert), ops/s", results.floor, floorOps, (x) => x.toFixed(0)],
+      ["per op, 1k rows, µs", results.small.map(us), us1k, (x) => x.toFixed(1)],
+      ["per op, 1M rows, µs", results.big.map(us), us1m, (x) => x.toFixed(1)],
+    ];
+    const head = ["", ...results.mix.map((_, i) => `round ${i + 1}`), "median"];
+    log("");
+    log([head[0]!.padEnd(28), ...head.slice(1).map((h) => pad(h, 10))].join(""));
+    for (const [label, xs, med, fmt] of rows) log([label.padEnd(28), ...xs.map((x) => pad(fmt(x), 10)), pad(fmt(med), 10)].join(""));
+    log("");
+    const verdict = (ok: boolean) => (ok ? "ok" : "MISSED");
+    log(`${"ledger ÷ floor".padEnd(28)}${pad(ratio.toFixed(2), 10)}   goal >= ${GOAL_RATIO}   ${verdict(ratio >= GOAL_RATIO)}`);
+    log(`${"1M rows ÷ 1k rows, per op".padEnd(28)}${pad(scale.toFixed(2), 10)}   goal <= ${GOAL_SCALE}   ${verdict(scale <= GOAL_SCALE)}`);
+    const total = [...mix.outcomes.values()].reduce((a, b) => a + b, 0);
+    const shares = [...mix.outcomes].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${((100 * n) / total).toFixed(0)}%`);
+    log(`mix outcomes: ${shares.join(", ")}`);
+    log(`(measured for ${measuredS.toFixed(1)} s)`);
+
+    if (args.json) {
+      // The last line of stdout, for scripts.
+      const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
+      console.log(
+        JSON.stringify({
+          mix_ops_per_s: round(mixOps, 1),
+          floor_ops_per_s: round(floorOps, 1),
+          ratio: round(ratio, 3),
+          op_us_1k: round(us1k, 1),
+          op_us_1m: round(us1m, 1),
+          scale_ratio: round(scale, 3),
+        }),
+      );
+    }
+  } finally {
+    for (const l of opened) await l.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
