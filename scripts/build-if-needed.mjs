@@ -1,9 +1,11 @@
-// `npm start` and the benchmarks run compiled JavaScript. Build when dist/ is
-// missing or older than any source file, so that a fresh clone needs only
-// `npm ci && npm start`.
+// `npm start`, the benchmarks and the CLI's tests run compiled JavaScript.
+// Build when dist/ is missing or older than any source file, so that a fresh
+// clone needs only `npm ci && npm start`.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 
 function newest(dir) {
   let t = 0;
@@ -15,11 +17,48 @@ function newest(dir) {
 }
 
 const stamp = "dist/src/index.js";
-const stale =
+const isStale = () =>
   !existsSync(stamp) ||
   Math.max(newest("src"), newest("bench"), statSync("tsconfig.json").mtimeMs) > statSync(stamp).mtimeMs;
-if (stale) {
-  execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
-    stdio: "inherit",
-  });
+
+// Test files run in parallel processes and may each ask for a build: two tsc
+// runs writing dist/ at once could let one read the other's half-written file.
+// One builds, under a lock directory; the others wait, then find dist/ fresh.
+const lock = join(tmpdir(), `issue-leases-build-${createHash("sha1").update(resolve(".")).digest("hex").slice(0, 12)}.script.lock`);
+
+function acquire() {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      return;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      try {
+        // Left by a build that was killed.
+        if (Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      } catch {
+        // Released meanwhile.
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the build lock ${lock}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+}
+
+if (isStale()) {
+  acquire();
+  try {
+    if (isStale()) {
+      const started = new Date();
+      execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
+        stdio: "inherit",
+      });
+      // Stamped with the build's start, not its end: a source edited while tsc
+      // ran may not be in dist/, and must leave it stale for the next run.
+      utimesSync(stamp, started, started);
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }

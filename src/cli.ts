@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+/**
+ * `issue-leases`, the operator CLI (the package's `bin`): list leases, show an
+ * issue's history, release a lease, check the database. See `src/cli/run-cli.ts`.
+ */
+import { runCli } from "./cli/run-cli.js";
+
+// `issue-leases list | head` closes the pipe early: that is not an error.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+  clock: Date.now,
+  env: process.env,
+});

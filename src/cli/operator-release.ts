@@ -1,0 +1,68 @@
+/**
+ * `issue-leases release`: an operator ends a lease from the command line.
+ * It is a force release like any other (the same ledger transaction, the
+ * same outbox effect as an issue being closed), so the running app updates
+ * labels and assignee and posts the reply; the CLI never talks to GitHub.
+ */
+import type { Holder, IssueKey, Lease, Ledger, NewEffect, RepoInfo } from "../ledger/types.js";
+import { REFLECT, type ReflectPayload } from "../reflect/drainer.js";
+import { leaseView, type Reply } from "../reflect/render.js";
+
+/**
+ * Who the ledger's history records as the actor of an operator's release.
+ * Id 0 is no GitHub account (their ids start at 1), so it never matches a
+ * holder, and history reads "operator" for anything done from the CLI.
+ */
+export const OPERATOR: Holder = { id: 0, login: "operator" };
+
+/** The operator's reason is posted on the issue: kept to one short paragraph. */
+export const MAX_REASON = 300;
+
+/**
+ * One line of at most `MAX_REASON` characters. Mentions and HTML are
+ * neutralised when the reply is rendered (`safeText`); newlines are folded
+ * here so the reason cannot start markdown blocks of its own.
+ */
+export function cleanReason(reason: string): string {
+  const line = reason.replace(/\s+/g, " ").trim();
+  return line.length > MAX_REASON ? `${line.slice(0, MAX_REASON - 1).trimEnd()}…` : line;
+}
+
+/** The outbox effect of an operator's release: reconcile labels and assignee, and say why on the issue. */
+export function operatorReleaseEffect(info: RepoInfo, lease: Lease, reason: string, now: number): NewEffect {
+  const reply: Reply = {
+    op: "release",
+    outcome: "released",
+    issue: lease.issue,
+    at: now,
+    command: null,
+    actor: OPERATOR.login,
+    lease: leaseView(lease),
+    ignored: 0,
+    // The holder did not release it: tell them.
+    mentionHolder: true,
+    reason: `Released from the command line by an operator of this app. Reason: ${reason}`,
+  };
+  const [owner = "", repo = ""] = info.repo.split("/");
+  const payload: ReflectPayload = { owner, repo, reconcile: true, reply };
+  return { installation: info.installation, kind: REFLECT, payload };
+}
+
+/** What the release did: the tenure it ended, or null when the issue had no live lease (nothing queued). */
+export async function operatorRelease(
+  ledger: Ledger,
+  info: RepoInfo,
+  issue: number,
+  reason: string,
+  now: number,
+): Promise<Lease | null> {
+  const key: IssueKey = { repoId: info.repoId, repo: info.repo, issue };
+  // Nothing to release: record nothing, queue nothing (as for a closed issue without a lease).
+  if (!(await ledger.current(key, now))) return null;
+  const text = cleanReason(reason);
+  const res = await ledger.forceRelease(key, OPERATOR, now, {
+    // Decided in the transaction: the lease may have ended since `current`.
+    effects: (r) => (r.lease ? [operatorReleaseEffect(info, r.lease, text, now)] : []),
+  });
+  return res.lease;
+}
