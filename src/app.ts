@@ -48,6 +48,13 @@ interface CommentLike {
   performed_via_github_app?: { id?: number } | null;
 }
 
+/** What `issues.closed` and `pull_request.closed` share. */
+interface ClosedPayload {
+  repository: { id: number; full_name: string; name: string; owner: { login: string } };
+  installation?: { id: number };
+  sender: { id: number; login: string };
+}
+
 /** A comment this app wrote: by its app id, or a bot comment carrying its marker. Never answered. */
 export function isOwnComment(comment: CommentLike, appId: number | undefined): boolean {
   if (appId !== undefined && comment.performed_via_github_app?.id === appId) return true;
@@ -186,9 +193,10 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       if (ConfigCache.pushTouchesConfig(context.payload)) configs.invalidate(context.payload.repository.id);
     });
 
-    app.on("issues.closed", (context) =>
+    /** An issue or a pull request was closed: its lease ends. */
+    const closed = (context: { id: string; payload: ClosedPayload }, issue: number, merged: boolean) =>
       track(async () => {
-        const { issue, repository, installation, sender } = context.payload;
+        const { repository, installation, sender } = context.payload;
         if (!installation) return;
         await rememberRepo(repository.id, repository.full_name, installation.id);
         const handled = await handleIssueClosed(
@@ -196,14 +204,21 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
             delivery: context.id,
             installation: installation.id,
             repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
-            issue: issue.number,
+            issue,
             actor: { id: sender.id, login: sender.login },
-            merged: Boolean((issue as { pull_request?: { merged_at?: string | null } }).pull_request?.merged_at),
+            merged,
           },
           { ledger, now: clock() },
         );
         if (handled) drainer.kick();
-      }),
+      });
+    app.on("issues.closed", (context) =>
+      closed(context, context.payload.issue.number, Boolean((context.payload.issue as { pull_request?: { merged_at?: string | null } }).pull_request?.merged_at)),
+    );
+    // GitHub sends no `issues.closed` for a pull request: closing or merging one ends its lease here.
+    // The lease check handles the same delivery, hence a delivery key of this handler's own.
+    app.on("pull_request.closed", (context) =>
+      closed({ ...context, id: `${context.id}/close` }, context.payload.pull_request.number, Boolean(context.payload.pull_request.merged)),
     );
 
     app.on(["issues.transferred", "issues.deleted"], (context) =>

@@ -111,13 +111,16 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
             `${config.defaultTtl === null ? " (no expiry)" : ` (${formatDuration(config.defaultTtl)})`}.`,
         );
       }
+      // A lease no longer than the reminder window would be reminded at the next
+      // sweep, right after the reply that already says when it ends: no reminder.
+      const remindBefore = config.reminderBefore !== null && ttl !== null && ttl > config.reminderBefore ? config.reminderBefore : null;
       if (parsed.kind === "claim") {
         const refusal = mayClaim(ev, config);
         if (refusal) return refuse("forbidden", refusal);
         const applied = await ledger.acquire(key, actor, ttl, now, {
           delivery: ev.delivery,
           maxPerHolder: config.maxLeasesPerHolder,
-          remindBefore: config.reminderBefore,
+          remindBefore,
           effects: (res) => {
             if (res.outcome === "acquired") return effect(reply("acquired", leaseView(res.lease), { newTenure: res.newTenure }), true, config);
             if (res.outcome === "held") return effect(reply("held", leaseView(res.lease)), false);
@@ -128,7 +131,7 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
       }
       const applied = await ledger.renew(key, actor, ttl, now, {
         delivery: ev.delivery,
-        remindBefore: config.reminderBefore,
+        remindBefore,
         effects: (res) =>
           res.outcome === "renewed"
             ? effect(reply("renewed", leaseView(res.lease)), true, config)

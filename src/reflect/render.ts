@@ -162,6 +162,8 @@ function headline(r: Reply): string {
         : `There is no live lease on this issue to ${r.op}. Nothing changed; use \`/claim\` to take it.`;
     case "released":
       if (!l) return "There was no live lease on this issue; it is free. Nothing else changed.";
+      // No actor: an event ended the lease (the issue was closed), not the holder; `reason` says which.
+      if (r.actor === null) return `${who(l.holder, r.mentionHolder)}'s lease (token **${l.token}**) ended. The issue is free.`;
       return r.actor && r.actor.toLowerCase() !== l.holder.toLowerCase()
         ? `${who(r.actor)} released ${who(l.holder, r.mentionHolder)}'s lease (token **${l.token}**). The issue is free.`
         : `${who(l.holder)} released the lease (token **${l.token}**). The issue is free.`;

@@ -9,10 +9,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
+import { afterEach, beforeEach } from "vitest";
 import { type AppOptions, issueLeases, type Runtime } from "../../src/app.js";
 import { SqliteLedger } from "../../src/ledger/sqlite.js";
+import { commentPayload, type UserSpec } from "./payloads.js";
 
 export const APP_ID = 777;
+
+/**
+ * No retries or throttling in tests, as in create-probot-app's template. A
+ * plain `defaults({ throttle: { enabled: false } })` is not enough in Probot
+ * 14: Probot's own throttle options are merged over it (shallowly), which
+ * turns throttling back on for installation clients (`app.auth(id)`), and a
+ * test then waits 3 s between comments. A defaults function runs after that
+ * merge.
+ */
+export const UnthrottledOctokit = ProbotOctokit.defaults((options: Record<string, any>) => ({
+  ...options,
+  retry: { enabled: false },
+  throttle: { ...options.throttle, enabled: false },
+}));
 export const T0 = Date.parse("2026-12-01T12:00:00Z");
 export const API = "https://api.github.com";
 
@@ -36,8 +52,7 @@ export async function startApp(opts: Partial<AppOptions> & { start?: number } = 
   const probot = new Probot({
     appId: APP_ID,
     githubToken: "test-token",
-    // As in create-probot-app's template: no retries or throttling in tests.
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: UnthrottledOctokit,
     logLevel: "fatal",
   });
   await probot.load(
@@ -97,4 +112,198 @@ export function noConfigFile(owner = "Codertocat", repo = "Hello-World"): void {
 
 export function configFile(yaml: string, owner = "Codertocat", repo = "Hello-World"): void {
   nock(API).get(`/repos/${owner}/${repo}/contents/.github%2Fissue-leases.yml`).reply(200, yaml, { "content-type": "text/plain" });
+}
+
+/** One request the app made to GitHub, as a test's mock received it (path decoded, body parsed). */
+export interface GitHubCall {
+  method: string;
+  path: string;
+  body: any;
+}
+
+type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+const decodePath = (uri: string) => decodeURIComponent(uri.split("?")[0] ?? "");
+
+/**
+ * Strict, recording GitHub mocks for one repository: each method mocks
+ * exactly one request (nock interceptors are used once), and every request
+ * that matched is recorded in order in `calls`, so a test asserts the exact
+ * sequence of reads and writes a command cost. Paths are compared decoded
+ * (`claimed-by: alice`, not `claimed-by%3A%20alice`). Anything not mocked
+ * is an unmatched request, which `strictNock().verify()` reports.
+ */
+export class GitHubMock {
+  readonly calls: GitHubCall[] = [];
+
+  constructor(
+    readonly owner = "Codertocat",
+    readonly repo = "Hello-World",
+  ) {}
+
+  /** Mocks one request; `path` is absolute (`/repos/...`) or relative to the repository. */
+  expect(method: Method, path: string, status = 200, response: unknown = {}): this {
+    const full = path.startsWith("/repos/") ? path : `/repos/${this.owner}/${this.repo}${path}`;
+    nock(API)
+      .intercept((uri: string) => decodePath(uri) === full, method)
+      .reply((uri, body) => {
+        let parsed: unknown = body;
+        if (typeof body === "string" && body !== "") {
+          try {
+            parsed = JSON.parse(body);
+          } catch {
+            parsed = body;
+          }
+        }
+        this.calls.push({ method, path: decodePath(uri), body: parsed });
+        return [status, response as nock.Body];
+      });
+    return this;
+  }
+
+  /** The config file: its YAML, or null for none in the repository nor in the owner's `.github` repository (two reads). */
+  config(yaml: string | null): this {
+    const path = "/contents/.github/issue-leases.yml";
+    if (yaml !== null) {
+      nock(API)
+        .intercept((uri: string) => decodePath(uri) === `/repos/${this.owner}/${this.repo}${path}`, "GET")
+        .reply((uri) => {
+          this.calls.push({ method: "GET", path: decodePath(uri), body: null });
+          return [200, yaml, { "content-type": "text/plain" }];
+        });
+      return this;
+    }
+    this.expect("GET", path, 404, { message: "Not Found" });
+    return this.expect("GET", `/repos/${this.owner}/.github${path}`, 404, { message: "Not Found" });
+  }
+
+  createLabel(): this {
+    return this.expect("POST", "/labels", 201, {});
+  }
+  addLabels(issue = 1): this {
+    return this.expect("POST", `/issues/${issue}/labels`, 200, []);
+  }
+  /** GitHub answers with the issue; `accepted: false` leaves the login out, as it does for bots and people without access. */
+  assign(issue: number, login: string, accepted = true): this {
+    return this.expect("POST", `/issues/${issue}/assignees`, 201, { number: issue, assignees: accepted ? [{ login }] : [] });
+  }
+  unassign(issue = 1): this {
+    return this.expect("DELETE", `/issues/${issue}/assignees`, 200, { number: issue, assignees: [] });
+  }
+  removeLabel(issue: number, name: string, status = 200): this {
+    return this.expect("DELETE", `/issues/${issue}/labels/${name}`, status, status === 200 ? [] : { message: "Label does not exist" });
+  }
+  deleteLabel(name: string): this {
+    return this.expect("DELETE", `/labels/${name}`, 204, "");
+  }
+  comment(issue = 1): this {
+    return this.expect("POST", `/issues/${issue}/comments`, 201, { id: Math.floor(Math.random() * 1e9) });
+  }
+  /** GET collaborators/:login/permission; `permission` is the legacy field GitHub derives from the role. */
+  permission(login: string, role: "admin" | "maintain" | "write" | "triage" | "read"): this {
+    const legacy = role === "maintain" ? "write" : role === "triage" ? "read" : role;
+    return this.expect("GET", `/collaborators/${login}/permission`, 200, { permission: legacy, role_name: role, user: { login } });
+  }
+
+  /** The calls a claim of a free issue makes: labels (creating `claimed` first when `createClaimed`), assignee, reply. */
+  claim(issue: number, login: string, opts: { createClaimed?: boolean; assign?: boolean } = {}): this {
+    if (opts.createClaimed) this.createLabel();
+    this.addLabels(issue);
+    if (opts.assign ?? true) this.assign(issue, login);
+    return this.comment(issue);
+  }
+
+  /** The calls that end a lease whose holder and token labels no other lease uses. */
+  release(issue: number, login: string, token: number, opts: { assign?: boolean } = {}): this {
+    this.removeLabel(issue, "claimed");
+    this.deleteLabel(`claimed-by: ${login}`);
+    this.deleteLabel(`lease #${token}`);
+    if (opts.assign ?? true) this.unassign(issue);
+    return this.comment(issue);
+  }
+
+  /** `METHOD /path` of each call, relative to the repository where possible. */
+  routes(from = 0): string[] {
+    const prefix = `/repos/${this.owner}/${this.repo}`;
+    return this.calls.slice(from).map((c) => `${c.method} ${c.path.startsWith(`${prefix}/`) ? c.path.slice(prefix.length) : c.path}`);
+  }
+  reads(from = 0): GitHubCall[] {
+    return this.calls.slice(from).filter((c) => c.method === "GET");
+  }
+  writes(from = 0): GitHubCall[] {
+    return this.calls.slice(from).filter((c) => c.method !== "GET");
+  }
+  /** Bodies of the comments posted, in order. */
+  comments(from = 0): string[] {
+    return this.calls
+      .slice(from)
+      .filter((c) => c.method === "POST" && /\/issues\/\d+\/comments$/.test(c.path))
+      .map((c) => String(c.body.body));
+  }
+  lastComment(): string {
+    const all = this.comments();
+    const last = all[all.length - 1];
+    if (last === undefined) throw new Error("no comment was posted");
+    return last;
+  }
+  /** How many calls were recorded so far: pass it to `routes`/`writes`/`comments` to look at what came after. */
+  mark(): number {
+    return this.calls.length;
+  }
+}
+
+/** Registers beforeEach/afterEach that start a fresh app and strict mocks per test, and close and verify them after. */
+export function useApp(opts: Partial<AppOptions> & { start?: number } = {}): {
+  readonly h: Harness;
+  readonly gh: GitHubMock;
+} {
+  let h: Harness | undefined;
+  let gh: GitHubMock | undefined;
+  let mock: ReturnType<typeof strictNock> | undefined;
+  beforeEach(async () => {
+    mock = strictNock();
+    gh = new GitHubMock();
+    h = await startApp(opts);
+  });
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    mock?.verify();
+  });
+  return {
+    get h() {
+      if (!h) throw new Error("no app: use inside a test");
+      return h;
+    },
+    get gh() {
+      if (!gh) throw new Error("no mocks: use inside a test");
+      return gh;
+    },
+  };
+}
+
+/**
+ * Has `author` claim `issue` and applies the outbox, mocking the calls a
+ * claim costs. `first`: the repository's first command in this app (the
+ * config file is read, and found missing, and `claimed` is created).
+ */
+export async function claimFor(
+  h: Harness,
+  gh: GitHubMock,
+  author: UserSpec,
+  opts: { issue?: number; body?: string; first?: boolean } = {},
+): Promise<void> {
+  const issue = opts.issue ?? 1;
+  if (opts.first) gh.config(null);
+  await h.receive("issue_comment", commentPayload({ body: opts.body ?? "/claim", author, issue }));
+  gh.claim(issue, author.login, { createClaimed: opts.first });
+  await h.drain();
+}
+
+/** The logins a comment would @-mention: outside code spans, HTML comments and escapes. */
+export function mentionsIn(body: string): string[] {
+  const visible = body
+    .replace(/<!--[\s\S]*?-->/g, "")
+    .replace(/(`+)[\s\S]*?\1/g, "");
+  return Array.from(visible.matchAll(/(?<![\w`])@([A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?)/g), (m) => m[1]!);
 }

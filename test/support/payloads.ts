@@ -44,11 +44,13 @@ export interface CommentSpec {
   /** Edited: the previous body. */
   previousBody?: string;
   performedViaAppId?: number;
+  /** Default: "edited" when previousBody is given, else "created". */
+  action?: "created" | "edited" | "deleted";
 }
 
-/** An `issue_comment.created` (or `.edited` with previousBody) payload. */
+/** An `issue_comment.created` payload (`.edited` with previousBody, or the `action` given). */
 export function commentPayload(spec: CommentSpec): Record<string, any> {
-  const action = spec.previousBody === undefined ? "created" : "edited";
+  const action = spec.action ?? (spec.previousBody === undefined ? "created" : "edited");
   const p = example("issue_comment", action);
   const author = spec.author ?? alice;
   p.comment.body = spec.body;
@@ -73,6 +75,8 @@ export function commentPayload(spec: CommentSpec): Record<string, any> {
 export function issuesPayload(action: string, spec: { issue?: number; sender?: UserSpec; label?: string; labels?: string[] }): Record<string, any> {
   const base = example("issues", action === "closed" ? "reopened" : action);
   base.action = action;
+  // GitHub's transferred example is from another repository; every other example is Codertocat/Hello-World.
+  if (base.repository.id !== REPO.id) base.repository = example("issues", "reopened").repository;
   base.issue.number = spec.issue ?? 1;
   if (action === "closed") base.issue.state = "closed";
   base.issue.labels = (spec.labels ?? []).map((name, i) => ({ id: i + 1, node_id: `L_${i}`, url: "", name, color: "ededed", default: false, description: null }));
@@ -94,16 +98,21 @@ export function pushPayload(spec: { ref?: string; modified?: string[] }): Record
 /** A `pull_request.<action>` payload. */
 export function pullRequestPayload(
   action: string,
-  spec: { number?: number; body?: string; author?: UserSpec; headSha?: string },
+  spec: { number?: number; body?: string; author?: UserSpec; headSha?: string; merged?: boolean; sender?: UserSpec },
 ): Record<string, any> {
   const p = example("pull_request", action === "edited" ? "opened" : action);
+  if (action === "closed") {
+    p.pull_request.state = "closed";
+    p.pull_request.merged = spec.merged ?? false;
+    p.pull_request.merged_at = spec.merged ? p.pull_request.closed_at ?? "2026-12-01T12:00:00Z" : null;
+  }
   p.action = action;
   p.number = spec.number ?? 2;
   p.pull_request.number = p.number;
   p.pull_request.body = spec.body ?? "";
   p.pull_request.user = user(p.pull_request.user, spec.author ?? alice);
   p.pull_request.head.sha = spec.headSha ?? "a".repeat(40);
-  p.sender = user(p.sender, spec.author ?? alice);
+  p.sender = user(p.sender, spec.sender ?? spec.author ?? alice);
   p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   return p;
 }

@@ -1,0 +1,155 @@
+/**
+ * Deliveries as GitHub makes them: redelivered with the same id, and
+ * concurrent. The ledger, not the payload, decides who holds an issue.
+ */
+import { describe, expect, it } from "vitest";
+import { parseMarker } from "../../src/reflect/render.js";
+import { claimFor, useApp } from "../support/app-harness.js";
+import { alice, bob, commentPayload, issuesPayload, maintainer, REPO } from "../support/payloads.js";
+
+const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
+
+describe("redelivery", () => {
+  const t = useApp();
+
+  it("applies a delivery received twice once: the second receive makes no HTTP call and adds no history row", async () => {
+    const { h, gh } = t;
+    const payload = commentPayload({ body: "/claim", author: alice });
+    gh.config(null);
+    await h.receive("issue_comment", payload, "delivery-1");
+    gh.claim(1, "alice", { createClaimed: true });
+    await h.drain();
+
+    const before = gh.mark();
+    await h.receive("issue_comment", payload, "delivery-1");
+    await h.drain();
+    expect(gh.calls.slice(before)).toEqual([]);
+    expect(gh.comments()).toHaveLength(1);
+    const history = await h.ledger.history(key(1));
+    expect(history.map((e) => [e.op, e.outcome, e.delivery])).toEqual([["acquire", "acquired", "delivery-1"]]);
+  });
+
+  it("applies a redelivered `/release` once, even after someone else claimed in between", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true });
+    const release = commentPayload({ body: "/release", author: alice });
+    await h.receive("issue_comment", release, "release-1");
+    gh.release(1, "alice", 1);
+    await h.drain();
+    await claimFor(h, gh, bob);
+
+    const before = gh.mark();
+    await h.receive("issue_comment", release, "release-1");
+    await h.drain();
+    expect(gh.calls.slice(before)).toEqual([]);
+    expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { login: "bob" }, token: 2 });
+  });
+
+  it("applies a redelivered `issues.closed` once", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true });
+    const closed = issuesPayload("closed", { sender: maintainer });
+    await h.receive("issues", closed, "closed-1");
+    gh.release(1, "alice", 1);
+    await h.drain();
+
+    const before = gh.mark();
+    await h.receive("issues", closed, "closed-1");
+    await h.drain();
+    expect(gh.calls.slice(before)).toEqual([]);
+    expect((await h.ledger.history(key(1))).map((e) => e.op)).toEqual(["acquire", "force_release"]);
+  });
+});
+
+describe("concurrency", () => {
+  const t = useApp();
+
+  it("gives one of two concurrent claims on an issue the lease, and tells the other it is held", async () => {
+    const { h, gh } = t;
+    // One config read for both: concurrent loads of a repository's config share one request.
+    gh.config(null);
+    await Promise.all([
+      h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }), "claim-alice"),
+      h.receive("issue_comment", commentPayload({ body: "/claim", author: bob }), "claim-bob"),
+    ]);
+    const lease = await h.ledger.current(key(1), h.now());
+    expect(lease).not.toBeNull();
+    const winner = lease!.holder.login;
+    const loser = winner === "alice" ? "bob" : "alice";
+
+    gh.claim(1, winner, { createClaimed: true });
+    gh.comment(1);
+    await h.drain();
+
+    const history = await h.ledger.history(key(1));
+    expect(history.map((e) => [e.actor?.login, e.outcome])).toEqual([
+      [winner, "acquired"],
+      [loser, "held"],
+    ]);
+    const [acquired, held] = gh.comments();
+    expect(parseMarker(acquired!)).toMatchObject({ outcome: "acquired", holder: winner, token: 1 });
+    expect(acquired).toContain(`**${winner}** now holds this issue with lease token **1**`);
+    expect(parseMarker(held!)).toMatchObject({ outcome: "held", holder: winner, token: 1 });
+    expect(held).toContain(`This issue is held by **${winner}** (token **1**)`);
+    // Labels and assignee show the winner only.
+    expect(gh.calls.find((c) => c.path.endsWith("/issues/1/labels"))!.body).toEqual({ labels: ["claimed", `claimed-by: ${winner}`, "lease #1"] });
+    expect(gh.calls.filter((c) => c.path.endsWith("/assignees")).map((c) => c.body)).toEqual([{ assignees: [winner] }]);
+  });
+
+  it("keeps `max_leases_per_holder` under concurrent claims by one person on two issues", async () => {
+    const { h, gh } = t;
+    gh.config("max_leases_per_holder: 1\n");
+    await Promise.all([
+      h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 1 })),
+      h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 2 })),
+    ]);
+    const held = await h.ledger.list(REPO.id, h.now());
+    expect(held).toHaveLength(1);
+    const won = held[0]!.issue;
+    const lost = won === 1 ? 2 : 1;
+    gh.claim(won, "alice", { createClaimed: true });
+    gh.comment(lost);
+    await h.drain();
+    const refusal = gh.comments().find((c) => parseMarker(c)?.outcome === "forbidden")!;
+    expect(refusal).toContain(`(#${won}); the limit is 1`);
+  });
+});
+
+describe("a reply GitHub failed to take", () => {
+  const t = useApp();
+
+  it("is retried after a 502 without redoing the labels, and looked for first (one read) so it is posted once", async () => {
+    const { h, gh } = t;
+    gh.config(null);
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    gh.createLabel().addLabels(1).assign(1, "alice").expect("POST", "/issues/1/comments", 502, { message: "Bad Gateway" });
+    await h.drain();
+    expect(await h.ledger.outboxStats()).toMatchObject({ pending: 1 });
+
+    const before = gh.mark();
+    h.advance(5_000);
+    gh.expect("GET", "/issues/1/comments", 200, []).comment(1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["GET /issues/1/comments", "POST /issues/1/comments"]);
+    expect(gh.comments()).toHaveLength(2); // the failed attempt, and the one that was taken
+    expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "acquired", holder: "alice", token: 1 });
+    expect(await h.ledger.outboxStats()).toMatchObject({ pending: 0, parked: 0 });
+  });
+
+  it("is not posted again when the first attempt reached GitHub although its answer was lost", async () => {
+    const { h, gh } = t;
+    gh.config(null);
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    gh.createLabel().addLabels(1).assign(1, "alice").expect("POST", "/issues/1/comments", 504, { message: "Gateway Timeout" });
+    await h.drain();
+    const posted = gh.lastComment();
+    expect(parseMarker(posted)?.ref).toEqual(expect.any(String));
+
+    const before = gh.mark();
+    h.advance(5_000);
+    gh.expect("GET", "/issues/1/comments", 200, [{ id: 1, body: posted }]);
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["GET /issues/1/comments"]);
+    expect(await h.ledger.outboxStats()).toMatchObject({ pending: 0, parked: 0 });
+  });
+});

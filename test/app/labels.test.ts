@@ -1,0 +1,128 @@
+/**
+ * The labels that mirror a lease: their names (templates, GitHub's 50
+ * character limit), and clean-up, so that a repository does not fill up with
+ * stale `claimed-by:` and `lease #` labels.
+ */
+import { describe, expect, it } from "vitest";
+import { MAX_LABEL_LENGTH } from "../../src/reflect/labels.js";
+import { parseMarker } from "../../src/reflect/render.js";
+import { claimFor, useApp } from "../support/app-harness.js";
+import { alice, bob, commentPayload, REPO, type UserSpec } from "../support/payloads.js";
+
+const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
+
+describe("label names", () => {
+  const t = useApp();
+
+  it("fits a 39-character login in a holder label of at most 50 characters, unique for two logins sharing a prefix", async () => {
+    const { h, gh } = t;
+    const prefix = "a-very-long-github-login-shared-by-";
+    const one: UserSpec = { login: `${prefix}0001`, id: 2001, association: "CONTRIBUTOR" };
+    const two: UserSpec = { login: `${prefix}0002`, id: 2002, association: "CONTRIBUTOR" };
+    expect([one.login.length, two.login.length]).toEqual([39, 39]);
+
+    await claimFor(h, gh, one, { first: true, issue: 1 });
+    const first = gh.calls.find((c) => c.path.endsWith("/issues/1/labels"))!.body.labels as string[];
+    await claimFor(h, gh, two, { issue: 2 });
+    const second = gh.calls.find((c) => c.path.endsWith("/issues/2/labels"))!.body.labels as string[];
+
+    const holderOne = first[1]!;
+    const holderTwo = second[1]!;
+    expect(first).toEqual(["claimed", holderOne, "lease #1"]);
+    expect(second).toEqual(["claimed", holderTwo, "lease #1"]);
+    for (const name of [holderOne, holderTwo]) {
+      expect(Array.from(name).length).toBeLessThanOrEqual(MAX_LABEL_LENGTH);
+      expect(name.startsWith("claimed-by: a-very-long")).toBe(true);
+    }
+    expect(holderOne).not.toBe(holderTwo);
+    // The reply shows the login in full.
+    expect(parseMarker(gh.lastComment())).toMatchObject({ holder: two.login });
+
+    // Releasing recognises the shortened label as the holder's, and deletes it from the repository.
+    const before = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: one, issue: 1 }));
+    gh.removeLabel(1, "claimed").deleteLabel(holderOne).removeLabel(1, "lease #1").unassign(1).comment(1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual([
+      "DELETE /issues/1/labels/claimed",
+      `DELETE /labels/${holderOne}`,
+      "DELETE /issues/1/labels/lease #1",
+      "DELETE /issues/1/assignees",
+      "POST /issues/1/comments",
+    ]);
+  });
+
+  it("uses only the labels of custom templates (`claimed: false`, `wip: {holder}`, `t{token}`)", async () => {
+    const { h, gh } = t;
+    gh.config('labels:\n  claimed: false\n  holder: "wip: {holder}"\n  token: "t{token}"\n');
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    gh.addLabels(1).assign(1, "alice").comment(1);
+    await h.drain();
+    expect(gh.routes()).toEqual([
+      "GET /contents/.github/issue-leases.yml",
+      "POST /issues/1/labels",
+      "POST /issues/1/assignees",
+      "POST /issues/1/comments",
+    ]);
+    expect(gh.calls[1]!.body).toEqual({ labels: ["wip: alice", "t1"] });
+
+    const before = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: alice }));
+    gh.deleteLabel("wip: alice").deleteLabel("t1").unassign(1).comment(1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["DELETE /labels/wip: alice", "DELETE /labels/t1", "DELETE /issues/1/assignees", "POST /issues/1/comments"]);
+  });
+});
+
+describe("label clean-up", () => {
+  const t = useApp();
+
+  it("takes labels another live lease still uses off the issue only, and deletes them from the repository with the last lease", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true, issue: 1 });
+    await claimFor(h, gh, alice, { issue: 2 });
+
+    let before = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: alice, issue: 1 }));
+    gh.removeLabel(1, "claimed").removeLabel(1, "claimed-by: alice").removeLabel(1, "lease #1").unassign(1).comment(1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual([
+      "DELETE /issues/1/labels/claimed",
+      "DELETE /issues/1/labels/claimed-by: alice",
+      "DELETE /issues/1/labels/lease #1",
+      "DELETE /issues/1/assignees",
+      "POST /issues/1/comments",
+    ]);
+
+    before = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: alice, issue: 2 }));
+    gh.release(2, "alice", 1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual([
+      "DELETE /issues/2/labels/claimed",
+      "DELETE /labels/claimed-by: alice",
+      "DELETE /labels/lease #1",
+      "DELETE /issues/2/assignees",
+      "POST /issues/2/comments",
+    ]);
+    expect(await h.ledger.list(REPO.id, h.now())).toEqual([]);
+  });
+
+  it("adds only what an issue lacks when it already carries some of the labels, and leaves other labels alone", async () => {
+    const { h, gh } = t;
+    gh.config(null);
+    // A `claimed` label left over from before the app (or put there by hand), and a label of the maintainers'.
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob, labels: ["claimed", "bug"] }));
+    gh.addLabels(1).assign(1, "bob").comment(1);
+    await h.drain();
+    expect(gh.routes()).toEqual([
+      "GET /contents/.github/issue-leases.yml",
+      "GET /repos/Codertocat/.github/contents/.github/issue-leases.yml",
+      "POST /issues/1/labels",
+      "POST /issues/1/assignees",
+      "POST /issues/1/comments",
+    ]);
+    expect(gh.calls[2]!.body).toEqual({ labels: ["claimed-by: bob", "lease #1"] });
+    expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { login: "bob" } });
+  });
+});
