@@ -88,6 +88,8 @@ export interface DrainerOptions {
   maxBackoffMs?: number;
   /** How often to look for due effects when nothing woke the drainer. */
   pollMs?: number;
+  /** How long `stop` waits for the pass in flight before handing its effects back to the outbox. */
+  stopGraceMs?: number;
   random?: () => number;
   /** Called after an issue's lease changed on GitHub (for pull request checks). */
   onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
@@ -122,6 +124,8 @@ export class Drainer {
   private wake: (() => void) | null = null;
   private kicked = false;
   private inFlight: Promise<number> | null = null;
+  /** Effects taken and not yet completed or failed, by id. */
+  private readonly applying = new Map<number, Effect>();
 
   constructor(opts: DrainerOptions) {
     this.o = {
@@ -131,6 +135,7 @@ export class Drainer {
       backoffMs: 1000,
       maxBackoffMs: 5 * 60_000,
       pollMs: 1000,
+      stopGraceMs: 5000,
       random: Math.random,
       ...opts,
     };
@@ -143,11 +148,32 @@ export class Drainer {
     this.running = this.loop();
   }
 
-  /** Stops taking effects and waits for the pass in flight to finish. */
+  /**
+   * Stops taking effects and waits for the pass in flight to finish, for at
+   * most `stopGraceMs`. A pass takes up to a batch of effects whose writes
+   * queue behind GitHub's throttle (a second each), so it can outlast any
+   * shutdown deadline; and a lock left by a process that exits holds its
+   * effects back for `lockMs` after the restart. So what is still being
+   * applied then is handed back, due at once. Applying it again is harmless:
+   * labels are reconciled, and a reply that may have posted (the effect's
+   * attempt was counted) is looked for before it is posted again.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
-    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      (this.running ?? Promise.resolve()).then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.o.stopGraceMs))),
+    ]);
+    clearTimeout(timer);
+    if (!finished) {
+      const now = this.o.clock();
+      const handBack = [...this.applying.values()];
+      this.applying.clear();
+      for (const effect of handBack) await this.o.ledger.failEffect(effect.id, now, "handed back at shutdown", now);
+      this.o.log.warn({ effects: handBack.map((e) => e.id) }, "outbox: shutting down; effects still being applied were handed back");
+    }
     this.running = null;
   }
 
@@ -213,6 +239,7 @@ export class Drainer {
 
   private async applyOne(effect: Effect): Promise<void> {
     const { ledger, clock, log } = this.o;
+    this.applying.set(effect.id, effect);
     try {
       const github = await this.o.github(effect.installation);
       if (effect.kind === REFLECT) await this.reflect(effect, effect.payload as ReflectPayload, github);
@@ -221,6 +248,8 @@ export class Drainer {
       await ledger.completeEffect(effect.id, clock());
     } catch (error) {
       await this.failed(effect, error);
+    } finally {
+      this.applying.delete(effect.id);
     }
   }
 

@@ -1,0 +1,80 @@
+/**
+ * What a person sees on an issue of the fake GitHub, read the way the e2e
+ * tests assert on it: the app's replies with their machine-readable
+ * markers, the labels, the assignees.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseMarker } from "../../src/reflect/render.js";
+import type { FakeGitHub } from "../support/fake-github.js";
+import { logLines, type ServerProcess } from "../support/server-process.js";
+import { REPO } from "../support/payloads.js";
+
+export const FULL = `${REPO.owner}/${REPO.name}`;
+export const BOT = "issue-leases[bot]";
+
+export interface ReplyView {
+  op: string;
+  outcome: string;
+  token: number | null;
+  holder: string | null;
+  ref: string | undefined;
+  body: string;
+}
+
+/** The app's comments on an issue, oldest first, with their markers parsed. */
+export function replies(fake: FakeGitHub, issue: number): ReplyView[] {
+  return fake
+    .comments(FULL, issue)
+    .filter((c) => c.user === BOT)
+    .map((c) => {
+      const m = parseMarker(c.body);
+      if (!m) throw new Error(`a reply without a marker on #${issue}: ${c.body}`);
+      return {
+        op: String(m.op),
+        outcome: String(m.outcome),
+        token: (m.token as number | null) ?? null,
+        holder: (m.holder as string | null) ?? null,
+        ref: m.ref as string | undefined,
+        body: c.body,
+      };
+    });
+}
+
+export function labels(fake: FakeGitHub, issue: number): string[] {
+  return fake.issueLabels(FULL, issue).sort();
+}
+
+export function repoLabelNames(fake: FakeGitHub): string[] {
+  return fake.repoLabels(FULL).map((l) => l.name);
+}
+
+/** The labels a live lease shows, sorted as `labels` returns them. */
+export function leaseLabels(holder: string, token: number): string[] {
+  return ["claimed", `claimed-by: ${holder}`, `lease #${token}`].sort();
+}
+
+/** Successful comment posts by the app, per issue: a reply posted twice shows here even if a marker were wrong. */
+export function commentPosts(fake: FakeGitHub): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const r of fake.requests) {
+    const m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(r.path);
+    if (r.method === "POST" && m && r.status < 400) counts.set(Number(m[1]), (counts.get(Number(m[1])) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export function tempDir(): { dir: string; db: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "issue-leases-e2e-"));
+  return { dir, db: join(dir, "leases.db"), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** For a failed test: GitHub's request log, relative to its first request, and the servers' warnings and errors. */
+export function runReport(fake: FakeGitHub, servers: ServerProcess[]): string {
+  const t0 = fake.requests[0]?.at ?? 0;
+  const requests = fake.requests.map((r) => `${String(r.at - t0).padStart(6)} ms  ${r.status} ${r.method} ${r.path}`);
+  const logs = servers.flatMap((s, i) => logLines(s, 40).map((l) => `server ${i + 1}: ${JSON.stringify(l)}`));
+  const stderr = servers.map((s, i) => (s.stderr().trim() ? `server ${i + 1} stderr:\n${s.stderr()}` : "")).filter(Boolean);
+  return ["GitHub saw:", ...requests, ...logs, ...stderr].join("\n");
+}

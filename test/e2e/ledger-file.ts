@@ -1,0 +1,42 @@
+/**
+ * The two places where an e2e test looks inside the server's SQLite file
+ * rather than at GitHub: when the ledger decided something (GitHub only shows
+ * when the throttled effect landed), and standing in for the passage of time
+ * a real process cannot be asked to skip.
+ */
+import Database from "better-sqlite3";
+
+export interface HistoryRow {
+  issue: number;
+  op: string;
+  outcome: string;
+  token: number | null;
+  expiresAt: number | null;
+  at: number;
+}
+
+/** The ledger's history, oldest first (read-only; the server may be running: the file is in WAL mode). */
+export function history(dbFile: string): HistoryRow[] {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    return db
+      .prepare("SELECT issue, op, outcome, token, expires_at AS expiresAt, at FROM history ORDER BY id")
+      .all() as HistoryRow[];
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Stands in for waiting out a killed process's locks on its effects (the
+ * drainer's lockMs, two minutes): a lock is how another replica knows an
+ * effect is being applied, and a process killed with -9 cannot release it.
+ */
+export function expireOutboxLocks(dbFile: string): void {
+  const db = new Database(dbFile);
+  try {
+    db.prepare("UPDATE outbox SET locked_until = 0 WHERE state = 'pending'").run();
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Nothing lost, whatever the process does: killed with -9 while effects are
+ * pending (one of them half done), or stopped with SIGTERM while effects are
+ * being applied, a restart on the same SQLite file lands everything, once,
+ * and the fencing tokens carry on.
+ */
+import { describe, expect, it } from "vitest";
+import { type GitHubProxy, startGitHubProxy } from "../support/github-proxy.js";
+import { alice, bob, type UserSpec } from "../support/payloads.js";
+import { logLines, waitFor } from "../support/server-process.js";
+import { commentPosts, FULL, labels, leaseLabels, replies } from "./issue-view.js";
+import { expireOutboxLocks } from "./ledger-file.js";
+import { withLiveApp } from "./live-app.js";
+
+const carol: UserSpec = { login: "carol", id: 1005, association: "CONTRIBUTOR" };
+
+describe.concurrent("Nothing lost: kill -9, SIGTERM and restarts", () => {
+  it("kill -9 with effects pending, one reply posted but not recorded: a restart lands the rest, none twice", () =>
+    withLiveApp(async (live) => {
+      const { fake } = live;
+      const proxy: GitHubProxy = await startGitHubProxy(fake);
+      try {
+        const first = await live.start({}, proxy);
+        // Die the moment GitHub has taken the first reply, before the app hears back.
+        proxy.onResponse = async (r) => {
+          if (r.method === "POST" && /\/comments$/.test(r.path) && r.status === 201) {
+            proxy.onResponse = null;
+            first.kill("SIGKILL");
+            await first.exited;
+            return "drop";
+          }
+        };
+        await live.comment(first, "/claim", alice, 1);
+        await live.comment(first, "/claim", bob, 2);
+        await live.comment(first, "/claim", carol, 1);
+        await live.comment(first, "/release", bob, 2);
+        const exit = await first.exited;
+        expect(exit.signal).toBe("SIGKILL");
+        const before = [...commentPosts(fake).values()].reduce((a, b) => a + b, 0);
+        expect(before).toBe(1);
+
+        expireOutboxLocks(live.dbFile);
+        const second = await live.start();
+        await waitFor("every reply", () => replies(fake, 1).length >= 2 && replies(fake, 2).length >= 2, 60_000);
+        await live.settled(second);
+        live.expectOneReplyEach(1, 2);
+        live.expectOneReplyEach(2, 2);
+        expect(replies(fake, 1).map((r) => [r.outcome, r.token])).toEqual([["acquired", 1], ["held", 1]]);
+        expect(replies(fake, 2).map((r) => [r.outcome, r.token])).toEqual([["acquired", 1], ["released", 1]]);
+        expect(labels(fake, 1)).toEqual(leaseLabels("alice", 1));
+        expect(labels(fake, 2)).toEqual([]);
+        expect(fake.assignees(FULL, 2)).toEqual([]);
+
+        // Fencing tokens carry on from the ledger on disk.
+        await live.comment(second, "/claim", carol, 2);
+        await waitFor("carol's lease", () => replies(fake, 2).length === 3 && labels(fake, 2).length === 3);
+        expect(replies(fake, 2)[2]).toMatchObject({ outcome: "acquired", token: 2, holder: "carol" });
+        expect(labels(fake, 2)).toEqual(leaseLabels("carol", 2));
+      } finally {
+        await proxy.close();
+      }
+    }), 120_000);
+
+  it("SIGTERM with an effect in flight: exits 0 soon, and a restart lands the rest once", () =>
+    withLiveApp(async (live) => {
+      const { fake } = live;
+      const first = await live.start();
+      await live.comment(first, "/claim", alice, 1);
+      await live.comment(first, "/claim", bob, 2);
+      await live.comment(first, "/claim", carol, 3);
+      await waitFor("a first write", () => fake.requests.some((r) => r.method !== "GET"), 10_000, 5);
+      const signalled = Date.now();
+      first.kill("SIGTERM");
+      const exit = await first.exited;
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(Date.now() - signalled).toBeLessThan(9_000);
+      expect(logLines(first)).toEqual([]);
+
+      const second = await live.start();
+      await waitFor("every reply", () => [1, 2, 3].every((n) => replies(fake, n).length >= 1), 60_000);
+      await live.settled(second);
+      for (const [n, who] of [[1, "alice"], [2, "bob"], [3, "carol"]] as const) {
+        expect(labels(fake, n)).toEqual(leaseLabels(who, 1));
+        expect(fake.assignees(FULL, n)).toEqual([who]);
+        live.expectOneReplyEach(n, 1);
+      }
+    }), 120_000);
+
+  it("SIGTERM during a busy pass: exits 0 within the grace, and a restart picks the effects up at once", () =>
+    withLiveApp(async (live) => {
+      const { fake } = live;
+      const people = ["alice", "bob", "carol", "dave"].map((login, i) => ({ login, id: 2001 + i, association: "CONTRIBUTOR" }));
+      const first = await live.start();
+      // A rate limit holds the installation's effects back while the commands
+      // arrive, so that the next pass takes them all at once.
+      fake.rateLimitNextWrites(1, 3);
+      await live.comment(first, "/claim", people[0]!, 1);
+      await waitFor("the rate limit", () => fake.requests.some((r) => r.status === 403), 10_000, 5);
+      for (const [i, who] of people.entries()) if (i > 0) await live.comment(first, "/claim", who, i + 1);
+      await waitFor("the busy pass", () => fake.requests.some((r) => r.method !== "GET" && r.status < 400), 15_000, 5);
+      const signalled = Date.now();
+      first.kill("SIGTERM");
+      const exit = await first.exited;
+      const stoppedIn = Date.now() - signalled;
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(stoppedIn).toBeLessThan(9_000);
+      // The pass outlasted the grace: its effects went back to the outbox rather than holding the exit.
+      expect(logLines(first, 40).map((l) => l.msg)).toContain("outbox: shutting down; effects still being applied were handed back");
+
+      const second = await live.start();
+      const restarted = Date.now();
+      await waitFor("every reply", () => people.every((_, i) => replies(fake, i + 1).length >= 1), 90_000);
+      await live.settled(second);
+      // Four claims take about 4 × 3 s of throttled writes; a lock left behind would add two minutes.
+      expect(Date.now() - restarted).toBeLessThan(45_000);
+      for (const [i, who] of people.entries()) {
+        expect(labels(fake, i + 1)).toEqual(leaseLabels(who.login, 1));
+        expect(fake.assignees(FULL, i + 1)).toEqual([who.login]);
+        live.expectOneReplyEach(i + 1, 1);
+      }
+    }), 150_000);
+});
+

@@ -1,0 +1,67 @@
+/**
+ * An HTTP pass-through between the app and the fake GitHub, with a hook that
+ * runs after GitHub answered a request and before the app hears the answer.
+ * That is the window a crash test needs: GitHub has done the write (a
+ * comment is posted) but the app never learns it, so its outbox still holds
+ * the effect when it dies.
+ */
+import { createServer, request, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ProxiedRequest {
+  method: string;
+  /** Path as sent, query included. */
+  path: string;
+  /** GitHub's status. */
+  status: number;
+}
+
+export interface GitHubProxy {
+  /** "127.0.0.1:PORT", for GHE_HOST. */
+  host: string;
+  /**
+   * Runs after the upstream answered and before the answer is relayed;
+   * `"drop"` destroys the connection instead of answering.
+   */
+  onResponse: ((r: ProxiedRequest) => void | "drop" | Promise<void | "drop">) | null;
+  close(): Promise<void>;
+}
+
+export async function startGitHubProxy(upstream: { host: string }): Promise<GitHubProxy> {
+  const [upHost, upPort] = upstream.host.split(":");
+  const proxy: GitHubProxy = { host: "", onResponse: null, close: () => close() };
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const up = request(
+        { host: upHost, port: Number(upPort), method: req.method, path: req.url, headers: req.headers },
+        (upRes: IncomingMessage) => {
+          const body: Buffer[] = [];
+          upRes.on("data", (c: Buffer) => body.push(c));
+          upRes.on("end", async () => {
+            const verdict = await proxy.onResponse?.({ method: req.method ?? "GET", path: req.url ?? "/", status: upRes.statusCode ?? 0 });
+            if (verdict === "drop" || res.destroyed) {
+              res.destroy();
+              return;
+            }
+            res.writeHead(upRes.statusCode ?? 502, upRes.headers).end(Buffer.concat(body));
+          });
+        },
+      );
+      up.on("error", () => res.destroy());
+      up.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  proxy.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  function close(): Promise<void> {
+    return new Promise((done) => {
+      server.close(() => done());
+      server.closeAllConnections();
+    });
+  }
+  return proxy;
+}
