@@ -179,6 +179,7 @@ export class SqliteLedger implements Ledger {
         "UPDATE outbox SET state = 'parked', locked_until = 0, last_error = @error WHERE id = @id AND state = 'pending'",
       ),
       unpark: db.prepare("UPDATE outbox SET state = 'pending', next_at = @now, attempts = 0 WHERE state = 'parked'"),
+      unlock: db.prepare("UPDATE outbox SET locked_until = 0 WHERE state = 'pending' AND locked_until > @now"),
       getReflection: db.prepare<[number, number], { state: string }>(
         "SELECT state FROM reflections WHERE repo_id = ? AND issue = ?",
       ),
@@ -431,8 +432,17 @@ export class SqliteLedger implements Ledger {
     else this.st.retry.run({ id, error, retryAt: Math.max(retryAt, now) });
   }
 
+  /**
+   * Also releases the locks of effects taken before: one process serves a
+   * SQLite file, so at start-up they can only be a dead process's, and
+   * waiting out `lockMs` would delay them for nothing after a kill -9.
+   */
   async unparkEffects(now: number): Promise<number> {
-    return this.st.unpark.run({ now }).changes;
+    const tx = this.db.transaction(() => {
+      this.st.unlock.run({ now });
+      return this.st.unpark.run({ now }).changes;
+    });
+    return tx.immediate();
   }
 
   async outboxStats(): Promise<OutboxStats> {

@@ -124,6 +124,8 @@ export class Drainer {
   private wake: (() => void) | null = null;
   private kicked = false;
   private inFlight: Promise<number> | null = null;
+  /** Per repository, the turn of label creation in progress. */
+  private readonly labelTurns = new Map<number, Promise<void>>();
   /** Effects taken and not yet completed or failed, by id. */
   private readonly applying = new Map<number, Effect>();
 
@@ -212,16 +214,36 @@ export class Drainer {
     return effects.length;
   }
 
+  /**
+   * The background loop: keeps up to `batchSize` effects in flight, taking
+   * more as soon as one finishes, so that one slow effect (a long retry, a
+   * throttled write) holds back only its own issue.
+   */
   private async loop(): Promise<void> {
+    const { ledger, clock, log } = this.o;
+    const running = new Set<Promise<void>>();
     while (!this.stopping) {
+      const room = this.o.batchSize - running.size;
       let taken = 0;
-      try {
-        taken = await this.drainOnce();
-      } catch (error) {
-        this.o.log.error({ err: error }, "outbox: a drain pass failed; will try again");
+      if (room > 0) {
+        try {
+          const now = clock();
+          const effects = await ledger.takeEffects(now, room, this.o.lockMs, this.paused(now));
+          taken = effects.length;
+          for (const effect of effects) {
+            const p: Promise<void> = this.applyOne(effect).finally(() => {
+              running.delete(p);
+              this.wake?.();
+            });
+            running.add(p);
+          }
+        } catch (error) {
+          log.error({ err: error }, "outbox: taking effects failed; will try again");
+        }
       }
-      if (taken > 0 || this.stopping) continue;
-      if (this.kicked) {
+      if (this.stopping) break;
+      // A full take may have left more due; a kick says new effects were written.
+      if ((taken > 0 && taken === room) || (this.kicked && room > 0)) {
         this.kicked = false;
         continue;
       }
@@ -233,8 +255,8 @@ export class Drainer {
         };
       });
       this.wake = null;
-      this.kicked = false;
     }
+    await Promise.all(running);
   }
 
   private async applyOne(effect: Effect): Promise<void> {
@@ -384,7 +406,11 @@ export class Drainer {
     return { labels: desired.map((d) => d.name), assignee, refused, templates, assign };
   }
 
-  /** The `claimed` label is created once per repository with a colour and a description. */
+  /**
+   * The `claimed` label is created once per repository with a colour and a
+   * description. Effects of one repository applied at once take turns here,
+   * so that only the first creates it.
+   */
   private async createStyledLabels(
     key: IssueKey,
     r: Repo,
@@ -392,6 +418,23 @@ export class Drainer {
     labels: Array<{ kind: keyof typeof LABEL_STYLE; name: string }>,
   ): Promise<void> {
     if (labels.length === 0) return;
+    const before = this.labelTurns.get(key.repoId) ?? Promise.resolve();
+    const turn = before.then(() => this.createMissingLabels(key, r, github, labels));
+    const settled = turn.catch(() => undefined);
+    this.labelTurns.set(key.repoId, settled);
+    try {
+      await turn;
+    } finally {
+      if (this.labelTurns.get(key.repoId) === settled) this.labelTurns.delete(key.repoId);
+    }
+  }
+
+  private async createMissingLabels(
+    key: IssueKey,
+    r: Repo,
+    github: GitHubPort,
+    labels: Array<{ kind: keyof typeof LABEL_STYLE; name: string }>,
+  ): Promise<void> {
     const repoState = ((await this.o.ledger.getReflection(key.repoId, 0)) as RepoReflection | null) ?? { created: [] };
     const missing = labels.filter((l) => !repoState.created.some((name) => same(name, l.name)));
     if (missing.length === 0) return;

@@ -97,7 +97,11 @@ describe.concurrent("Nothing lost: kill -9, SIGTERM and restarts", () => {
       await live.comment(first, "/claim", people[0]!, 1);
       await waitFor("the rate limit", () => fake.requests.some((r) => r.status === 403), 10_000, 5);
       for (const [i, who] of people.entries()) if (i > 0) await live.comment(first, "/claim", who, i + 1);
-      await waitFor("the busy pass", () => fake.requests.some((r) => r.method !== "GET" && r.status < 400), 15_000, 5);
+      // Busy: writes for at least two issues have landed, so several effects are in flight
+      // (had the other claims arrived after the pause ended, alice's would run alone).
+      const issuesWritten = () =>
+        new Set(fake.requests.filter((r) => r.method !== "GET" && r.status < 400).map((r) => /\/issues\/(\d+)\//.exec(r.path)?.[1]).filter(Boolean)).size;
+      await waitFor("the busy pass", () => issuesWritten() >= 2, 30_000, 5);
       const signalled = Date.now();
       first.kill("SIGTERM");
       const exit = await first.exited;
