@@ -26,12 +26,24 @@ export interface SweepResult {
   at: number;
 }
 
-async function effectFor(ledger: Ledger, lease: Lease, reply: Reply, reconcile: boolean): Promise<NewEffect[]> {
+/** The effect that shows a sweep's outcome on the issue: the reply, and for expiry the labels. */
+async function effectFor(ledger: Ledger, lease: Lease, op: "expire" | "remind", at: number): Promise<NewEffect[]> {
   const info = await ledger.repoInfo(lease.repoId);
   // A repository the app never saw a command in has no installation on record: nothing to post to.
   if (!info) return [];
   const [owner = "", repo = ""] = info.repo.split("/");
-  const payload: ReflectPayload = { owner, repo, reconcile, reply };
+  const reply: Reply = {
+    op,
+    outcome: op === "expire" ? "expired" : "reminded",
+    issue: lease.issue,
+    at,
+    command: null,
+    actor: null,
+    lease: leaseView(lease),
+    ignored: 0,
+    mentionHolder: true,
+  };
+  const payload: ReflectPayload = { owner, repo, reconcile: op === "expire", reply };
   return [{ installation: info.installation, kind: REFLECT, payload }];
 }
 
@@ -41,40 +53,15 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
   const at = clock();
   let expired = 0;
   let reminded = 0;
+  // Each lease is its own transaction; one whose tenure changed meanwhile comes back `stale` and queues nothing.
   for (const lease of await ledger.expiredSince(at, batch)) {
-    const reply: Reply = {
-      op: "expire",
-      outcome: "expired",
-      issue: lease.issue,
-      at,
-      command: null,
-      actor: null,
-      lease: leaseView(lease),
-      ignored: 0,
-      mentionHolder: true,
-    };
-    const effects = await effectFor(ledger, lease, reply, true);
-    const res = await ledger.markExpired(lease, lease.token, at, {
-      effects: (r) => (r.outcome === "expired" ? effects : []),
-    });
+    const effects = await effectFor(ledger, lease, "expire", at);
+    const res = await ledger.markExpired(lease, lease.token, at, { effects: (r) => (r.outcome === "expired" ? effects : []) });
     if (res.outcome === "expired") expired++;
   }
   for (const lease of await ledger.dueReminders(at, batch)) {
-    const reply: Reply = {
-      op: "remind",
-      outcome: "reminded",
-      issue: lease.issue,
-      at,
-      command: null,
-      actor: null,
-      lease: leaseView(lease),
-      ignored: 0,
-      mentionHolder: true,
-    };
-    const effects = await effectFor(ledger, lease, reply, false);
-    const res = await ledger.markReminded(lease, lease.token, at, {
-      effects: (r) => (r.outcome === "reminded" ? effects : []),
-    });
+    const effects = await effectFor(ledger, lease, "remind", at);
+    const res = await ledger.markReminded(lease, lease.token, at, { effects: (r) => (r.outcome === "reminded" ? effects : []) });
     if (res.outcome === "reminded") reminded++;
   }
   return { expired, reminded, at };
