@@ -93,11 +93,15 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       }
       return port;
     };
+    // How long an effect stays with the replica that took it; a replica killed
+    // mid-effect holds its effects back this long. Default the Drainer's.
+    const lockMs = Number(process.env.OUTBOX_LOCK_MS);
     const drainer: Drainer = new Drainer({
       ledger,
       github,
       clock,
       log,
+      ...(lockMs > 0 ? { lockMs } : {}),
       // A lease changed on GitHub: re-check the open pull requests that close the issue.
       onLeaseChanged: async (installation, key) => {
         if ((await recheckPullRequests(ledger, installation, key, clock())) > 0) drainer.kick();
