@@ -23,7 +23,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX leases_by_expiry ON leases (expires_at) WHERE holder_id IS NOT NULL AND expires_at IS NOT NULL;
 
   CREATE TABLE history (
-    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    -- Not AUTOINCREMENT: rows are never deleted, so the next id (max + 1) is
+    -- never one used before, and sqlite_sequence would be one more page
+    -- written by every operation.
+    id           INTEGER PRIMARY KEY,
     repo_id      INTEGER NOT NULL,
     repo         TEXT    NOT NULL,
     issue        INTEGER NOT NULL,
@@ -49,13 +52,22 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   `,
   // 3: reminders (once per term of a tenure) and the outbox of effects on GitHub.
+  // The sweeper finds both expiries and reminders through one index, on when
+  // it must next look at a lease (due_at): the earlier of its expiry and its
+  // reminder not yet sent; NULL when free, or open-ended with no reminder.
+  // One index entry per lease moves when a lease is written, where two did.
   `
   ALTER TABLE leases ADD COLUMN remind_at INTEGER;
   ALTER TABLE leases ADD COLUMN reminded INTEGER NOT NULL DEFAULT 0;
-  CREATE INDEX leases_by_reminder ON leases (remind_at) WHERE holder_id IS NOT NULL AND reminded = 0 AND remind_at IS NOT NULL;
+  ALTER TABLE leases ADD COLUMN due_at INTEGER GENERATED ALWAYS AS (
+    CASE WHEN holder_id IS NULL THEN NULL
+         WHEN reminded = 0 AND remind_at IS NOT NULL THEN min(remind_at, coalesce(expires_at, remind_at))
+         ELSE expires_at END) VIRTUAL;
+  DROP INDEX leases_by_expiry;
+  CREATE INDEX leases_by_due ON leases (due_at) WHERE due_at IS NOT NULL;
 
   CREATE TABLE outbox (
-    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           INTEGER PRIMARY KEY,  -- not AUTOINCREMENT, as history's
     repo_id      INTEGER NOT NULL,
     issue        INTEGER NOT NULL,
     installation INTEGER NOT NULL,
@@ -95,5 +107,30 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     owner TEXT    NOT NULL,
     until INTEGER NOT NULL
   ) WITHOUT ROWID;
+  `,
+  // 6: an issue's history is found from its latest row, each row naming the
+  // one before it (prev), instead of through history_by_issue: appending to
+  // the history then writes the table's last page and the lease row, which
+  // the operation mostly writes anyway, and no page of an index. The lease row
+  // names the latest row (last_history); for an issue never held, having no
+  // lease row, history_heads does.
+  `
+  ALTER TABLE history ADD COLUMN prev INTEGER;
+  ALTER TABLE leases ADD COLUMN last_history INTEGER;
+  CREATE TABLE history_heads (
+    repo_id INTEGER NOT NULL,
+    issue   INTEGER NOT NULL,
+    last    INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, issue)
+  ) WITHOUT ROWID;
+  UPDATE history SET prev = (
+    SELECT max(p.id) FROM history p WHERE p.repo_id = history.repo_id AND p.issue = history.issue AND p.id < history.id);
+  UPDATE leases SET last_history = (
+    SELECT max(h.id) FROM history h WHERE h.repo_id = leases.repo_id AND h.issue = leases.issue);
+  INSERT INTO history_heads (repo_id, issue, last)
+    SELECT repo_id, issue, max(id) FROM history h
+    WHERE NOT EXISTS (SELECT 1 FROM leases l WHERE l.repo_id = h.repo_id AND l.issue = h.issue)
+    GROUP BY repo_id, issue;
+  DROP INDEX history_by_issue;
   `,
 ];

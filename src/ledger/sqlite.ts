@@ -45,6 +45,8 @@ interface LeaseRow {
   expires_at: number | null;
   remind_at: number | null;
   reminded: number;
+  due_at: number | null;
+  last_history: number | null;
 }
 
 /** Opens (creating if needed) a SQLite database with the ledger's durability settings and migrates it. */
@@ -91,7 +93,10 @@ function toLease(row: LeaseRow): Lease {
   };
 }
 
-function toRow(row: LeaseRow | undefined): Row | null {
+/** What an operation reads of its issue's row: what the rules need (decide.ts's Row), and the latest history row. */
+type StateRow = Pick<LeaseRow, "holder_id" | "holder_login" | "token" | "acquired_at" | "expires_at" | "last_history">;
+
+function toRow(row: StateRow | undefined): Row | null {
   if (!row) return null;
   return {
     holder: row.holder_id === null ? null : { id: row.holder_id, login: row.holder_login! },
@@ -107,12 +112,18 @@ const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now
 export class SqliteLedger implements Ledger {
   readonly db: Database.Database;
   private readonly st;
+  /** Runs `f` as one BEGIN IMMEDIATE transaction. Made once: making a transaction function costs more than the statements most operations run. */
+  private readonly immediate: <T>(f: () => T) => T;
 
   constructor(fileOrDb: string | Database.Database, opts: SqliteLedgerOptions = {}) {
     this.db = typeof fileOrDb === "string" ? openSqlite(fileOrDb, opts) : fileOrDb;
     const db = this.db;
+    const tx = db.transaction((f: () => unknown) => f());
+    this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.st = {
-      get: db.prepare<[number, number], LeaseRow>("SELECT * FROM leases WHERE repo_id = ? AND issue = ?"),
+      get: db.prepare<[number, number], StateRow>(
+        "SELECT holder_id, holder_login, token, acquired_at, expires_at, last_history FROM leases WHERE repo_id = ? AND issue = ?",
+      ),
       upsert: db.prepare(
         `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at, remind_at, reminded)
          VALUES (@repoId, @issue, @repo, @holderId, @holderLogin, @token, @acquiredAt, @expiresAt, @now, @remindAt, 0)
@@ -121,18 +132,38 @@ export class SqliteLedger implements Ledger {
            token = excluded.token, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at,
            updated_at = excluded.updated_at, remind_at = excluded.remind_at, reminded = 0`,
       ),
+      // The same tenure carries on: its expiry (and the login, for display)
+      // changes. Not naming holder_id leaves leases_by_holder untouched.
+      extend: db.prepare(
+        `UPDATE leases SET repo = @repo, holder_login = @holderLogin, expires_at = @expiresAt, updated_at = @now,
+           remind_at = @remindAt, reminded = 0
+         WHERE repo_id = @repoId AND issue = @issue`,
+      ),
       free: db.prepare(
         `UPDATE leases SET holder_id = NULL, holder_login = NULL, expires_at = NULL, remind_at = NULL, reminded = 0, updated_at = @now
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       history: db.prepare(
-        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery)
-         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery)`,
+        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, prev)
+         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery, @prev)`,
       ),
+      setLastHistory: db.prepare("UPDATE leases SET last_history = @id WHERE repo_id = @repoId AND issue = @issue"),
+      historyHead: db.prepare<[number, number], number>("SELECT last FROM history_heads WHERE repo_id = ? AND issue = ?").pluck(),
+      putHistoryHead: db.prepare(
+        `INSERT INTO history_heads (repo_id, issue, last) VALUES (@repoId, @issue, @id)
+         ON CONFLICT (repo_id, issue) DO UPDATE SET last = excluded.last`,
+      ),
+      dropHistoryHead: db.prepare("DELETE FROM history_heads WHERE repo_id = ? AND issue = ?"),
       // INDEXED BY: left to itself the planner prefers the primary key's
       // (repo_id = ?) prefix and reads every row the repository ever had, on
       // every limited acquire; rows are never deleted, so that only grows.
-      countHeld: db.prepare<{ repoId: number; holderId: number; issue: number; now: number }, LeaseRow>(
+      countHeld: db
+        .prepare<{ repoId: number; holderId: number; issue: number; now: number }, number>(
+          `SELECT count(*) FROM leases INDEXED BY leases_by_holder
+           WHERE holder_id = @holderId AND repo_id = @repoId AND issue <> @issue AND ${LIVE}`,
+        )
+        .pluck(),
+      listHeld: db.prepare<{ repoId: number; holderId: number; issue: number; now: number }, LeaseRow>(
         `SELECT * FROM leases INDEXED BY leases_by_holder
          WHERE holder_id = @holderId AND repo_id = @repoId AND issue <> @issue AND ${LIVE}`,
       ),
@@ -145,20 +176,34 @@ export class SqliteLedger implements Ledger {
       listAll: db.prepare<{ now: number }, LeaseRow>(
         `SELECT * FROM leases WHERE ${LIVE} ORDER BY repo COLLATE NOCASE, repo_id, issue`,
       ),
+      // Both sweeps read leases_by_due. due_at is the earlier of the expiry
+      // and the reminder not yet sent, so every row either wants has
+      // due_at <= now, and the rows in that range are the sweeper's backlog;
+      // the rest of each WHERE picks its rows exactly. Ties in the order go by
+      // the primary key, as they did in the expiry and reminder indexes.
       expired: db.prepare<{ now: number; limit: number }, LeaseRow>(
-        `SELECT * FROM leases WHERE holder_id IS NOT NULL AND expires_at IS NOT NULL AND expires_at <= @now
-         ORDER BY expires_at LIMIT @limit`,
+        `SELECT * FROM leases INDEXED BY leases_by_due
+         WHERE due_at <= @now AND holder_id IS NOT NULL AND expires_at <= @now
+         ORDER BY expires_at, repo_id, issue LIMIT @limit`,
       ),
       dueReminders: db.prepare<{ now: number; limit: number }, LeaseRow>(
-        `SELECT * FROM leases WHERE holder_id IS NOT NULL AND reminded = 0 AND remind_at IS NOT NULL AND remind_at <= @now
+        `SELECT * FROM leases INDEXED BY leases_by_due
+         WHERE due_at <= @now AND holder_id IS NOT NULL AND reminded = 0 AND remind_at <= @now
            AND (expires_at IS NULL OR expires_at > @now)
-         ORDER BY remind_at LIMIT @limit`,
+         ORDER BY remind_at, repo_id, issue LIMIT @limit`,
       ),
       markReminded: db.prepare("UPDATE leases SET reminded = 1, updated_at = @now WHERE repo_id = @repoId AND issue = @issue"),
       getDelivery: db.prepare<[string], { result: string }>("SELECT result FROM deliveries WHERE id = ?"),
       putDelivery: db.prepare("INSERT INTO deliveries (id, result, at) VALUES (?, ?, ?)"),
       historyOf: db.prepare<{ repoId: number; issue: number; limit: number }, Record<string, unknown>>(
-        `SELECT * FROM (SELECT * FROM history WHERE repo_id = @repoId AND issue = @issue ORDER BY id DESC LIMIT @limit) ORDER BY id`,
+        `WITH RECURSIVE chain (id, n) AS (
+           SELECT coalesce(
+             (SELECT last_history FROM leases WHERE repo_id = @repoId AND issue = @issue),
+             (SELECT last FROM history_heads WHERE repo_id = @repoId AND issue = @issue)), 1
+           UNION ALL
+           SELECT h.prev, chain.n + 1 FROM chain JOIN history h ON h.id = chain.id WHERE chain.n < @limit
+         )
+         SELECT h.* FROM chain JOIN history h ON h.id = chain.id ORDER BY h.id`,
       ),
       enqueue: db.prepare(
         `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at)
@@ -225,15 +270,19 @@ export class SqliteLedger implements Ledger {
     body: (row: Row | null) => { result: R; write?: () => void },
     historyOutcome?: string,
   ): Applied<R> {
-    const tx = this.db.transaction((): Applied<R> => {
+    return this.immediate((): Applied<R> => {
       if (opts?.delivery !== undefined) {
         const seen = this.st.getDelivery.get(opts.delivery);
         if (seen) return { ...(JSON.parse(seen.result) as R), duplicate: true };
       }
-      const { result, write } = body(toRow(this.st.get.get(key.repoId, key.issue)));
+      const state = this.st.get.get(key.repoId, key.issue);
+      const { result, write } = body(toRow(state));
       write?.();
       const lease = "lease" in result ? result.lease : null;
-      this.st.history.run({
+      // The issue's latest history row, which the new one follows: the lease
+      // row names it, or history_heads for an issue that has no lease row.
+      const head = state ? state.last_history : this.st.historyHead.get(key.repoId, key.issue);
+      const { lastInsertRowid } = this.st.history.run({
         repoId: key.repoId,
         repo: key.repo,
         issue: key.issue,
@@ -247,7 +296,14 @@ export class SqliteLedger implements Ledger {
         expiresAt: lease ? lease.expiresAt : null,
         at: now,
         delivery: opts?.delivery ?? null,
+        prev: head ?? null,
       });
+      // Most operations wrote the lease row just now: naming the new head
+      // there dirties no page more. An issue never held has no lease row.
+      const last = { repoId: key.repoId, issue: key.issue, id: lastInsertRowid };
+      if (this.st.setLastHistory.run(last).changes === 0) this.st.putHistoryHead.run(last);
+      // Its first tenure made the lease row, which names the head from now on.
+      else if (!state && head !== undefined) this.st.dropHistoryHead.run(key.repoId, key.issue);
       if (opts?.delivery !== undefined) this.st.putDelivery.run(opts.delivery, JSON.stringify(result), now);
       for (const effect of opts?.effects?.(result) ?? []) {
         this.st.enqueue.run({
@@ -261,12 +317,24 @@ export class SqliteLedger implements Ledger {
       }
       return { ...result, duplicate: false };
     });
-    return tx.immediate();
   }
 
-  private write(key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined): void {
+  /** Stores `lease`: a new tenure rewrites the row; the same tenure carrying on only extends it. */
+  private write(key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined, newTenure: boolean): void {
     const remindAt =
       lease.expiresAt !== null && remindBefore !== null && remindBefore !== undefined ? lease.expiresAt - remindBefore : null;
+    if (!newTenure) {
+      this.st.extend.run({
+        repoId: key.repoId,
+        issue: key.issue,
+        repo: key.repo,
+        holderLogin: lease.holder.login,
+        expiresAt: lease.expiresAt,
+        remindAt,
+        now,
+      });
+      return;
+    }
     this.st.upsert.run({
       repoId: key.repoId,
       issue: key.issue,
@@ -284,12 +352,20 @@ export class SqliteLedger implements Ledger {
   async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
     return this.run(key, "acquire", holder, now, opts, (row) => {
       const limit = opts?.maxPerHolder ?? 0;
-      const others =
-        limit > 0 ? this.st.countHeld.all({ repoId: key.repoId, holderId: holder.id, issue: key.issue, now }).map(toLease) : [];
-      const result = decide.acquire(key, row, holder, ttl, now, limit > 0 ? { limit, held: others } : undefined);
+      let result = decide.acquire(key, row, holder, ttl, now);
+      // The limit bears only on a new tenure, and only once the holder is at
+      // it: count their other live leases then, and only at the limit read
+      // them (three times the cost of counting) and let the rules decide again.
+      if (limit > 0 && result.outcome === "acquired" && result.newTenure) {
+        const others = { repoId: key.repoId, holderId: holder.id, issue: key.issue, now };
+        if (this.st.countHeld.get(others)! >= limit) {
+          result = decide.acquire(key, row, holder, ttl, now, { limit, held: this.st.listHeld.all(others).map(toLease) });
+        }
+      }
       return {
         result,
-        write: result.outcome === "acquired" ? () => this.write(key, result.lease, now, opts?.remindBefore) : undefined,
+        write:
+          result.outcome === "acquired" ? () => this.write(key, result.lease, now, opts?.remindBefore, result.newTenure) : undefined,
       };
     });
   }
@@ -299,7 +375,7 @@ export class SqliteLedger implements Ledger {
       const result = decide.renew(key, row, holder, ttl, now);
       return {
         result,
-        write: result.outcome === "renewed" ? () => this.write(key, result.lease, now, opts?.remindBefore) : undefined,
+        write: result.outcome === "renewed" ? () => this.write(key, result.lease, now, opts?.remindBefore, false) : undefined,
       };
     });
   }
@@ -399,7 +475,7 @@ export class SqliteLedger implements Ledger {
 
   async takeEffects(now: number, limit: number, lockMs: number, skipInstallations: number[] = []): Promise<Effect[]> {
     const skip = new Set(skipInstallations);
-    const tx = this.db.transaction((): Effect[] => {
+    return this.immediate((): Effect[] => {
       // Over-fetch a little so that skipped installations do not starve the others.
       const rows = this.st.heads.all({ now, limit: limit + skip.size * limit });
       const taken: Effect[] = [];
@@ -420,7 +496,6 @@ export class SqliteLedger implements Ledger {
       }
       return taken;
     });
-    return tx.immediate();
   }
 
   async completeEffect(id: number, now: number): Promise<void> {

@@ -39,6 +39,9 @@ const OLD = {
   history: [
     { id: 1, repo_id: REPO.repoId, repo: REPO.repo, issue: 1, op: "acquire", outcome: "acquired", actor_id: 1, actor_login: "alice", holder_id: 1, holder_login: "alice", token: 3, expires_at: null, at: T0, delivery: "d-old" },
     { id: 2, repo_id: REPO.repoId, repo: REPO.repo, issue: 3, op: "acquire", outcome: "acquired", actor_id: 2, actor_login: "bob", holder_id: 2, holder_login: "bob", token: 1, expires_at: T0 + HOUR, at: T0, delivery: null },
+    { id: 3, repo_id: REPO.repoId, repo: REPO.repo, issue: 1, op: "renew", outcome: "renewed", actor_id: 1, actor_login: "alice", holder_id: 1, holder_login: "alice", token: 3, expires_at: null, at: T0 + 1, delivery: null },
+    // An issue never held, so without a lease row: only a note.
+    { id: 4, repo_id: REPO.repoId, repo: REPO.repo, issue: 5, op: "note", outcome: "invalid", actor_id: 2, actor_login: "bob", holder_id: null, holder_login: null, token: null, expires_at: null, at: T0 + 2, delivery: null },
   ],
   deliveries: [
     {
@@ -130,10 +133,26 @@ describe("sqlite migrations", () => {
       }
       if (present.has("history")) {
         const history = await ledger.history(key(1));
-        expect(history[0]).toMatchObject({ id: 1, op: "acquire", outcome: "acquired", holder: alice, token: 3, delivery: "d-old" });
+        expect(history.slice(0, 2)).toMatchObject([
+          { id: 1, op: "acquire", outcome: "acquired", holder: alice, token: 3, delivery: "d-old" },
+          { id: 3, op: "renew", outcome: "renewed" },
+        ]);
         // New rows come after the old ones.
         expect(history.at(-1)).toMatchObject({ op: "acquire", outcome: "held", actor: bob });
-        expect(history.at(-1)!.id).toBeGreaterThan(2);
+        expect(history.at(-1)!.id).toBeGreaterThan(Math.max(...OLD.history.map((h) => h.id)));
+        expect(await ledger.history(key(1), 2)).toEqual(history.slice(-2));
+        expect(await ledger.history(key(3))).toMatchObject([{ id: 2 }, { op: "expire" }, { op: "acquire", outcome: "acquired" }]);
+        // The issue never held carries on its history, through its first tenure.
+        expect(await ledger.history(key(5))).toMatchObject([{ id: 4, op: "note", outcome: "invalid", actor: bob }]);
+        await ledger.note(key(5), alice, now, { outcome: "invalid" });
+        await ledger.acquire(key(5), alice, HOUR, now);
+        await ledger.renew(key(5), alice, HOUR, now);
+        expect((await ledger.history(key(5))).map((h) => `${h.op}:${h.outcome}`)).toEqual([
+          "note:invalid",
+          "note:invalid",
+          "acquire:acquired",
+          "renew:renewed",
+        ]);
       }
       if (present.has("deliveries")) {
         // A redelivery of a webhook applied before the upgrade is still recognised.
