@@ -1,0 +1,53 @@
+/** Starts the fake GitHub in a child process (`fake-child.ts`) and talks to it over IPC. */
+import { type ChildProcess, fork } from "node:child_process";
+import type { FakeGitHubOptions } from "../../test/support/fake-github.js";
+import type { FakeRequest, IssueCensus, RequestSummary } from "./fake-child.js";
+
+export interface RemoteFake {
+  url: string;
+  baseUrl: string;
+  setContentLimit(limit: { max: number; windowMs: number } | null): Promise<void>;
+  /** Counts of the requests since the last summary, which it forgets. */
+  summary(): Promise<RequestSummary>;
+  /** Issues 1..issues of each repository, and the app's labels left besides `claimed` and `keepLabels`. */
+  census(repos: string[], issues: number, keepLabels?: string[]): Promise<IssueCensus>;
+  close(): Promise<void>;
+}
+
+export async function startRemoteFake(opts: FakeGitHubOptions = {}): Promise<RemoteFake> {
+  const child: ChildProcess = fork(new URL("./fake-child.js", import.meta.url), [JSON.stringify(opts)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const pending = new Map<number, (result: unknown) => void>();
+  let nextId = 1;
+  const ready = new Promise<{ url: string; baseUrl: string }>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`fake GitHub exited with ${code}`)));
+    child.on("message", (msg: { ready?: { url: string; baseUrl: string }; id?: number; result?: unknown }) => {
+      if (msg.ready) resolve(msg.ready);
+      else if (msg.id !== undefined) {
+        pending.get(msg.id)?.(msg.result);
+        pending.delete(msg.id);
+      }
+    });
+  });
+  const { url, baseUrl } = await ready;
+  const ask = <T>(req: FakeRequest) =>
+    new Promise<T>((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve as (result: unknown) => void);
+      child.send({ id, req });
+    });
+  return {
+    url,
+    baseUrl,
+    setContentLimit: (limit) => ask<void>({ op: "setContentLimit", limit }),
+    summary: () => ask<RequestSummary>({ op: "summary" }),
+    census: (repos, issues, keepLabels = []) => ask<IssueCensus>({ op: "census", repos, issues, keepLabels }),
+    async close() {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      await ask<void>({ op: "close" });
+      await exited;
+    },
+  };
+}
