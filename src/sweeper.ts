@@ -44,7 +44,8 @@ async function effectFor(ledger: Ledger, lease: Lease, op: "expire" | "remind", 
     mentionHolder: true,
   };
   const payload: ReflectPayload = { owner, repo, reconcile: op === "expire", reply };
-  return [{ installation: info.installation, kind: REFLECT, payload }];
+  // Behind replies to commands: a claim is answered during an expiry wave.
+  return [{ installation: info.installation, kind: REFLECT, payload, priority: 1 }];
 }
 
 export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {

@@ -102,4 +102,12 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
     until bigint NOT NULL
   );
   `,
+  // 6: the outbox serves replies to commands before sweep effects (priority),
+  // and counts parked effects without reading every row ever written.
+  (s) => `
+  ALTER TABLE ${s}.outbox ADD COLUMN priority integer NOT NULL DEFAULT 0;
+  DROP INDEX ${s}.outbox_due;
+  CREATE INDEX outbox_due ON ${s}.outbox (priority, next_at) WHERE state = 'pending';
+  CREATE INDEX outbox_parked ON ${s}.outbox (id) WHERE state = 'parked';
+  `,
 ];

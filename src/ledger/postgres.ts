@@ -67,6 +67,7 @@ interface OutboxRow {
   attempts: number;
   next_at: number;
   created_at: number;
+  priority: number;
 }
 
 interface HistoryRow {
@@ -306,8 +307,8 @@ export class PostgresLedger implements Ledger {
       claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
       getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
-      enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+      enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority)
+                VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`,
       countHeld: `SELECT * FROM ${s}.leases WHERE holder_id = $2 AND repo_id = $1 AND issue <> $3 AND ${live("$4")} ORDER BY issue`,
 
       tryLock: `WITH now AS MATERIALIZED (SELECT COALESCE($3::bigint, ${DB_CLOCK}) AS v)
@@ -340,7 +341,7 @@ export class PostgresLedger implements Ledger {
                  AND o.installation <> ALL($3::bigint[])
                  AND o.id = (SELECT MIN(p.id) FROM ${s}.outbox p
                              WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
-               ORDER BY o.next_at, o.id
+               ORDER BY o.priority, o.next_at, o.id
                LIMIT $2
                FOR UPDATE SKIP LOCKED)
              RETURNING *`,
@@ -545,6 +546,7 @@ export class PostgresLedger implements Ledger {
           effect.kind,
           JSON.stringify(effect.payload),
           now,
+          effect.priority ?? 0,
         ]);
       }
       return { value: { ...result, duplicate: false } };
@@ -719,7 +721,7 @@ export class PostgresLedger implements Ledger {
     // One statement, so one transaction: if its reply is lost, the effects it
     // took stay locked until `now + lockMs` and are then taken again.
     const { rows } = await this.query<OutboxRow>(this.sql.take, [this.stmtNow(now), limit, skipInstallations, lockMs]);
-    return rows.sort((a, b) => a.next_at - b.next_at || a.id - b.id).map(toEffect);
+    return rows.sort((a, b) => a.priority - b.priority || a.next_at - b.next_at || a.id - b.id).map(toEffect);
   }
 
   async completeEffect(id: number, now: number): Promise<void> {

@@ -133,4 +133,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     GROUP BY repo_id, issue;
   DROP INDEX history_by_issue;
   `,
+  // 7: the outbox serves replies to commands before sweep effects (priority),
+  // and counts parked effects without reading every row ever written.
+  `
+  ALTER TABLE outbox ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+  DROP INDEX outbox_due;
+  CREATE INDEX outbox_due ON outbox (priority, next_at) WHERE state = 'pending';
+  CREATE INDEX outbox_parked ON outbox (id) WHERE state = 'parked';
+  `,
 ];

@@ -206,14 +206,14 @@ export class SqliteLedger implements Ledger {
          SELECT h.* FROM chain JOIN history h ON h.id = chain.id ORDER BY h.id`,
       ),
       enqueue: db.prepare(
-        `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at)
-         VALUES (@repoId, @issue, @installation, @kind, @payload, @now, @now)`,
+        `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority)
+         VALUES (@repoId, @issue, @installation, @kind, @payload, @now, @now, @priority)`,
       ),
       heads: db.prepare<{ now: number; limit: number }, Record<string, unknown>>(
         `SELECT o.* FROM outbox o
          WHERE o.state = 'pending' AND o.next_at <= @now AND o.locked_until <= @now
            AND o.id = (SELECT MIN(p.id) FROM outbox p WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
-         ORDER BY o.next_at, o.id LIMIT @limit`,
+         ORDER BY o.priority, o.next_at, o.id LIMIT @limit`,
       ),
       lock: db.prepare("UPDATE outbox SET locked_until = @until, attempts = attempts + 1 WHERE id = @id"),
       complete: db.prepare("UPDATE outbox SET state = 'done', done_at = @now, locked_until = 0 WHERE id = @id"),
@@ -313,6 +313,7 @@ export class SqliteLedger implements Ledger {
           kind: effect.kind,
           payload: JSON.stringify(effect.payload),
           now,
+          priority: effect.priority ?? 0,
         });
       }
       return { ...result, duplicate: false };

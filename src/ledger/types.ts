@@ -71,6 +71,12 @@ export interface NewEffect {
   installation: number;
   kind: string;
   payload: unknown;
+  /**
+   * Lower goes first across issues (0, the default, for replies to commands;
+   * 1 for sweeps), so a command is answered during an expiry wave. Within one
+   * issue effects always apply in order.
+   */
+  priority?: number;
 }
 
 export interface Effect extends NewEffect {

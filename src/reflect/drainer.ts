@@ -71,6 +71,8 @@ interface Reflection {
 interface RepoReflection {
   /** Labels the app created with its colour and description. */
   created: string[];
+  /** Holder and token labels the app deleted from the repository, and nothing has added since. */
+  deleted: string[];
 }
 
 export interface DrainerOptions {
@@ -372,23 +374,41 @@ export class Drainer {
     const toRemove = present.filter((name) => !desired.some((d) => same(d.name, name)));
 
     if (toAdd.length > 0) {
-      await this.createStyledLabels(key, r, github, toAdd.filter((d) => d.kind === "claimed"));
+      await this.repoTurn(key.repoId, async (repo) => {
+        // The `claimed` label is created once per repository with a colour and a description.
+        for (const d of toAdd) {
+          if (d.kind !== "claimed" || repo.created.some((name) => same(name, d.name))) continue;
+          await github.createLabel(r, d.name, LABEL_STYLE[d.kind].color, LABEL_STYLE[d.kind].description);
+          repo.created.push(d.name);
+        }
+        // Adding a label brings it back to the repository (GitHub creates it).
+        repo.deleted = repo.deleted.filter((name) => !toAdd.some((d) => same(d.name, name)));
+      });
       await github.addLabels(r, key.issue, toAdd.map((d) => d.name));
     }
     if (toRemove.length > 0) {
       // A holder or token label no live lease uses any more is deleted from
-      // the repository (which also takes it off this issue), so repositories
-      // do not fill up with stale `claimed-by:` and `lease #` labels.
+      // the repository (which also takes it off every issue), so repositories
+      // do not fill up with stale `claimed-by:` and `lease #` labels. One the
+      // app deleted already is gone from this issue too: in an expiry wave
+      // every first tenure's `lease #1` would otherwise be deleted again.
       const inUse = new Set<string>();
       for (const lease of await ledger.list(key.repoId, clock())) {
         if (lease.issue === key.issue) continue;
         for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
       }
-      for (const name of toRemove) {
-        const kind = labelKind(templates, name);
-        if ((kind === "holder" || kind === "token") && !inUse.has(name.toLowerCase())) await github.deleteRepoLabel(r, name);
-        else await github.removeIssueLabel(r, key.issue, name);
-      }
+      await this.repoTurn(key.repoId, async (repo) => {
+        for (const name of toRemove) {
+          const kind = labelKind(templates, name);
+          if ((kind === "holder" || kind === "token") && !inUse.has(name.toLowerCase())) {
+            if (repo.deleted.some((gone) => same(gone, name))) continue;
+            await github.deleteRepoLabel(r, name);
+            repo.deleted.push(name);
+          } else {
+            await github.removeIssueLabel(r, key.issue, name);
+          }
+        }
+      });
     }
 
     let assignee = prior?.assignee ?? null;
@@ -407,43 +427,29 @@ export class Drainer {
   }
 
   /**
-   * The `claimed` label is created once per repository with a colour and a
-   * description. Effects of one repository applied at once take turns here,
-   * so that only the first creates it.
+   * Runs `f` on the repository's label memory and saves what it changed.
+   * Effects of one repository applied at once take turns here, so that only
+   * the first creates the `claimed` label and none deletes a label twice.
+   * What `f` did before failing is saved too: those calls were made.
    */
-  private async createStyledLabels(
-    key: IssueKey,
-    r: Repo,
-    github: GitHubPort,
-    labels: Array<{ kind: keyof typeof LABEL_STYLE; name: string }>,
-  ): Promise<void> {
-    if (labels.length === 0) return;
-    const before = this.labelTurns.get(key.repoId) ?? Promise.resolve();
-    const turn = before.then(() => this.createMissingLabels(key, r, github, labels));
+  private async repoTurn(repoId: number, f: (repo: RepoReflection) => Promise<void>): Promise<void> {
+    const before = this.labelTurns.get(repoId) ?? Promise.resolve();
+    const turn = before.then(async () => {
+      const saved = (await this.o.ledger.getReflection(repoId, 0)) as Partial<RepoReflection> | null;
+      const repo: RepoReflection = { created: [...(saved?.created ?? [])], deleted: [...(saved?.deleted ?? [])] };
+      const snapshot = JSON.stringify(repo);
+      try {
+        await f(repo);
+      } finally {
+        if (JSON.stringify(repo) !== snapshot) await this.o.ledger.putReflection(repoId, 0, repo, this.o.clock());
+      }
+    });
     const settled = turn.catch(() => undefined);
-    this.labelTurns.set(key.repoId, settled);
+    this.labelTurns.set(repoId, settled);
     try {
       await turn;
     } finally {
-      if (this.labelTurns.get(key.repoId) === settled) this.labelTurns.delete(key.repoId);
+      if (this.labelTurns.get(repoId) === settled) this.labelTurns.delete(repoId);
     }
-  }
-
-  private async createMissingLabels(
-    key: IssueKey,
-    r: Repo,
-    github: GitHubPort,
-    labels: Array<{ kind: keyof typeof LABEL_STYLE; name: string }>,
-  ): Promise<void> {
-    const repoState = ((await this.o.ledger.getReflection(key.repoId, 0)) as RepoReflection | null) ?? { created: [] };
-    const missing = labels.filter((l) => !repoState.created.some((name) => same(name, l.name)));
-    if (missing.length === 0) return;
-    for (const l of missing) await github.createLabel(r, l.name, LABEL_STYLE[l.kind].color, LABEL_STYLE[l.kind].description);
-    await this.o.ledger.putReflection(
-      key.repoId,
-      0,
-      { created: [...repoState.created, ...missing.map((l) => l.name)] },
-      this.o.clock(),
-    );
   }
 }

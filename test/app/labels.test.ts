@@ -108,6 +108,30 @@ describe("label clean-up", () => {
     expect(await h.ledger.list(REPO.id, h.now())).toEqual([]);
   });
 
+  it("deletes a repository label once when many leases using it end together, and again once it is back", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true, issue: 1, body: "/claim 1h" });
+    await claimFor(h, gh, bob, { issue: 2, body: "/claim 1h" });
+
+    // Both first tenures (token 1) expire: the first expiry deletes `lease #1`
+    // from the repository, which takes it off issue 2 as well.
+    h.advance(2 * 60 * 60_000);
+    let before = gh.mark();
+    await h.runtime.sweeper.sweep();
+    gh.removeLabel(1, "claimed").deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).comment(1);
+    gh.removeLabel(2, "claimed").deleteLabel("claimed-by: bob").unassign(2).comment(2);
+    await h.drain();
+    expect(gh.routes(before).filter((r) => r.includes("lease #1"))).toEqual(["DELETE /labels/lease #1"]);
+
+    // A new first tenure brings `lease #1` back; when it ends, it is deleted again.
+    await claimFor(h, gh, alice, { issue: 3 });
+    before = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: alice, issue: 3 }));
+    gh.release(3, "alice", 1);
+    await h.drain();
+    expect(gh.routes(before)).toContain("DELETE /labels/lease #1");
+  });
+
   it("adds only what an issue lacks when it already carries some of the labels, and leaves other labels alone", async () => {
     const { h, gh } = t;
     gh.config(null);

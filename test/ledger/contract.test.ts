@@ -589,6 +589,20 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect((await ledger.outboxStats()).pending).toBe(1);
     });
 
+    it("takeEffects serves lower priority first across issues, but never reorders one issue", async () => {
+      const sweep = (kind: string): NewEffect => ({ ...effect(kind), priority: 1 });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [sweep("sweep-1")] });
+      await ledger.acquire(key(2), bob, HOUR, T0 + 1, { effects: () => [sweep("sweep-2a"), effect("reply-2b")] });
+      await ledger.acquire(key(3), carol, HOUR, T0 + 2, { effects: () => [effect("reply-3")] });
+      // The reply to a command goes ahead of older sweep effects of other issues...
+      expect((await ledger.takeEffects(T0 + 10, 1, MIN)).map((e) => e.kind)).toEqual(["reply-3"]);
+      // ...but issue 2's reply waits behind its own sweep effect.
+      const rest = await ledger.takeEffects(T0 + 10, 10, MIN);
+      expect(rest.map((e) => e.kind)).toEqual(["sweep-1", "sweep-2a"]);
+      await ledger.completeEffect(rest[1]!.id, T0 + 11);
+      expect((await ledger.takeEffects(T0 + 12, 10, MIN)).map((e) => e.kind)).toEqual(["reply-2b"]);
+    });
+
     it("takeEffects returns the oldest pending effect of each issue, in order, and locks it", async () => {
       await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [effect("a1"), effect("a2")] });
       await ledger.acquire(key(2), alice, HOUR, T0 + 1, { effects: () => [effect("b1")] });

@@ -58,6 +58,18 @@ const OLD = {
   locks: [{ name: "sweeper", owner: "old-replica", until: T0 + HOUR }],
 } satisfies Record<string, Array<Record<string, unknown>>>;
 
+/** What a version-6 ledger keeps as it writes history: each row's predecessor, and each issue's latest row. */
+function linkHistory(db: Database.Database): void {
+  db.exec(`
+    UPDATE history SET prev = (SELECT max(p.id) FROM history p WHERE p.repo_id = history.repo_id AND p.issue = history.issue AND p.id < history.id);
+    UPDATE leases SET last_history = (SELECT max(h.id) FROM history h WHERE h.repo_id = leases.repo_id AND h.issue = leases.issue);
+    INSERT INTO history_heads (repo_id, issue, last)
+      SELECT repo_id, issue, max(id) FROM history h
+      WHERE NOT EXISTS (SELECT 1 FROM leases l WHERE l.repo_id = h.repo_id AND l.issue = h.issue)
+      GROUP BY repo_id, issue;
+  `);
+}
+
 function insert(db: Database.Database, table: string, row: Record<string, unknown>): void {
   const cols = Object.keys(row);
   db.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `@${c}`).join(", ")})`).run(row);
@@ -96,6 +108,9 @@ describe("sqlite migrations", () => {
     const written = Object.entries(OLD).filter(([table]) => present.has(table));
     db.transaction(() => {
       for (const [table, rows] of written) for (const row of rows) insert(db, table, row);
+      // From version 6 a ledger links each history row to the issue's previous
+      // one as it writes it; rows inserted here by hand are linked the same way.
+      if (present.has("history_heads")) linkHistory(db);
     })();
 
     expect(migrateSqlite(db)).toBe(LATEST);
