@@ -1,7 +1,7 @@
 /**
  * How fast is the ledger, against what the storage can do at all?
  *
- *   npm run bench:ledger [-- --json] [--ops N] [--rounds N]
+ *   npm run bench:ledger [-- --json] [--ops N] [--rounds N] [--postgres]
  *
  * On a database file in a fresh temp folder, opened with the ledger's own
  * settings (WAL, synchronous=FULL: one fsync per commit):
@@ -20,6 +20,10 @@
  *
  * The measurements run interleaved in rounds, and the medians are reported,
  * so that noise on a shared machine hits all of them alike.
+ *
+ * With --postgres, the same mix against PostgresLedger, its floor, and 4
+ * concurrent clients instead: see ledger-postgres.ts. Both benches draw their
+ * operations from ledger-mix.ts.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,14 +32,9 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import type Database from "better-sqlite3";
 import { openSqlite, SqliteLedger } from "../src/ledger/sqlite.js";
-import type { Holder, Ledger } from "../src/ledger/types.js";
+import { HOLDERS, HOUR, median, MIX_ISSUES, Mix, outcomeShares, pad, random, REPO, T0 } from "./ledger-mix.js";
+import { benchPostgres } from "./ledger-postgres.js";
 
-const HOUR = 3_600_000;
-const T0 = 1_700_000_000_000;
-const MIX_ISSUES = 10_000;
-const HOLDERS = 1_000;
-/** Repository of the measured operations; the bulk-loaded filler lives in others. */
-const REPO = { repoId: 1, repo: "bench/main" };
 /** The issues of REPO the scale measurements work on; both tables hold rows for all of them. */
 const SCALE_ISSUES = 1_000;
 /** In the big table, REPO is a busy repository with this many rows; other repositories have SCALE_ISSUES each. */
@@ -70,114 +69,6 @@ function parse() {
   } catch (err) {
     console.error((err as Error).message);
     usage();
-  }
-}
-
-/** mulberry32: seeded, so every run measures the same sequence of operations. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
-/** The issues a workload believes held and by whom, to renew and release mostly one's own, as people do. */
-class Held {
-  private readonly issues: number[] = [];
-  private readonly at = new Map<number, number>();
-  private readonly by = new Map<number, Holder>();
-
-  set(issue: number, holder: Holder): void {
-    if (!this.at.has(issue)) {
-      this.at.set(issue, this.issues.length);
-      this.issues.push(issue);
-    }
-    this.by.set(issue, holder);
-  }
-
-  delete(issue: number): void {
-    const i = this.at.get(issue);
-    if (i === undefined) return;
-    const last = this.issues.pop()!;
-    if (last !== issue) {
-      this.issues[i] = last;
-      this.at.set(last, i);
-    }
-    this.at.delete(issue);
-    this.by.delete(issue);
-  }
-
-  pick(rnd: () => number): [number, Holder] | null {
-    if (this.issues.length === 0) return null;
-    const issue = this.issues[Math.floor(rnd() * this.issues.length)]!;
-    return [issue, this.by.get(issue)!];
-  }
-}
-
-/** A stream of mix operations against one ledger, carrying its clock and beliefs from round to round. */
-class Mix {
-  private readonly rnd: () => number;
-  private readonly held = new Held();
-  /** `op:outcome` -> count, to show what the mix really did. */
-  readonly outcomes = new Map<string, number>();
-  now = T0;
-
-  constructor(
-    readonly ledger: Ledger,
-    private readonly issues: number,
-    seed: number,
-  ) {
-    this.rnd = random(seed);
-  }
-
-  private holder(): Holder {
-    const id = 1 + Math.floor(this.rnd() * HOLDERS);
-    return { id, login: `user${id}` };
-  }
-
-  private count(key: string): void {
-    this.outcomes.set(key, (this.outcomes.get(key) ?? 0) + 1);
-  }
-
-  /** Runs `ops` operations; returns the time they took, in ms. */
-  async run(ops: number): Promise<number> {
-    const { ledger, rnd } = this;
-    const start = performance.now();
-    for (let i = 0; i < ops; i++) {
-      // About a second between commands; leases of an hour, so some expire.
-      this.now += Math.floor(rnd() * 2000);
-      const roll = rnd();
-      if (roll < 0.6) {
-        const issue = 1 + Math.floor(rnd() * this.issues);
-        const holder = this.holder();
-        const r = await ledger.acquire({ ...REPO, issue }, holder, HOUR, this.now, { maxPerHolder: 5, remindBefore: HOUR / 4 });
-        if (r.outcome === "acquired") this.held.set(issue, holder);
-        this.count(`acquire:${r.outcome}`);
-      } else {
-        // Mostly one's own lease; now and then someone else's or a free issue.
-        const mine = rnd() < 0.85 ? this.held.pick(rnd) : null;
-        const [issue, holder] = mine ?? [1 + Math.floor(rnd() * this.issues), this.holder()];
-        if (roll < 0.85) {
-          const r = await ledger.renew({ ...REPO, issue }, holder, HOUR, this.now, { remindBefore: HOUR / 4 });
-          this.count(`renew:${r.outcome}`);
-        } else {
-          const r = await ledger.release({ ...REPO, issue }, holder, this.now);
-          if (r.outcome === "released") this.held.delete(issue);
-          this.count(`release:${r.outcome}`);
-        }
-      }
-    }
-    return performance.now() - start;
   }
 }
 
@@ -248,16 +139,11 @@ function bulkLoad(db: Database.Database, rows: number): void {
   db.pragma("wal_checkpoint(TRUNCATE)");
 }
 
-function pad(s: string, n: number): string {
-  return s.length >= n ? s : " ".repeat(n - s.length) + s;
-}
-
 async function main(): Promise<void> {
   const args = parse();
   if (args.postgres) {
-    // Hook for the PostgreSQL ledger: the same mix against postgres.ts, floor a plain upsert there.
-    console.error("--postgres: not yet supported");
-    process.exit(2);
+    await benchPostgres(args);
+    return;
   }
 
   const dir = mkdtempSync(join(tmpdir(), "issue-leases-bench-"));
@@ -337,9 +223,7 @@ async function main(): Promise<void> {
     const verdict = (ok: boolean) => (ok ? "ok" : "MISSED");
     log(`${"ledger ÷ floor".padEnd(28)}${pad(ratio.toFixed(2), 10)}   goal >= ${GOAL_RATIO}   ${verdict(ratio >= GOAL_RATIO)}`);
     log(`${"1M rows ÷ 1k rows, per op".padEnd(28)}${pad(scale.toFixed(2), 10)}   goal <= ${GOAL_SCALE}   ${verdict(scale <= GOAL_SCALE)}`);
-    const total = [...mix.outcomes.values()].reduce((a, b) => a + b, 0);
-    const shares = [...mix.outcomes].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${((100 * n) / total).toFixed(0)}%`);
-    log(`mix outcomes: ${shares.join(", ")}`);
+    log(`mix outcomes: ${outcomeShares([mix])}`);
     log(`(measured for ${measuredS.toFixed(1)} s)`);
 
     if (args.json) {
