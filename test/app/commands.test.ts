@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { DURATION_FORMS } from "../../src/commands/parse-duration.js";
 import { parseMarker } from "../../src/reflect/render.js";
-import { APP_ID, claimFor, mentionsIn, T0, useApp } from "../support/app-harness.js";
+import { APP_ID, claimFor, mentionsIn, releaseRoutes, T0, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, maintainer, REPO, robot } from "../support/payloads.js";
 
 const MINUTE = 60_000;
@@ -212,13 +212,7 @@ describe("/release", () => {
     gh.release(1, "alice", 1);
     await h.drain();
 
-    expect(gh.routes(before)).toEqual([
-      "DELETE /issues/1/labels/claimed",
-      "DELETE /labels/claimed-by: alice",
-      "DELETE /labels/lease #1",
-      "DELETE /issues/1/assignees",
-      "POST /issues/1/comments",
-    ]);
+    expect(gh.routes(before)).toEqual(releaseRoutes(1, "alice", 1));
     expect(gh.calls[before + 3]!.body).toEqual({ assignees: ["alice"] });
     const reply = gh.lastComment();
     expect(reply).toContain("**alice** released the lease (token **1**). The issue is free.");
@@ -273,14 +267,7 @@ describe("/release", () => {
     gh.release(1, "alice", 1);
     await h.drain();
 
-    expect(gh.routes(before)).toEqual([
-      "GET /collaborators/maint/permission",
-      "DELETE /issues/1/labels/claimed",
-      "DELETE /labels/claimed-by: alice",
-      "DELETE /labels/lease #1",
-      "DELETE /issues/1/assignees",
-      "POST /issues/1/comments",
-    ]);
+    expect(gh.routes(before)).toEqual(["GET /collaborators/maint/permission", ...releaseRoutes(1, "alice", 1)]);
     const reply = gh.lastComment();
     expect(reply).toContain("**maint** released @alice's lease (token **1**). The issue is free.");
     expect(mentionsIn(reply)).toEqual(["alice"]);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/reflect/render.js";
-import { claimFor, mentionsIn, useApp } from "../support/app-harness.js";
+import { claimFor, mentionsIn, releaseRoutes, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, issuesPayload, maintainer, pullRequestPayload, REPO, type UserSpec } from "../support/payloads.js";
 
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
@@ -23,13 +23,7 @@ describe("issues.closed", () => {
     gh.release(1, "alice", 1);
     await h.drain();
 
-    expect(gh.routes(before)).toEqual([
-      "DELETE /issues/1/labels/claimed",
-      "DELETE /labels/claimed-by: alice",
-      "DELETE /labels/lease #1",
-      "DELETE /issues/1/assignees",
-      "POST /issues/1/comments",
-    ]);
+    expect(gh.routes(before)).toEqual(releaseRoutes(1, "alice", 1));
     const reply = gh.lastComment();
     // Nobody "released" it: the headline says the lease ended, the reason why.
     expect(reply).toContain("**alice**'s lease (token **1**) ended. The issue is free.");
@@ -65,13 +59,7 @@ describe("pull_request.closed", () => {
     await h.receive("pull_request", pullRequestPayload("closed", { number: 2, author: alice, sender: maintainer, merged }));
     gh.release(2, "alice", 1);
     await h.drain();
-    expect(gh.routes(before)).toEqual([
-      "DELETE /issues/2/labels/claimed",
-      "DELETE /labels/claimed-by: alice",
-      "DELETE /labels/lease #1",
-      "DELETE /issues/2/assignees",
-      "POST /issues/2/comments",
-    ]);
+    expect(gh.routes(before)).toEqual(releaseRoutes(2, "alice", 1));
     const reply = gh.lastComment();
     expect(reply).toContain(reason);
     expect(parseMarker(reply)).toMatchObject({ op: "release", outcome: "released", issue: 2, holder: "alice", token: 1 });

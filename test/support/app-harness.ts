@@ -222,7 +222,7 @@ export class GitHubMock {
     return this.comment(issue);
   }
 
-  /** `METHOD /path` of each call, relative to the repository where possible. */
+  /** `METHOD /path` of each call, relative to the repository where possible (see `releaseRoutes`). */
   routes(from = 0): string[] {
     const prefix = `/repos/${this.owner}/${this.repo}`;
     return this.calls.slice(from).map((c) => `${c.method} ${c.path.startsWith(`${prefix}/`) ? c.path.slice(prefix.length) : c.path}`);
@@ -287,6 +287,17 @@ export function useApp(opts: Partial<AppOptions> & { start?: number } = {}): {
  * claim costs. `first`: the repository's first command in this app (the
  * config file is read, and found missing, and `claimed` is created).
  */
+/** The routes, in order, of the calls `GitHubMock.release` expects: how a lease ends on GitHub. */
+export function releaseRoutes(issue: number, login: string, token: number): string[] {
+  return [
+    `DELETE /issues/${issue}/labels/claimed`,
+    `DELETE /labels/claimed-by: ${login}`,
+    `DELETE /labels/lease #${token}`,
+    `DELETE /issues/${issue}/assignees`,
+    `POST /issues/${issue}/comments`,
+  ];
+}
+
 export async function claimFor(
   h: Harness,
   gh: GitHubMock,
