@@ -33,7 +33,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { parseArgs } from "node:util";
 import { issueLeases, type Runtime } from "../src/app.js";
 import { SqliteLedger } from "../src/ledger/sqlite.js";
 import { commentPayload } from "../test/support/payloads.js";
@@ -43,6 +42,7 @@ import { APP_ID, newProbot } from "./support/probot.js";
 import { benchRepo, inRepo } from "./support/repos.js";
 import { reporter, round } from "./support/report.js";
 import type { SeedOptions, SeedReport } from "./support/seed-leases.js";
+import { benchArgs, usageExit } from "./support/args.js";
 
 const REPOS = 5;
 const HOLDERS = 1_000;
@@ -52,33 +52,21 @@ const TTL_MS = 10 * 60_000;
 const CONTENT_MAX = 80;
 const MB = 1024 * 1024;
 
-function usage(): never {
-  console.error("usage: node dist/bench/drain.js [--json] [--leases N] [--scale N] [--batch N (drainer batch size; default the app's)]");
-  process.exit(2);
-}
+const USAGE = "node dist/bench/drain.js [--json] [--leases N] [--scale N] [--batch N (drainer batch size; default the app's)]";
 
 function parse() {
-  try {
-    const { values } = parseArgs({
-      options: {
-        json: { type: "boolean", default: false },
-        leases: { type: "string", default: "10000" },
-        scale: { type: "string", default: "500" },
-        batch: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-    if (values.help) usage();
-    const leases = Number(values.leases);
-    const scale = Number(values.scale);
-    const batch = values.batch === undefined ? undefined : Number(values.batch);
-    if (!Number.isInteger(leases) || leases < REPOS || !(scale >= 1)) usage();
-    if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1)) usage();
-    return { json: values.json, leases, scale, batch };
-  } catch (err) {
-    console.error((err as Error).message);
-    usage();
-  }
+  const values = benchArgs(USAGE, {
+    json: { type: "boolean", default: false },
+    leases: { type: "string", default: "10000" },
+    scale: { type: "string", default: "500" },
+    batch: { type: "string" },
+  });
+  const leases = Number(values.leases);
+  const scale = Number(values.scale);
+  const batch = values.batch === undefined ? undefined : Number(values.batch);
+  if (!Number.isInteger(leases) || leases < REPOS || !(scale >= 1)) usageExit(USAGE);
+  if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1)) usageExit(USAGE);
+  return { json: values.json === true, leases, scale, batch };
 }
 
 function seed(o: SeedOptions): Promise<SeedReport> {

@@ -29,11 +29,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { parseArgs } from "node:util";
 import type Database from "better-sqlite3";
 import { openSqlite, SqliteLedger } from "../src/ledger/sqlite.js";
 import { HOLDERS, HOUR, median, MIX_ISSUES, Mix, outcomeShares, pad, random, REPO, T0 } from "./ledger-mix.js";
 import { benchPostgres } from "./ledger-postgres.js";
+import { benchArgs, usageExit } from "./support/args.js";
 
 /** The issues of REPO the scale measurements work on; both tables hold rows for all of them. */
 const SCALE_ISSUES = 1_000;
@@ -45,31 +45,19 @@ const CHUNK = 100;
 const GOAL_RATIO = 0.8;
 const GOAL_SCALE = 1.3;
 
-function usage(): never {
-  console.error("usage: node dist/bench/ledger.js [--json] [--ops N] [--rounds N] [--postgres]");
-  process.exit(2);
-}
+const USAGE = "node dist/bench/ledger.js [--json] [--ops N] [--rounds N] [--postgres]";
 
 function parse() {
-  try {
-    const { values } = parseArgs({
-      options: {
-        json: { type: "boolean", default: false },
-        ops: { type: "string", default: "3000" },
-        rounds: { type: "string", default: "3" },
-        postgres: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-    if (values.help) usage();
-    const ops = Number(values.ops);
-    const rounds = Number(values.rounds);
-    if (!Number.isInteger(ops) || ops < 1 || !Number.isInteger(rounds) || rounds < 1) usage();
-    return { json: values.json, ops, rounds, postgres: values.postgres };
-  } catch (err) {
-    console.error((err as Error).message);
-    usage();
-  }
+  const values = benchArgs(USAGE, {
+    json: { type: "boolean", default: false },
+    ops: { type: "string", default: "3000" },
+    rounds: { type: "string", default: "3" },
+    postgres: { type: "boolean", default: false },
+  });
+  const ops = Number(values.ops);
+  const rounds = Number(values.rounds);
+  if (!Number.isInteger(ops) || ops < 1 || !Number.isInteger(rounds) || rounds < 1) usageExit(USAGE);
+  return { json: values.json === true, ops, rounds, postgres: values.postgres === true };
 }
 
 /** The floor: one upsert per IMMEDIATE transaction, on a file with the ledger's settings. */

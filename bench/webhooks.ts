@@ -30,7 +30,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { parseArgs } from "node:util";
 import type { Probot } from "probot";
 import { issueLeases, type Runtime } from "../src/app.js";
 import { SqliteLedger } from "../src/ledger/sqlite.js";
@@ -38,6 +37,7 @@ import { type FakeGitHub, type RecordedRequest, startFakeGitHub } from "../test/
 import { commentPayload, type UserSpec } from "../test/support/payloads.js";
 import { type LedgerMeter, meteredLedger } from "./support/metered-ledger.js";
 import { APP_ID, type Delivery, deliver, newProbot, serveWebhooks, signedDelivery } from "./support/probot.js";
+import { benchArgs, usageExit } from "./support/args.js";
 import { median, reporter, round, table } from "./support/report.js";
 
 const GOAL = 1.3;
@@ -47,30 +47,18 @@ const BACKGROUND = 100;
 const KINDS = ["claim", "held", "release"] as const;
 type Kind = (typeof KINDS)[number];
 
-function usage(): never {
-  console.error("usage: node dist/bench/webhooks.js [--json] [--rounds N] [--cycles N]");
-  process.exit(2);
-}
+const USAGE = "node dist/bench/webhooks.js [--json] [--rounds N] [--cycles N]";
 
 function parse() {
-  try {
-    const { values } = parseArgs({
-      options: {
-        json: { type: "boolean", default: false },
-        rounds: { type: "string", default: "5" },
-        cycles: { type: "string", default: "150" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-    if (values.help) usage();
-    const rounds = Number(values.rounds);
-    const cycles = Number(values.cycles);
-    if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(cycles) || cycles < 1) usage();
-    return { json: values.json, rounds, cycles };
-  } catch (err) {
-    console.error((err as Error).message);
-    usage();
-  }
+  const values = benchArgs(USAGE, {
+    json: { type: "boolean", default: false },
+    rounds: { type: "string", default: "5" },
+    cycles: { type: "string", default: "150" },
+  });
+  const rounds = Number(values.rounds);
+  const cycles = Number(values.cycles);
+  if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(cycles) || cycles < 1) usageExit(USAGE);
+  return { json: values.json === true, rounds, cycles };
 }
 
 const people: UserSpec[] = Array.from({ length: PEOPLE }, (_, i) => ({ login: `dev${i + 1}`, id: 5001 + i, association: "CONTRIBUTOR" }));

@@ -1,0 +1,26 @@
+/** Command-line flags of the benchmarks: strict parsing, `-h`/`--help`, and exit code 2 with the usage line. */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+export type FlagValues = Record<string, string | boolean | undefined>;
+
+/** Prints what was wrong (if anything) and the usage line, and exits 2. */
+export function usageExit(usage: string, problem?: string): never {
+  if (problem) console.error(problem);
+  console.error(`usage: ${usage}`);
+  process.exit(2);
+}
+
+/** The flags' values; an unknown flag, a malformed one or `--help` prints the usage and exits 2. */
+export function benchArgs(usage: string, options: Options): FlagValues {
+  let values: FlagValues;
+  try {
+    ({ values } = parseArgs({ options: { ...options, help: { type: "boolean", short: "h", default: false } }, strict: true }) as {
+      values: FlagValues;
+    });
+  } catch (err) {
+    return usageExit(usage, (err as Error).message);
+  }
+  if (values.help === true) usageExit(usage);
+  return values;
+}
