@@ -4,11 +4,12 @@
  * chosen by the benchmark, and a webhook endpoint served over real HTTP by
  * Probot's own middleware.
  */
-import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sign } from "@octokit/webhooks-methods";
 import { Probot, ProbotOctokit } from "probot";
+import { privateKey } from "../../test/support/server-process.js";
 import { PacerGroup } from "./pacer.js";
 
 export const APP_ID = 777;
@@ -46,17 +47,6 @@ export function octokitClass(pacing: Pacing): typeof ProbotOctokit {
   const write = new PacerGroup(1000 / pacing.scale);
   const notifications = new PacerGroup(3000 / pacing.scale);
   return ProbotOctokit.defaults((o: OctokitOptions) => ({ ...o, throttle: { ...o.throttle, write, notifications } }));
-}
-
-let key: string | undefined;
-/** One RSA key per process: generating it takes a while and it is only ever used against the fake. */
-function privateKey(): string {
-  key ??= generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs1", format: "pem" },
-  }).privateKey;
-  return key;
 }
 
 export function newProbot(baseUrl: string, pacing: Pacing): Probot {
