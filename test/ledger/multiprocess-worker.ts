@@ -26,6 +26,8 @@ export interface WorkerReport {
   worker: number;
   /** Outcomes seen, as `op:outcome` -> count. */
   outcomes: Record<string, number>;
+  /** Calls that returned (a sweep that found nothing expired is one call and no outcome). */
+  completed: number;
   /** Every new tenure this process was handed. */
   tenures: Array<{ issue: number; token: number; holderId: number }>;
   errors: WorkerError[];
@@ -56,7 +58,7 @@ async function race(ledger: SqliteLedger, config: WorkerConfig): Promise<WorkerR
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   // Two holders per process, so a process also races itself across calls.
   const holders: Holder[] = [0, 1].map((k) => ({ id: config.worker * 10 + k, login: `w${config.worker}h${k}` }));
-  const report: WorkerReport = { worker: config.worker, outcomes: {}, tenures: [], errors: [] };
+  const report: WorkerReport = { worker: config.worker, outcomes: {}, completed: 0, tenures: [], errors: [] };
   const count = (name: string) => (report.outcomes[name] = (report.outcomes[name] ?? 0) + 1);
 
   for (let i = 0; i < config.ops; i++) {
@@ -88,6 +90,7 @@ async function race(ledger: SqliteLedger, config: WorkerConfig): Promise<WorkerR
           }
           break;
       }
+      report.completed++;
     } catch (err) {
       report.errors.push(describeError(op, err));
     }

@@ -185,8 +185,8 @@ describe("sqlite ledger shared by several processes", () => {
     const errors = reports.flatMap((r) => r.errors);
     expect(errors.filter((e) => e.code?.startsWith("SQLITE_BUSY"))).toEqual([]);
     expect(errors).toEqual([]);
-    const total = reports.flatMap((r) => Object.values(r.outcomes)).reduce((a, b) => a + b, 0);
-    expect(total).toBeGreaterThanOrEqual(PROCESSES * OPS_PER_PROCESS * 0.95);
+    // Every call returned. (Outcomes can number fewer: a sweep may find nothing.)
+    expect(reports.map((r) => r.completed)).toEqual(Array(PROCESSES).fill(OPS_PER_PROCESS));
   });
 
   it("really raced: new tenures, refusals and expiries all happened", () => {
