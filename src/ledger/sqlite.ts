@@ -125,22 +125,23 @@ export class SqliteLedger implements Ledger {
         "SELECT holder_id, holder_login, token, acquired_at, expires_at, last_history FROM leases WHERE repo_id = ? AND issue = ?",
       ),
       upsert: db.prepare(
-        `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at, remind_at, reminded)
-         VALUES (@repoId, @issue, @repo, @holderId, @holderLogin, @token, @acquiredAt, @expiresAt, @now, @remindAt, 0)
+        `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at, remind_at, reminded, last_history)
+         VALUES (@repoId, @issue, @repo, @holderId, @holderLogin, @token, @acquiredAt, @expiresAt, @now, @remindAt, 0, @lastHistory)
          ON CONFLICT (repo_id, issue) DO UPDATE SET
            repo = excluded.repo, holder_id = excluded.holder_id, holder_login = excluded.holder_login,
            token = excluded.token, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at,
-           updated_at = excluded.updated_at, remind_at = excluded.remind_at, reminded = 0`,
+           updated_at = excluded.updated_at, remind_at = excluded.remind_at, reminded = 0, last_history = excluded.last_history`,
       ),
       // The same tenure carries on: its expiry (and the login, for display)
       // changes. Not naming holder_id leaves leases_by_holder untouched.
       extend: db.prepare(
         `UPDATE leases SET repo = @repo, holder_login = @holderLogin, expires_at = @expiresAt, updated_at = @now,
-           remind_at = @remindAt, reminded = 0
+           remind_at = @remindAt, reminded = 0, last_history = @lastHistory
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       free: db.prepare(
-        `UPDATE leases SET holder_id = NULL, holder_login = NULL, expires_at = NULL, remind_at = NULL, reminded = 0, updated_at = @now
+        `UPDATE leases SET holder_id = NULL, holder_login = NULL, expires_at = NULL, remind_at = NULL, reminded = 0, updated_at = @now,
+           last_history = @lastHistory
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       history: db.prepare(
@@ -192,7 +193,9 @@ export class SqliteLedger implements Ledger {
            AND (expires_at IS NULL OR expires_at > @now)
          ORDER BY remind_at, repo_id, issue LIMIT @limit`,
       ),
-      markReminded: db.prepare("UPDATE leases SET reminded = 1, updated_at = @now WHERE repo_id = @repoId AND issue = @issue"),
+      markReminded: db.prepare(
+        "UPDATE leases SET reminded = 1, updated_at = @now, last_history = @lastHistory WHERE repo_id = @repoId AND issue = @issue",
+      ),
       getDelivery: db.prepare<[string], { result: string }>("SELECT result FROM deliveries WHERE id = ?"),
       putDelivery: db.prepare("INSERT INTO deliveries (id, result, at) VALUES (?, ?, ?)"),
       historyOf: db.prepare<{ repoId: number; issue: number; limit: number }, Record<string, unknown>>(
@@ -267,7 +270,7 @@ export class SqliteLedger implements Ledger {
     actor: Holder | null,
     now: number,
     opts: OpOptions<R> | undefined,
-    body: (row: Row | null) => { result: R; write?: () => void },
+    body: (row: Row | null) => { result: R; write?: (lastHistory: number) => void },
     historyOutcome?: string,
   ): Applied<R> {
     return this.immediate((): Applied<R> => {
@@ -277,7 +280,6 @@ export class SqliteLedger implements Ledger {
       }
       const state = this.st.get.get(key.repoId, key.issue);
       const { result, write } = body(toRow(state));
-      write?.();
       const lease = "lease" in result ? result.lease : null;
       // The issue's latest history row, which the new one follows: the lease
       // row names it, or history_heads for an issue that has no lease row.
@@ -298,12 +300,16 @@ export class SqliteLedger implements Ledger {
         delivery: opts?.delivery ?? null,
         prev: head ?? null,
       });
-      // Most operations wrote the lease row just now: naming the new head
-      // there dirties no page more. An issue never held has no lease row.
-      const last = { repoId: key.repoId, issue: key.issue, id: lastInsertRowid };
-      if (this.st.setLastHistory.run(last).changes === 0) this.st.putHistoryHead.run(last);
-      // Its first tenure made the lease row, which names the head from now on.
-      else if (!state && head !== undefined) this.st.dropHistoryHead.run(key.repoId, key.issue);
+      // The history row goes first, so that an operation that writes the
+      // lease row names the new head in the same statement. An issue never
+      // held has no lease row: history_heads names its head.
+      const last = { repoId: key.repoId, issue: key.issue, id: Number(lastInsertRowid) };
+      if (write) {
+        write(last.id);
+        // Its first tenure made the lease row, which names the head from now on.
+        if (!state && head !== undefined) this.st.dropHistoryHead.run(key.repoId, key.issue);
+      } else if (state) this.st.setLastHistory.run(last);
+      else this.st.putHistoryHead.run(last);
       if (opts?.delivery !== undefined) this.st.putDelivery.run(opts.delivery, JSON.stringify(result), now);
       for (const effect of opts?.effects?.(result) ?? []) {
         this.st.enqueue.run({
@@ -321,7 +327,14 @@ export class SqliteLedger implements Ledger {
   }
 
   /** Stores `lease`: a new tenure rewrites the row; the same tenure carrying on only extends it. */
-  private write(key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined, newTenure: boolean): void {
+  private write(
+    key: IssueKey,
+    lease: Lease,
+    now: number,
+    remindBefore: number | null | undefined,
+    newTenure: boolean,
+    lastHistory: number,
+  ): void {
     const remindAt =
       lease.expiresAt !== null && remindBefore !== null && remindBefore !== undefined ? lease.expiresAt - remindBefore : null;
     if (!newTenure) {
@@ -333,6 +346,7 @@ export class SqliteLedger implements Ledger {
         expiresAt: lease.expiresAt,
         remindAt,
         now,
+        lastHistory,
       });
       return;
     }
@@ -347,6 +361,7 @@ export class SqliteLedger implements Ledger {
       expiresAt: lease.expiresAt,
       remindAt,
       now,
+      lastHistory,
     });
   }
 
@@ -366,7 +381,9 @@ export class SqliteLedger implements Ledger {
       return {
         result,
         write:
-          result.outcome === "acquired" ? () => this.write(key, result.lease, now, opts?.remindBefore, result.newTenure) : undefined,
+          result.outcome === "acquired"
+            ? (last) => this.write(key, result.lease, now, opts?.remindBefore, result.newTenure, last)
+            : undefined,
       };
     });
   }
@@ -376,7 +393,7 @@ export class SqliteLedger implements Ledger {
       const result = decide.renew(key, row, holder, ttl, now);
       return {
         result,
-        write: result.outcome === "renewed" ? () => this.write(key, result.lease, now, opts?.remindBefore, false) : undefined,
+        write: result.outcome === "renewed" ? (last) => this.write(key, result.lease, now, opts?.remindBefore, false, last) : undefined,
       };
     });
   }
@@ -395,10 +412,10 @@ export class SqliteLedger implements Ledger {
     });
   }
 
-  private freeIfReleased(key: IssueKey, row: Row | null, result: ReleaseResult, now: number): (() => void) | undefined {
+  private freeIfReleased(key: IssueKey, row: Row | null, result: ReleaseResult, now: number): ((last: number) => void) | undefined {
     // Freeing keeps the row and its token: the next tenure gets token + 1.
     if (result.outcome !== "released" || row?.holder == null) return undefined;
-    return () => this.st.free.run({ repoId: key.repoId, issue: key.issue, now });
+    return (lastHistory) => this.st.free.run({ repoId: key.repoId, issue: key.issue, now, lastHistory });
   }
 
   async note(
@@ -435,7 +452,10 @@ export class SqliteLedger implements Ledger {
       const result = decide.expire(key, row, token, now);
       return {
         result,
-        write: result.outcome === "expired" ? () => this.st.free.run({ repoId: key.repoId, issue: key.issue, now }) : undefined,
+        write:
+          result.outcome === "expired"
+            ? (lastHistory) => this.st.free.run({ repoId: key.repoId, issue: key.issue, now, lastHistory })
+            : undefined,
       };
     });
   }
@@ -451,7 +471,7 @@ export class SqliteLedger implements Ledger {
         result,
         write:
           result.outcome === "reminded"
-            ? () => this.st.markReminded.run({ repoId: key.repoId, issue: key.issue, now })
+            ? (lastHistory) => this.st.markReminded.run({ repoId: key.repoId, issue: key.issue, now, lastHistory })
             : undefined,
       };
     });
