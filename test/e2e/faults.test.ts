@@ -12,6 +12,8 @@ import { history } from "./ledger-file.js";
 import { withLiveApp } from "./live-app.js";
 
 const carol: UserSpec = { login: "carol", id: 1005, association: "CONTRIBUTOR" };
+/** The sweep interval of the expiry and reminder tests. */
+const SWEEP_MS = 2000;
 
 describe.concurrent("Nothing lost: GitHub's faults and the sweeper", () => {
   it("GitHub answering 500 to the next writes: every effect lands once", () =>
@@ -61,7 +63,9 @@ describe.concurrent("Nothing lost: GitHub's faults and the sweeper", () => {
     withLiveApp(async (live) => {
       const { fake } = live;
       fake.setConfigFile(FULL, ".github/issue-leases.yml", "min_ttl: 1s\n");
-      const server = await live.start({ SWEEP_INTERVAL_MS: "1000" });
+      // Sweeps 2 s apart: two intervals leave a busy machine seconds to run a
+      // sweep late, where 1 s apart left it only one.
+      const server = await live.start({ SWEEP_INTERVAL_MS: String(SWEEP_MS) });
       await live.comment(server, "/claim 2s", alice, 1);
       await waitFor("the expire reply", () => replies(fake, 1).some((r) => r.op === "expire"), 30_000);
       await live.settled(server);
@@ -74,7 +78,7 @@ describe.concurrent("Nothing lost: GitHub's faults and the sweeper", () => {
       expect(expire).toHaveLength(1);
       expect(expire[0]).toMatchObject({ outcome: "expired", token: 1 });
       expect(expire[0]!.at - acquire.expiresAt!).toBeGreaterThanOrEqual(0);
-      expect(expire[0]!.at - acquire.expiresAt!).toBeLessThan(2 * 1000);
+      expect(expire[0]!.at - acquire.expiresAt!).toBeLessThan(2 * SWEEP_MS);
 
       const expired = replies(fake, 1).filter((r) => r.op === "expire");
       expect(expired).toHaveLength(1);
@@ -84,7 +88,7 @@ describe.concurrent("Nothing lost: GitHub's faults and the sweeper", () => {
       expect(fake.assignees(FULL, 1)).toEqual([]);
       expect(repoLabelNames(fake)).not.toContain("lease #1");
 
-      await sleep(2500);
+      await sleep(2 * SWEEP_MS);
       expect(replies(fake, 1).filter((r) => r.op === "expire")).toHaveLength(1);
 
       await live.comment(server, "/claim 1h", bob, 1);
@@ -96,21 +100,23 @@ describe.concurrent("Nothing lost: GitHub's faults and the sweeper", () => {
   it("a reminder is posted once per lease, however many sweeps run", () =>
     withLiveApp(async (live) => {
       const { fake } = live;
-      fake.setConfigFile(FULL, ".github/issue-leases.yml", "min_ttl: 1s\nreminder_before: 2s\n");
-      const server = await live.start({ SWEEP_INTERVAL_MS: "1000" });
-      await live.comment(server, "/claim 4s", alice, 1);
+      // Due 4 s after the claim, 4 s before the expiry: the reminding sweep
+      // may run late by up to 4 s before the expiry overtakes it.
+      fake.setConfigFile(FULL, ".github/issue-leases.yml", "min_ttl: 1s\nreminder_before: 4s\n");
+      const server = await live.start({ SWEEP_INTERVAL_MS: String(SWEEP_MS) });
+      await live.comment(server, "/claim 8s", alice, 1);
       await waitFor("the reminder", () => replies(fake, 1).some((r) => r.op === "remind"), 30_000);
       const reminder = replies(fake, 1).find((r) => r.op === "remind")!;
       expect(reminder).toMatchObject({ outcome: "reminded", token: 1, holder: "alice" });
       expect(reminder.body).toContain("@alice");
       const acquire = history(live.dbFile).find((r) => r.op === "acquire")!;
       const remind = history(live.dbFile).find((r) => r.op === "remind")!;
-      // Due two seconds before expiry, sent by the next sweep.
-      expect(remind.at - (acquire.expiresAt! - 2000)).toBeGreaterThanOrEqual(0);
-      expect(remind.at - (acquire.expiresAt! - 2000)).toBeLessThan(2 * 1000);
+      // Due four seconds before expiry, sent by the next sweep (two intervals, as for expiry).
+      expect(remind.at - (acquire.expiresAt! - 4000)).toBeGreaterThanOrEqual(0);
+      expect(remind.at - (acquire.expiresAt! - 4000)).toBeLessThan(2 * SWEEP_MS);
       // Several more sweeps, through the expiry.
       await waitFor("the expire reply", () => replies(fake, 1).some((r) => r.op === "expire"), 30_000);
-      await sleep(3000);
+      await sleep(2 * SWEEP_MS);
       await live.settled(server);
       expect(replies(fake, 1).map((r) => r.op)).toEqual(["claim", "remind", "expire"]);
       live.expectOneReplyEach(1, 3);
