@@ -110,4 +110,11 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   CREATE INDEX outbox_due ON ${s}.outbox (priority, next_at) WHERE state = 'pending';
   CREATE INDEX outbox_parked ON ${s}.outbox (id) WHERE state = 'parked';
   `,
+  // 7: held leases indexed by repository, then holder (SQLite's 8): a
+  // repository's live leases are found among its held rows, where the
+  // primary key led to every row the repository ever had.
+  (s) => `
+  DROP INDEX ${s}.leases_by_holder;
+  CREATE INDEX leases_held ON ${s}.leases (repo_id, holder_id) WHERE holder_id IS NOT NULL;
+  `,
 ];

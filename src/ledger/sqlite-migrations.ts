@@ -141,4 +141,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX outbox_due ON outbox (priority, next_at) WHERE state = 'pending';
   CREATE INDEX outbox_parked ON outbox (id) WHERE state = 'parked';
   `,
+  // 8: held leases indexed by repository, then holder, where they were by
+  // holder, then repository. The limit check reads (repository, holder) as
+  // before; a repository's live leases (read by the outbox whenever it takes
+  // a label off an issue, to know whether another lease still uses it) are
+  // found among its held rows, where they were among every row the
+  // repository ever had. Same pages written per operation.
+  `
+  DROP INDEX leases_by_holder;
+  CREATE INDEX leases_held ON leases (repo_id, holder_id) WHERE holder_id IS NOT NULL;
+  `,
 ];

@@ -133,7 +133,7 @@ export class SqliteLedger implements Ledger {
            updated_at = excluded.updated_at, remind_at = excluded.remind_at, reminded = 0, last_history = excluded.last_history`,
       ),
       // The same tenure carries on: its expiry (and the login, for display)
-      // changes. Not naming holder_id leaves leases_by_holder untouched.
+      // changes. Not naming holder_id leaves leases_held untouched.
       extend: db.prepare(
         `UPDATE leases SET repo = @repo, holder_login = @holderLogin, expires_at = @expiresAt, updated_at = @now,
            remind_at = @remindAt, reminded = 0, last_history = @lastHistory
@@ -160,22 +160,24 @@ export class SqliteLedger implements Ledger {
       // every limited acquire; rows are never deleted, so that only grows.
       countHeld: db
         .prepare<{ repoId: number; holderId: number; issue: number; now: number }, number>(
-          `SELECT count(*) FROM leases INDEXED BY leases_by_holder
+          `SELECT count(*) FROM leases INDEXED BY leases_held
            WHERE holder_id = @holderId AND repo_id = @repoId AND issue <> @issue AND ${LIVE}`,
         )
         .pluck(),
       listHeld: db.prepare<{ repoId: number; holderId: number; issue: number; now: number }, LeaseRow>(
-        `SELECT * FROM leases INDEXED BY leases_by_holder
+        `SELECT * FROM leases INDEXED BY leases_held
          WHERE holder_id = @holderId AND repo_id = @repoId AND issue <> @issue AND ${LIVE}`,
       ),
+      // The lists read held rows only (leases_held): free rows, which are
+      // never deleted, outnumber them more every day.
       list: db.prepare<{ repoId: number; now: number }, LeaseRow>(
-        `SELECT * FROM leases WHERE repo_id = @repoId AND ${LIVE} ORDER BY issue`,
+        `SELECT * FROM leases INDEXED BY leases_held WHERE repo_id = @repoId AND ${LIVE} ORDER BY issue`,
       ),
       listHeldBy: db.prepare<{ holderId: number; now: number }, LeaseRow>(
-        `SELECT * FROM leases WHERE holder_id = @holderId AND ${LIVE} ORDER BY repo_id, issue`,
+        `SELECT * FROM leases INDEXED BY leases_held WHERE holder_id = @holderId AND ${LIVE} ORDER BY repo_id, issue`,
       ),
       listAll: db.prepare<{ now: number }, LeaseRow>(
-        `SELECT * FROM leases WHERE ${LIVE} ORDER BY repo COLLATE NOCASE, repo_id, issue`,
+        `SELECT * FROM leases INDEXED BY leases_held WHERE ${LIVE} ORDER BY repo COLLATE NOCASE, repo_id, issue`,
       ),
       // Both sweeps read leases_by_due. due_at is the earlier of the expiry
       // and the reminder not yet sent, so every row either wants has

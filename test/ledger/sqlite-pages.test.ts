@@ -73,7 +73,7 @@ describe("sqlite: pages written per operation", () => {
       "history",
       "leases",
       "leases_by_due",
-      "leases_by_holder",
+      "leases_held",
     ]);
   });
 
@@ -93,7 +93,7 @@ describe("sqlite: pages written per operation", () => {
       "history",
       "leases",
       "leases_by_due",
-      "leases_by_holder",
+      "leases_held",
     ]);
     // An issue never held has no lease row: its latest history row is kept beside.
     expect(await written(() => ledger.note(key(2), bob, T0 + 4, { outcome: "invalid" }))).toEqual(["history", "history_heads"]);
@@ -106,7 +106,7 @@ describe("sqlite: pages written per operation", () => {
       "history",
       "leases",
       "leases_by_due",
-      "leases_by_holder",
+      "leases_held",
     ]);
   });
 });

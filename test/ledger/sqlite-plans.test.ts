@@ -1,0 +1,68 @@
+/**
+ * Rows are never deleted, so every read the app makes while it serves must
+ * search an index for the rows it wants rather than scan a table: a query
+ * that reads every row a repository ever had gets slower every day. Read
+ * from SQLite's own query plans for the ledger's statements.
+ */
+import type { Statement } from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteLedger } from "../../src/ledger/sqlite.js";
+
+/** Parameters that fill any of the ledger's statements; better-sqlite3 ignores the ones a statement does not name. */
+const NAMED = { repoId: 1, issue: 1, holderId: 1, now: 0, limit: 10 };
+
+describe("sqlite: query plans of the ledger's reads", () => {
+  let ledger: SqliteLedger;
+  let statements: Record<string, Statement>;
+
+  beforeEach(() => {
+    ledger = new SqliteLedger(":memory:");
+    statements = (ledger as unknown as { st: Record<string, Statement> }).st;
+  });
+  afterEach(async () => {
+    await ledger.close();
+  });
+
+  /** The plan's lines (`SEARCH leases USING INDEX ...`, `SCAN ...`) for a statement of the ledger. */
+  function plan(name: string, positional: unknown[] = []): string[] {
+    const source = statements[name]?.source;
+    if (!source) throw new Error(`no statement ${name}`);
+    const explain = ledger.db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${source}`);
+    const rows = positional.length > 0 ? explain.all(...positional) : explain.all(NAMED);
+    return rows.map((r) => r.detail);
+  }
+
+  it.each([
+    ["list", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id>\?\)/],
+    ["countHeld", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id=\?\)/],
+    ["listHeld", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id=\?\)/],
+    ["expired", /^SEARCH leases USING INDEX leases_by_due \(due_at<\?\)/],
+    ["dueReminders", /^SEARCH leases USING INDEX leases_by_due \(due_at<\?\)/],
+  ])("%s searches an index of held leases", (name, search) => {
+    const lines = plan(name);
+    expect(lines[0]).toMatch(search);
+    expect(lines.filter((l) => /^SCAN leases\b/.test(l))).toEqual([]);
+  });
+
+  it("an operation finds its issue's row by the primary key", () => {
+    expect(plan("get", [1, 1])).toEqual([expect.stringMatching(/^SEARCH leases USING PRIMARY KEY \(repo_id=\? AND issue=\?\)/)]);
+  });
+
+  it("an issue's history follows its chain by rowid, never scanning the history", () => {
+    const lines = plan("historyOf");
+    expect(lines).toContain("SEARCH h USING INTEGER PRIMARY KEY (rowid=?)");
+    expect(lines.filter((l) => /^SCAN (history|h)\b/.test(l))).toEqual([]);
+  });
+
+  it("the outbox reads pending effects only, in the order it serves them", () => {
+    expect(plan("heads")).toEqual([
+      "SCAN o USING INDEX outbox_due",
+      "CORRELATED SCALAR SUBQUERY 1",
+      "SEARCH p USING COVERING INDEX outbox_pending (repo_id=? AND issue=?)",
+    ]);
+  });
+
+  it.each(["listHeldBy", "listAll"])("the operator's %s reads held rows only", (name) => {
+    expect(plan(name)[0]).toBe("SCAN leases USING INDEX leases_held");
+  });
+});
