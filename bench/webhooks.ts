@@ -11,6 +11,11 @@
  * is measured.
  *
  * - bare: verifies the signature and posts one comment.
+ * - bare, same writes: verifies the signature and makes the very writes
+ *   issue-leases makes for each command (labels, assignee, reply), deciding
+ *   from a Map in memory: no ledger, no outbox, no rendering. No app held to
+ *   the same API budget can be faster; app ÷ this is what issue-leases costs
+ *   on top of its GitHub calls.
  * - app: issue-leases on a SQLite ledger in a temp folder with the ledger's
  *   own settings (WAL, synchronous=FULL), then `runtime.drainer.drainAll()`
  *   after every delivery, so that each delivery's labels, assignee and reply
@@ -156,6 +161,45 @@ async function bareApp(fake: FakeGitHub): Promise<{ url: string; close: () => Pr
   return serveWebhooks(probot);
 }
 
+/**
+ * A bare Probot app that makes issue-leases's writes for each command, from
+ * memory: `/claim` on a free issue adds the three labels and the assignee and
+ * replies; on a held issue it replies; `/release` by the holder removes the
+ * labels one by one and the assignee, and replies.
+ */
+async function sameWritesApp(fake: FakeGitHub): Promise<{ url: string; close: () => Promise<void> }> {
+  const probot = newProbot(fake.baseUrl, { kind: "off" });
+  const holders = new Map<number, { login: string; token: number }>();
+  const tokens = new Map<number, number>();
+  await probot.load((app) => {
+    app.on("issue_comment.created", async (context) => {
+      const gh = context.octokit.rest.issues;
+      const issue = context.payload.issue.number;
+      const login = context.payload.comment.user?.login ?? "";
+      const held = holders.get(issue);
+      const labels = (h: { login: string; token: number }) => ["claimed", `claimed-by: ${h.login}`, `lease #${h.token}`];
+      if (context.payload.comment.body.startsWith("/claim")) {
+        if (held && held.login !== login) {
+          await gh.createComment(context.issue({ body: "Held." }));
+          return;
+        }
+        const lease = { login, token: held?.token ?? (tokens.get(issue) ?? 0) + 1 };
+        tokens.set(issue, lease.token);
+        holders.set(issue, lease);
+        await gh.addLabels(context.issue({ labels: labels(lease) }));
+        await gh.addAssignees(context.issue({ assignees: [login] }));
+        await gh.createComment(context.issue({ body: "Claimed." }));
+      } else if (context.payload.comment.body.startsWith("/release") && held?.login === login) {
+        holders.delete(issue);
+        for (const name of labels(held)) await gh.removeLabel(context.issue({ name }));
+        await gh.removeAssignees(context.issue({ assignees: [login] }));
+        await gh.createComment(context.issue({ body: "Released." }));
+      }
+    });
+  });
+  return serveWebhooks(probot);
+}
+
 async function main(): Promise<void> {
   const args = parse();
   const log = reporter(args.json);
@@ -163,6 +207,7 @@ async function main(): Promise<void> {
   const fake = await startFakeGitHub({ appId: APP_ID });
   let app: AppUnderTest | undefined;
   let bare: { url: string; close: () => Promise<void> } | undefined;
+  let same: { url: string; close: () => Promise<void> } | undefined;
   try {
     log(`issue-leases webhook benchmark: Probot over HTTP, SQLite in ${dir} (WAL, synchronous=FULL)`);
     log(`fake GitHub in this process, no delay; Octokit throttling and retries OFF for both apps; logging off`);
@@ -170,6 +215,7 @@ async function main(): Promise<void> {
 
     app = await AppUnderTest.start(fake, join(dir, "leases.db"));
     bare = await bareApp(fake);
+    same = await sameWritesApp(fake);
 
     // Setup, not measured: the background leases. The first delivery also
     // reads the config (cached afterwards) and creates the `claimed` label.
@@ -186,10 +232,15 @@ async function main(): Promise<void> {
     nextIssue += warm.length / 3;
     for (const s of warm) {
       await deliver(bare.url, s.delivery);
+      await deliver(same.url, s.delivery);
       await app.run(s);
     }
 
     const barePerS: number[] = [];
+    const samePerS: number[] = [];
+    /** Writes per delivery, of the same-writes app and of the app: they must agree for the comparison to mean anything. */
+    const sameWrites: number[] = [];
+    const appWrites: number[] = [];
     const appPerS: number[] = [];
     const perKind = new Map<Kind, { perS: number[]; receive: number[]; drain: number[]; ledger: number[]; commits: number }>(
       KINDS.map((k) => [k, { perS: [], receive: [], drain: [], ledger: [], commits: 0 }]),
@@ -204,9 +255,17 @@ async function main(): Promise<void> {
       for (const s of steps) await deliver(bare.url, s.delivery);
       barePerS.push(steps.length / ((performance.now() - start) / 1000));
 
+      const sameMark = fake.requests.length;
+      start = performance.now();
+      for (const s of steps) await deliver(same.url, s.delivery);
+      samePerS.push(steps.length / ((performance.now() - start) / 1000));
+      sameWrites.push(calls(fake.requests.slice(sameMark)).writes / steps.length);
+      fake.requests.length = sameMark;
+
       const byKind = new Map<Kind, { n: number; receive: number; drain: number; ledger: number; commits: number }>(
         KINDS.map((k) => [k, { n: 0, receive: 0, drain: 0, ledger: 0, commits: 0 }]),
       );
+      const appMark = fake.requests.length;
       start = performance.now();
       for (const s of steps) {
         const before = fake.requests.length;
@@ -225,6 +284,7 @@ async function main(): Promise<void> {
         tally.set(sig, entry);
       }
       appPerS.push(steps.length / ((performance.now() - start) / 1000));
+      appWrites.push(calls(fake.requests.slice(appMark)).writes / steps.length);
       for (const [kind, k] of byKind) {
         const m = perKind.get(kind)!;
         m.perS.push(k.n / ((k.receive + k.drain) / 1000));
@@ -248,6 +308,7 @@ async function main(): Promise<void> {
     const appMed = median(appPerS);
     const bareMed = median(barePerS);
     const ratio = bareMed / appMed;
+    const sameMed = median(samePerS);
     const fmt = (x: number) => x.toFixed(0);
 
     log("");
@@ -257,6 +318,7 @@ async function main(): Promise<void> {
       ["deliveries/s", ...barePerS.map((_, i) => `round ${i + 1}`), "median"],
       [
         ["bare Probot (1 comment)", ...barePerS.map(fmt), fmt(bareMed)],
+        ["bare, the app's writes", ...samePerS.map(fmt), fmt(sameMed)],
         ["issue-leases (all)", ...appPerS.map(fmt), fmt(appMed)],
         ...KINDS.map((k) => [`  ${k}`, ...perKind.get(k)!.perS.map(fmt), fmt(median(perKind.get(k)!.perS))]),
       ],
@@ -265,6 +327,8 @@ async function main(): Promise<void> {
     log("");
     const verdict = ratio <= GOAL ? "ok" : "MISSED";
     log(`${"cost ratio bare/s ÷ app/s".padEnd(28)}${ratio.toFixed(2).padStart(10)}   goal <= ${GOAL}   ${verdict}`);
+    log(`writes per delivery: app ${median(appWrites).toFixed(2)}, bare with the app's writes ${median(sameWrites).toFixed(2)}, bare 1`);
+    log(`${"bare with its writes ÷ app".padEnd(28)}${(sameMed / appMed).toFixed(2).padStart(10)}   (the app's cost on top of its GitHub calls)`);
     log(`(app/s ÷ bare/s = ${(appMed / bareMed).toFixed(2)}; measured for ${measuredS.toFixed(1)} s)`);
 
     log("");
@@ -306,6 +370,8 @@ async function main(): Promise<void> {
           app_per_s: round(appMed, 1),
           bare_per_s: round(bareMed, 1),
           ratio: round(ratio, 3),
+          same_writes_per_s: round(sameMed, 1),
+          ratio_same_writes: round(sameMed / appMed, 3),
           api_calls: Object.fromEntries(KINDS.map((k) => [k, { reads: top(k).reads, writes: top(k).writes }])),
           config_reads_per_repo: firstClaim,
           per_kind_per_s: Object.fromEntries(KINDS.map((k) => [k, round(median(perKind.get(k)!.perS), 1)])),
@@ -315,6 +381,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await bare?.close();
+    await same?.close();
     await app?.close();
     await fake.close();
     rmSync(dir, { recursive: true, force: true });
