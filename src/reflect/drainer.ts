@@ -374,6 +374,9 @@ export class Drainer {
     const toRemove = present.filter((name) => !desired.some((d) => same(d.name, name)));
 
     if (toAdd.length > 0) {
+      // Adding takes a turn even when there is nothing to create: it waits for
+      // a delete in flight that decided, before this lease existed, that no
+      // lease used one of these labels any more (labels.test.ts shows it).
       await this.repoTurn(key.repoId, async (repo) => {
         // The `claimed` label is created once per repository with a colour and a description.
         for (const d of toAdd) {

@@ -8,6 +8,7 @@ import { MAX_LABEL_LENGTH } from "../../src/reflect/labels.js";
 import { parseMarker } from "../../src/reflect/render.js";
 import { claimFor, releaseRoutes, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, REPO, type UserSpec } from "../support/payloads.js";
+import { sleep, waitFor } from "../support/server-process.js";
 
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
 
@@ -100,6 +101,35 @@ describe("label clean-up", () => {
     await h.drain();
     expect(gh.routes(before)).toEqual(releaseRoutes(2, "alice", 1));
     expect(await h.ledger.list(REPO.id, h.now())).toEqual([]);
+  });
+
+  it("never deletes from the repository a label that another effect is putting on an issue", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true, issue: 1 });
+    const before = gh.mark();
+    // alice releases issue 1, and claims issue 2 while her release is being
+    // shown: her `claimed-by:` and `lease #1` labels, which the release
+    // deletes from the repository, are the ones issue 2 now needs.
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: alice, issue: 1 }));
+    const first = gh.gated("DELETE", "/issues/1/labels/claimed");
+    gh.deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).comment(1);
+    gh.claim(2, "alice");
+    h.runtime.drainer.start();
+    await first.reached;
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 2 }));
+    // Let issue 2's effect go as far as it can while the release is in flight.
+    const attempts = h.ledger.db.prepare<[], number>("SELECT attempts FROM outbox WHERE issue = 2").pluck();
+    await waitFor("issue 2's effect taken", () => (attempts.get() ?? 0) > 0, 10_000, 2);
+    for (let i = 0; i < 50 && !gh.routes(before).includes("POST /issues/2/labels"); i++) await sleep(5);
+    first.open();
+    await waitFor("both effects applied", async () => (await h.ledger.outboxStats()).pending === 0, 10_000, 5);
+    await h.runtime.drainer.stop();
+
+    const routes = gh.routes(before);
+    // The labels go from the repository, then come back with issue 2's lease (GitHub creates them again).
+    expect(routes.indexOf("POST /issues/2/labels")).toBeGreaterThan(routes.indexOf("DELETE /labels/claimed-by: alice"));
+    expect(routes.indexOf("POST /issues/2/labels")).toBeGreaterThan(routes.indexOf("DELETE /labels/lease #1"));
+    expect(gh.calls.find((c) => c.path.endsWith("/issues/2/labels"))!.body).toEqual({ labels: ["claimed", "claimed-by: alice", "lease #1"] });
   });
 
   it("deletes a repository label once when many leases using it end together, and again once it is back", async () => {

@@ -161,6 +161,26 @@ export class GitHubMock {
     return this;
   }
 
+  /**
+   * Mocks one request whose answer waits for `open()`: `reached` settles when
+   * the app has made the request, so a test can act while it is in flight.
+   */
+  gated(method: Method, path: string, status = 200, response: unknown = []): { reached: Promise<void>; open(): void } {
+    const full = path.startsWith("/repos/") ? path : `/repos/${this.owner}/${this.repo}${path}`;
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    let reach!: () => void;
+    const reached = new Promise<void>((resolve) => (reach = resolve));
+    nock(API)
+      .intercept((uri: string) => decodePath(uri) === full, method)
+      .reply((uri, _body, callback) => {
+        this.calls.push({ method, path: decodePath(uri), body: null });
+        reach();
+        void opened.then(() => callback(null, [status, response as nock.Body]));
+      });
+    return { reached, open };
+  }
+
   /** The config file: its YAML, or null for none in the repository nor in the owner's `.github` repository (two reads). */
   config(yaml: string | null): this {
     const path = "/contents/.github/issue-leases.yml";
