@@ -227,11 +227,19 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
 
     app.on(["issues.transferred", "issues.deleted"], (context) =>
       track(async () => {
-        const { issue, repository, sender } = context.payload;
+        const { issue, repository, installation, sender } = context.payload;
+        if (!installation) return;
         await handleIssueGone(
-          { delivery: context.id, repo: { id: repository.id, full: repository.full_name }, issue: issue.number, actor: { id: sender.id, login: sender.login } },
+          {
+            delivery: context.id,
+            installation: installation.id,
+            repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
+            issue: issue.number,
+            actor: { id: sender.id, login: sender.login },
+          },
           { ledger, now: clock() },
         );
+        drainer.kick();
       }),
     );
 

@@ -54,14 +54,19 @@ export async function handleIssueClosed(
   return !res.duplicate && res.lease !== null;
 }
 
-/** A transferred or deleted issue: the lease ends in the ledger; nothing is posted where the issue no longer is. */
-export async function handleIssueGone(
-  ev: Omit<IssueEvent, "installation" | "repo"> & { repo: { id: number; full: string } },
-  deps: { ledger: Ledger; now: number },
-): Promise<void> {
+/**
+ * A transferred or deleted issue: the lease ends in the ledger, and nothing
+ * is posted where the issue no longer is. Its holder and token labels stay
+ * in the repository, though: the outbox deletes them there when no other
+ * live lease uses them, as it does when a lease ends on an issue.
+ */
+export async function handleIssueGone(ev: IssueEvent, deps: { ledger: Ledger; now: number }): Promise<void> {
   const key = keyOf(ev);
   if (!(await deps.ledger.current(key, deps.now))) return;
-  await deps.ledger.forceRelease(key, ev.actor, deps.now, { delivery: ev.delivery });
+  await deps.ledger.forceRelease(key, ev.actor, deps.now, {
+    delivery: ev.delivery,
+    effects: (r) => (r.lease ? reflect(ev, null, { reconcile: false, gone: true }) : []),
+  });
 }
 
 /**

@@ -34,7 +34,11 @@ export interface ReflectPayload {
   snapshot?: string[];
   /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
   reconcile: boolean;
-  /** The issue is gone (transferred, deleted): forget it, post nothing. */
+  /**
+   * The issue is gone (transferred, deleted): post nothing and touch nothing
+   * on it, but delete from the repository the holder and token labels it
+   * carried that no other live lease uses; then forget it.
+   */
   gone?: boolean;
   reply: Reply | null;
 }
@@ -315,6 +319,8 @@ export class Drainer {
     const key: IssueKey = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue };
     const prior = (await ledger.getReflection(effect.repoId, effect.issue)) as Reflection | null;
     if (p.gone) {
+      const templates = prior?.templates ?? DEFAULT_TEMPLATES;
+      await this.removeLabels(key, r, github, templates, prior?.labels ?? [], { issueGone: true });
       await ledger.putReflection(effect.repoId, effect.issue, { labels: [], assignee: null }, clock());
       return;
     }
@@ -389,30 +395,7 @@ export class Drainer {
       });
       await github.addLabels(r, key.issue, toAdd.map((d) => d.name));
     }
-    if (toRemove.length > 0) {
-      // A holder or token label no live lease uses any more is deleted from
-      // the repository (which also takes it off every issue), so repositories
-      // do not fill up with stale `claimed-by:` and `lease #` labels. One the
-      // app deleted already is gone from this issue too: in an expiry wave
-      // every first tenure's `lease #1` would otherwise be deleted again.
-      const inUse = new Set<string>();
-      for (const lease of await ledger.list(key.repoId, clock())) {
-        if (lease.issue === key.issue) continue;
-        for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
-      }
-      await this.repoTurn(key.repoId, async (repo) => {
-        for (const name of toRemove) {
-          const kind = labelKind(templates, name);
-          if ((kind === "holder" || kind === "token") && !inUse.has(name.toLowerCase())) {
-            if (repo.deleted.some((gone) => same(gone, name))) continue;
-            await github.deleteRepoLabel(r, name);
-            repo.deleted.push(name);
-          } else {
-            await github.removeIssueLabel(r, key.issue, name);
-          }
-        }
-      });
-    }
+    if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false });
 
     let assignee = prior?.assignee ?? null;
     let refused = prior?.refused ?? null;
@@ -427,6 +410,43 @@ export class Drainer {
     }
     if (!want) refused = null;
     return { labels: desired.map((d) => d.name), assignee, refused, templates, assign };
+  }
+
+  /**
+   * Takes `names` off the issue. A holder or token label no live lease uses
+   * any more is deleted from the repository instead (which also takes it off
+   * every issue), so repositories do not fill up with stale `claimed-by:` and
+   * `lease #` labels. One the app deleted already is gone from this issue
+   * too: in an expiry wave every first tenure's `lease #1` would otherwise be
+   * deleted again. For an issue that is gone, only the repository's labels
+   * are deleted.
+   */
+  private async removeLabels(
+    key: IssueKey,
+    r: Repo,
+    github: GitHubPort,
+    templates: LabelTemplates,
+    names: string[],
+    opts: { issueGone: boolean },
+  ): Promise<void> {
+    const { ledger, clock } = this.o;
+    const inUse = new Set<string>();
+    for (const lease of await ledger.list(key.repoId, clock())) {
+      if (lease.issue === key.issue) continue;
+      for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
+    }
+    await this.repoTurn(key.repoId, async (repo) => {
+      for (const name of names) {
+        const kind = labelKind(templates, name);
+        if ((kind === "holder" || kind === "token") && !inUse.has(name.toLowerCase())) {
+          if (repo.deleted.some((gone) => same(gone, name))) continue;
+          await github.deleteRepoLabel(r, name);
+          repo.deleted.push(name);
+        } else if (!opts.issueGone) {
+          await github.removeIssueLabel(r, key.issue, name);
+        }
+      }
+    });
   }
 
   /**

@@ -77,16 +77,51 @@ describe("pull_request.closed", () => {
 describe("issues.transferred", () => {
   const t = useApp();
 
-  it("releases the lease in the ledger and makes no HTTP call", async () => {
+  it("releases the lease in the ledger, posts nothing, and deletes its labels from the repository", async () => {
     const { h, gh } = t;
     await claimFor(h, gh, alice, { first: true });
 
     const before = gh.mark();
     await h.receive("issues", issuesPayload("transferred", { sender: maintainer }));
+    // Nothing on the issue, which is no longer here; `claimed` stays, the
+    // repository's own label.
+    gh.deleteLabel("claimed-by: alice").deleteLabel("lease #1");
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["DELETE /labels/claimed-by: alice", "DELETE /labels/lease #1"]);
+    expect(await h.ledger.current(key(1), h.now())).toBeNull();
+    expect((await h.ledger.history(key(1))).pop()).toMatchObject({ op: "force_release", outcome: "released", actor: { login: "maint" } });
+  });
+});
+
+describe("issues.deleted", () => {
+  const t = useApp();
+
+  it("keeps the labels another live lease still uses, and makes no call then", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true, issue: 1 });
+    await claimFor(h, gh, alice, { issue: 2 });
+
+    const before = gh.mark();
+    await h.receive("issues", issuesPayload("deleted", { sender: maintainer, issue: 1 }));
     await h.drain();
     expect(gh.calls.slice(before)).toEqual([]);
     expect(await h.ledger.current(key(1), h.now())).toBeNull();
-    expect((await h.ledger.history(key(1))).pop()).toMatchObject({ op: "force_release", outcome: "released", actor: { login: "maint" } });
+    expect(await h.ledger.current(key(2), h.now())).toMatchObject({ holder: { login: "alice" }, token: 1 });
+  });
+
+  it("a redelivered deletion changes nothing more", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true });
+
+    const before = gh.mark();
+    const payload = issuesPayload("deleted", { sender: maintainer });
+    await h.receive("issues", payload, "gone-1");
+    gh.deleteLabel("claimed-by: alice").deleteLabel("lease #1");
+    await h.drain();
+    await h.receive("issues", payload, "gone-1");
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["DELETE /labels/claimed-by: alice", "DELETE /labels/lease #1"]);
+    expect((await h.ledger.history(key(1))).map((e) => e.op)).toEqual(["acquire", "force_release"]);
   });
 });
 
