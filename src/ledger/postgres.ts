@@ -256,6 +256,7 @@ interface Outcome<T> {
  * serialise and operations on different issues run in parallel.
  */
 export class PostgresLedger implements Ledger {
+  readonly sharedByProcesses = true;
   readonly pool: pg.Pool;
   readonly schema: string;
   private readonly clock: "caller" | "database";
@@ -316,6 +317,7 @@ export class PostgresLedger implements Ledger {
                 ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until
                 WHERE ${s}.locks.until <= (SELECT v FROM now) OR ${s}.locks.owner = EXCLUDED.owner
                 RETURNING owner`,
+      unlock: `DELETE FROM ${s}.locks WHERE name = $1 AND owner = $2`,
       current: `SELECT *, ${nowParam(3)} AS now FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
       list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${live(nowParam(2))} ORDER BY issue`,
       listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${live(nowParam(2))} ORDER BY repo_id, issue`,
@@ -782,6 +784,10 @@ export class PostgresLedger implements Ledger {
   async tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
     const { rows } = await this.query(this.sql.tryLock, [name, owner, this.stmtNow(now), ttlMs]);
     return rows.length > 0;
+  }
+
+  async unlock(name: string, owner: string): Promise<void> {
+    await this.query(this.sql.unlock, [name, owner]);
   }
 
   async close(): Promise<void> {

@@ -111,6 +111,7 @@ const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now
 /** The ledger on one SQLite file: every call is one `BEGIN IMMEDIATE` transaction. */
 export class SqliteLedger implements Ledger {
   readonly db: Database.Database;
+  readonly sharedByProcesses: boolean = false;
   private readonly st;
   /** Runs `f` as one BEGIN IMMEDIATE transaction. Made once: making a transaction function costs more than the statements most operations run. */
   private readonly immediate: <T>(f: () => T) => T;
@@ -253,6 +254,7 @@ export class SqliteLedger implements Ledger {
          ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
          WHERE locks.until <= @now OR locks.owner = excluded.owner`,
       ),
+      unlockNamed: db.prepare("DELETE FROM locks WHERE name = ? AND owner = ?"),
       stats: db.prepare<[], { pending: number; parked: number; oldest: number | null }>(
         `SELECT
            (SELECT COUNT(*) FROM outbox WHERE state = 'pending') AS pending,
@@ -577,6 +579,10 @@ export class SqliteLedger implements Ledger {
 
   async tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
     return this.st.tryLock.run({ name, owner, now, until: now + ttlMs }).changes > 0;
+  }
+
+  async unlock(name: string, owner: string): Promise<void> {
+    this.st.unlockNamed.run(name, owner);
   }
 
   async ping(): Promise<boolean> {

@@ -211,6 +211,14 @@ export interface Ledger {
    * time; a replica that dies leaves the lock to expire.
    */
   tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean>;
+  /** Lets go of the named lock if `owner` holds it; nothing otherwise. */
+  unlock(name: string, owner: string): Promise<void>;
+  /**
+   * Whether other processes may use this ledger at the same time (PostgreSQL
+   * behind replicas), so that work done in turns within one process must also
+   * take a lock in the ledger. One process serves a SQLite file.
+   */
+  readonly sharedByProcesses: boolean;
   /** Whether the database answers (for /health). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -14,6 +14,8 @@
  *   after `maxAttempts` an effect is parked, logged, counted by /health, and
  *   retried when the app restarts.
  */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { Logger } from "pino";
 import { CHECK_NAME, evaluateLeaseCheck } from "../checks/lease-check.js";
 import type { Effect, IssueKey, Lease, Ledger } from "../ledger/types.js";
@@ -99,6 +101,10 @@ export interface DrainerOptions {
   random?: () => number;
   /** Called after an issue's lease changed on GitHub (for pull request checks). */
   onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
+  /** Who this drainer is, in the ledger's locks: unique per process. */
+  owner?: string;
+  /** How long a repository's label lock lasts if its holder dies holding it (shared ledgers only). */
+  labelLockMs?: number;
 }
 
 const DEFAULT_TEMPLATES: LabelTemplates = { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" };
@@ -145,6 +151,8 @@ export class Drainer {
       pollMs: 1000,
       stopGraceMs: 5000,
       random: Math.random,
+      owner: `${hostname()}/${process.pid}/${randomUUID()}`,
+      labelLockMs: 60_000,
       ...opts,
     };
   }
@@ -430,12 +438,14 @@ export class Drainer {
     opts: { issueGone: boolean },
   ): Promise<void> {
     const { ledger, clock } = this.o;
-    const inUse = new Set<string>();
-    for (const lease of await ledger.list(key.repoId, clock())) {
-      if (lease.issue === key.issue) continue;
-      for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
-    }
     await this.repoTurn(key.repoId, async (repo) => {
+      // Read in the turn: a lease that an add waiting for this turn shows is
+      // in the ledger by now, and keeps its labels.
+      const inUse = new Set<string>();
+      for (const lease of await ledger.list(key.repoId, clock())) {
+        if (lease.issue === key.issue) continue;
+        for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
+      }
       for (const name of names) {
         const kind = labelKind(templates, name);
         if ((kind === "holder" || kind === "token") && !inUse.has(name.toLowerCase())) {
@@ -452,19 +462,27 @@ export class Drainer {
   /**
    * Runs `f` on the repository's label memory and saves what it changed.
    * Effects of one repository applied at once take turns here, so that only
-   * the first creates the `claimed` label and none deletes a label twice.
-   * What `f` did before failing is saved too: those calls were made.
+   * the first creates the `claimed` label, none deletes a label twice, and
+   * none deletes a label another is adding. What `f` did before failing is
+   * saved too: those calls were made. On a ledger other processes share, a
+   * turn also holds the repository's label lock in the ledger, so that the
+   * turns of all replicas alternate.
    */
   private async repoTurn(repoId: number, f: (repo: RepoReflection) => Promise<void>): Promise<void> {
     const before = this.labelTurns.get(repoId) ?? Promise.resolve();
     const turn = before.then(async () => {
-      const saved = (await this.o.ledger.getReflection(repoId, 0)) as Partial<RepoReflection> | null;
-      const repo: RepoReflection = { created: [...(saved?.created ?? [])], deleted: [...(saved?.deleted ?? [])] };
-      const snapshot = JSON.stringify(repo);
+      const unlock = this.o.ledger.sharedByProcesses ? await this.labelLock(repoId) : null;
       try {
-        await f(repo);
+        const saved = (await this.o.ledger.getReflection(repoId, 0)) as Partial<RepoReflection> | null;
+        const repo: RepoReflection = { created: [...(saved?.created ?? [])], deleted: [...(saved?.deleted ?? [])] };
+        const snapshot = JSON.stringify(repo);
+        try {
+          await f(repo);
+        } finally {
+          if (JSON.stringify(repo) !== snapshot) await this.o.ledger.putReflection(repoId, 0, repo, this.o.clock());
+        }
       } finally {
-        if (JSON.stringify(repo) !== snapshot) await this.o.ledger.putReflection(repoId, 0, repo, this.o.clock());
+        await unlock?.();
       }
     });
     const settled = turn.catch(() => undefined);
@@ -474,5 +492,21 @@ export class Drainer {
     } finally {
       if (this.labelTurns.get(repoId) === settled) this.labelTurns.delete(repoId);
     }
+  }
+
+  /**
+   * Waits for the repository's label lock in the ledger, and returns how to
+   * let go of it. A turn makes a few throttled writes; a replica that dies in
+   * one leaves the lock to expire after `labelLockMs`.
+   */
+  private async labelLock(repoId: number): Promise<() => Promise<void>> {
+    const { ledger, owner, clock, labelLockMs } = this.o;
+    const name = `labels/${repoId}`;
+    for (let wait = 10; !(await ledger.tryLock(name, owner, clock(), labelLockMs)); wait = Math.min(2 * wait, 500)) {
+      // The effect goes back to the outbox, for this replica's successor or another.
+      if (this.stopping) throw new Error("outbox: shutting down while waiting for a repository's label lock");
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    return () => ledger.unlock(name, owner);
   }
 }

@@ -3,10 +3,14 @@
  * character limit), and clean-up, so that a repository does not fill up with
  * stale `claimed-by:` and `lease #` labels.
  */
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteLedger } from "../../src/ledger/sqlite.js";
 import { MAX_LABEL_LENGTH } from "../../src/reflect/labels.js";
 import { parseMarker } from "../../src/reflect/render.js";
-import { claimFor, releaseRoutes, useApp } from "../support/app-harness.js";
+import { claimFor, GitHubMock, type Harness, releaseRoutes, startApp, strictNock, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, REPO, type UserSpec } from "../support/payloads.js";
 import { sleep, waitFor } from "../support/server-process.js";
 
@@ -172,5 +176,58 @@ describe("label clean-up", () => {
     ]);
     expect(gh.calls[2]!.body).toEqual({ labels: ["claimed-by: bob", "lease #1"] });
     expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { login: "bob" } });
+  });
+});
+
+/** The SQLite ledger saying what PostgreSQL's does: other processes share it. */
+class SharedSqliteLedger extends SqliteLedger {
+  override readonly sharedByProcesses = true;
+}
+
+describe("label clean-up across replicas sharing a ledger", () => {
+  let mock: ReturnType<typeof strictNock>;
+  let dir: string;
+  let apps: Harness[] = [];
+  beforeEach(() => {
+    mock = strictNock();
+    dir = mkdtempSync(join(tmpdir(), "issue-leases-replicas-"));
+  });
+  afterEach(async () => {
+    for (const h of apps) await h.close();
+    apps = [];
+    rmSync(dir, { recursive: true, force: true });
+    mock.verify();
+  });
+
+  it("never deletes from the repository a label that another replica is putting on an issue", async () => {
+    // Two apps on one ledger: each drainer's turns are its own, and only the
+    // ledger's label lock keeps the two replicas' turns apart.
+    const gh = new GitHubMock();
+    const ledger = new SharedSqliteLedger(join(dir, "leases.db"));
+    const [a, b] = (apps = [await startApp({ ledger }), await startApp({ ledger })]) as [Harness, Harness];
+    await claimFor(a, gh, alice, { first: true, issue: 1 });
+    const before = gh.mark();
+
+    await a.receive("issue_comment", commentPayload({ body: "/release", author: alice, issue: 1 }));
+    const first = gh.gated("DELETE", "/issues/1/labels/claimed");
+    gh.deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).comment(1);
+    a.runtime.drainer.start();
+    await first.reached;
+    // Replica b sees its first command in the repository: it reads the config.
+    gh.config(null).claim(2, "alice");
+    await b.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 2 }));
+    b.runtime.drainer.start();
+    const attempts = ledger.db.prepare<[], number>("SELECT attempts FROM outbox WHERE issue = 2").pluck();
+    await waitFor("issue 2's effect taken by replica b", () => (attempts.get() ?? 0) > 0, 10_000, 2);
+    for (let i = 0; i < 50 && !gh.routes(before).includes("POST /issues/2/labels"); i++) await sleep(5);
+    first.open();
+    await waitFor("both effects applied", async () => (await ledger.outboxStats()).pending === 0, 10_000, 5);
+    await Promise.all([a.runtime.drainer.stop(), b.runtime.drainer.stop()]);
+
+    const routes = gh.routes(before);
+    expect(routes.indexOf("POST /issues/2/labels")).toBeGreaterThan(routes.indexOf("DELETE /labels/claimed-by: alice"));
+    expect(routes.indexOf("POST /issues/2/labels")).toBeGreaterThan(routes.indexOf("DELETE /labels/lease #1"));
+    // No lock is left behind.
+    expect(ledger.db.prepare("SELECT name FROM locks WHERE name LIKE 'labels/%'").all()).toEqual([]);
   });
 });

@@ -262,6 +262,16 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await ledger.tryLock("sweeper", "replica-1", T0 + 2 * MIN, MIN)).toBe(false);
     });
 
+    it("unlock: frees the lock for another owner at once, and only its owner's", async () => {
+      expect(await ledger.tryLock("labels/1", "replica-1", T0, MIN)).toBe(true);
+      await ledger.unlock("labels/1", "replica-2");
+      expect(await ledger.tryLock("labels/1", "replica-2", T0 + 1, MIN)).toBe(false);
+      await ledger.unlock("labels/1", "replica-1");
+      expect(await ledger.tryLock("labels/1", "replica-2", T0 + 2, MIN)).toBe(true);
+      await ledger.unlock("labels/9", "replica-2");
+      expect(await ledger.tryLock("labels/1", "replica-1", T0 + 3, MIN)).toBe(false);
+    });
+
     it("ping answers and the schema is up to date", async () => {
       expect(await ledger.ping()).toBe(true);
       const version = await ledger.schemaVersion();
