@@ -10,10 +10,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DEFAULT_DATABASE_URL, isPostgresUrl, openLedger, sqlitePath } from "../ledger/open-ledger.js";
+import { DEFAULT_DATABASE_URL, isPostgresUrl, openLedger, SchemaBehindError, sqlitePath } from "../ledger/open-ledger.js";
 import type { HistoryEntry, Lease, Ledger, RepoInfo } from "../ledger/types.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
-import { type DoctorReport, doctorChecks } from "./doctor-checks.js";
+import { type Check, type DoctorReport, doctorChecks } from "./doctor-checks.js";
 import { formatTable, isoTime } from "./format-table.js";
 import { operatorRelease } from "./operator-release.js";
 import { type IssueRef, parseIssueRef, parseRepoName } from "./parse-issue-ref.js";
@@ -41,8 +41,9 @@ interface CommandSpec {
 
 const DATABASE_HELP = `  --database URL  the ledger to open; default: $DATABASE_URL, else ${DEFAULT_DATABASE_URL}.
                   postgres://… opens PostgreSQL (tables in schema $DATABASE_SCHEMA, default
-                  public); anything else is a SQLite file, which must exist. Opening a
-                  database applies the migrations it lacks, as starting the app does.`;
+                  public); anything else is a SQLite file, which must exist. The CLI
+                  never changes the schema: a database the app has not migrated to
+                  this version yet is refused (start or restart the app first).`;
 
 const COMMANDS = {
   list: {
@@ -177,6 +178,21 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/** A database whose schema is behind this CLI's: a failure, with what to do about it. */
+class SchemaBehindCliError extends CliError {
+  constructor(
+    where: string,
+    readonly behind: SchemaBehindError,
+  ) {
+    const { current, latest } = behind.version;
+    super(
+      `the database at ${where} is at schema version ${current} of ${latest}: start (or restart) the app of this ` +
+        "version, which migrates it on start; the CLI never changes the schema",
+      EXIT.failure,
+    );
+  }
+}
+
 async function open(url: string, env: NodeJS.ProcessEnv): Promise<Ledger> {
   const where = describeDatabase(url, env);
   if (!isPostgresUrl(url)) {
@@ -190,8 +206,11 @@ async function open(url: string, env: NodeJS.ProcessEnv): Promise<Ledger> {
     }
   }
   try {
-    return await openLedger(url);
+    // Not migrating: an older app may be serving this database, and a
+    // migration could drop what its statements use.
+    return await openLedger(url, { migrate: false });
   } catch (err) {
+    if (err instanceof SchemaBehindError) throw new SchemaBehindCliError(where, err);
     const message = oneLine(err instanceof Error ? err.message : String(err));
     // openPostgres already says what to check when the server cannot be reached.
     if (/check DATABASE_URL/.test(message)) throw new CliError(message, EXIT.failure);
@@ -419,6 +438,13 @@ async function run(args: string[], io: CliIo): Promise<number> {
     try {
       ledger = await open(url, io.env);
     } catch (err) {
+      if (err instanceof SchemaBehindCliError) {
+        const checks: Check[] = [
+          { name: "database", status: "ok", message: `${describeDatabase(url, io.env)} answers` },
+          { name: "schema", status: "fail", message: err.message },
+        ];
+        return printDoctor({ ok: false, checks, schema: err.behind.version }, !!values.json, io);
+      }
       if (!(err instanceof CliError)) throw err;
       return printDoctor({ ok: false, checks: [{ name: "database", status: "fail", message: err.message }] }, !!values.json, io);
     }

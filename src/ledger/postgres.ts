@@ -1,6 +1,7 @@
 import pg from "pg";
 import { decide, type Row } from "./decide.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
+import { SchemaBehindError } from "./schema-behind-error.js";
 import type {
   AcquireOptions,
   AcquireResult,
@@ -223,10 +224,30 @@ export async function migratePostgres(pool: pg.Pool, schema: string, upTo = POST
 }
 
 /** Creates the pool, migrates the schema and returns the ledger. */
-export async function openPostgres(opts: PostgresLedgerOptions): Promise<PostgresLedger> {
+/** The version of the ledger's schema `schema`: 0 for one never migrated. */
+async function postgresSchemaVersion(pool: pg.Pool, schema: string): Promise<SchemaVersion> {
+  try {
+    const { rows } = await pool.query<{ version: number }>(
+      `SELECT COALESCE(MAX(version), 0) AS version FROM ${pg.escapeIdentifier(schema)}.schema_version`,
+    );
+    return { current: rows[0]!.version, latest: POSTGRES_MIGRATIONS.length };
+  } catch (err) {
+    // 42P01, undefined_table: a schema never migrated is at version 0.
+    if (errorCode(err) === "42P01") return { current: 0, latest: POSTGRES_MIGRATIONS.length };
+    throw err;
+  }
+}
+
+export async function openPostgres(opts: PostgresLedgerOptions & { migrate?: boolean }): Promise<PostgresLedger> {
   const ledger = new PostgresLedger(opts);
   try {
-    await ledger.migrate();
+    if (opts.migrate ?? true) await ledger.migrate();
+    else {
+      // Read once, not through the ledger's statement retry, which logs: a
+      // server that does not answer is said below, in one line.
+      const version = await postgresSchemaVersion(ledger.pool, ledger.schema);
+      if (version.current < version.latest) throw new SchemaBehindError(version);
+    }
   } catch (err) {
     await ledger.close();
     if (isConnectionError(err)) {
@@ -361,7 +382,6 @@ export class PostgresLedger implements Ledger {
       repoInfo: `SELECT repo_id, repo, installation FROM ${s}.repos WHERE repo_id = $1`,
       findRepo: `SELECT repo_id, repo, installation FROM ${s}.repos WHERE lower(repo) = lower($1)
                  ORDER BY updated_at DESC, repo_id DESC LIMIT 1`,
-      schemaVersion: `SELECT COALESCE(MAX(version), 0) AS version FROM ${s}.schema_version`,
       stats: `SELECT
                 (SELECT COUNT(*) FROM ${s}.outbox WHERE state = 'pending') AS pending,
                 (SELECT COUNT(*) FROM ${s}.outbox WHERE state = 'parked') AS parked,
@@ -746,14 +766,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async schemaVersion(): Promise<SchemaVersion> {
-    try {
-      const { rows } = await this.query<{ version: number }>(this.sql.schemaVersion, []);
-      return { current: rows[0]!.version, latest: POSTGRES_MIGRATIONS.length };
-    } catch (err) {
-      // 42P01, undefined_table: a schema never migrated is at version 0.
-      if (errorCode(err) === "42P01") return { current: 0, latest: POSTGRES_MIGRATIONS.length };
-      throw err;
-    }
+    return postgresSchemaVersion(this.pool, this.schema);
   }
 
   async getReflection(repoId: number, issue: number): Promise<unknown> {

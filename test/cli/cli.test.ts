@@ -9,8 +9,12 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgres, type PostgresLedger } from "../../src/ledger/postgres.js";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
+import Database from "better-sqlite3";
+import pgDriver from "pg";
+import { migratePostgres, openPostgres, type PostgresLedger } from "../../src/ledger/postgres.js";
+import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres-migrations.js";
+import { migrateSqlite, SqliteLedger } from "../../src/ledger/sqlite.js";
+import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite-migrations.js";
 import type { Holder, IssueKey, Ledger } from "../../src/ledger/types.js";
 import type { ReflectPayload } from "../../src/reflect/drainer.js";
 import { renderReply } from "../../src/reflect/render.js";
@@ -426,6 +430,31 @@ describe("doctor", () => {
     expect(line).toContain(`at version ${latest + 1}, newer than this issue-leases knows (${latest})`);
   });
 
+  it("fails on a database the app has not migrated yet, and leaves its schema as it was", async () => {
+    const latest = SQLITE_MIGRATIONS.length;
+    // A database the previous version of the app left: one migration short.
+    const behind = new Database(join(dir, "behind.db"));
+    migrateSqlite(behind, latest - 1);
+    behind.close();
+    const url = join(dir, "behind.db");
+
+    const r = await cli(["doctor"], { DATABASE_URL: url });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^ok\s+database\s/m);
+    expect(r.stdout).toMatch(new RegExp(`^fail\\s+schema\\s+.*at schema version ${latest - 1} of ${latest}: start \\(or restart\\) the app`, "m"));
+    const json = JSON.parse((await cli(["doctor", "--json"], { DATABASE_URL: url })).stdout) as { ok: boolean; schema: unknown };
+    expect(json).toMatchObject({ ok: false, schema: { current: latest - 1, latest } });
+
+    const list = await cli(["list"], { DATABASE_URL: url });
+    expect(list.code).toBe(1);
+    expectOneLine(list.stderr);
+    expect(list.stderr).toContain(`at schema version ${latest - 1} of ${latest}`);
+
+    const after = new Database(url, { readonly: true });
+    expect(after.pragma("user_version", { simple: true })).toBe(latest - 1);
+    after.close();
+  });
+
   it("fails when the database cannot be opened", async () => {
     const r = await cli(["doctor", "--json"], { DATABASE_URL: "postgres://someone:s3cret@127.0.0.1:1/x" });
     expect(r.code).toBe(1);
@@ -519,5 +548,27 @@ describe.skipIf(skipPostgres)("on PostgreSQL", () => {
 
     const unknown = await cli(["release", "octo-org/nope#1", "--reason", "x"], env);
     expect(unknown.code).toBe(3);
+  });
+
+  it("refuses a schema one migration behind, and leaves it there", async () => {
+    const behind = await freshSchema();
+    const pool = new pgDriver.Pool({ connectionString: behind.connectionString });
+    try {
+      const latest = POSTGRES_MIGRATIONS.length;
+      await migratePostgres(pool, behind.schema, latest - 1);
+      const at = { DATABASE_URL: behind.connectionString, DATABASE_SCHEMA: behind.schema };
+      const doctor = await cli(["doctor", "--json"], at);
+      expect(doctor.code).toBe(1);
+      const report = JSON.parse(doctor.stdout) as { ok: boolean; checks: Array<{ name: string; status: string }> };
+      expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual(["database:ok", "schema:fail"]);
+      const list = await cli(["list"], at);
+      expect(list.code).toBe(1);
+      expect(list.stderr).toContain(`at schema version ${latest - 1} of ${latest}`);
+      const { rows } = await pool.query<{ v: number }>(`SELECT max(version) AS v FROM ${behind.schema}.schema_version`);
+      expect(rows[0]!.v).toBe(latest - 1);
+    } finally {
+      await pool.end();
+      await behind.drop();
+    }
   });
 });
