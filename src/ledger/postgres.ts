@@ -264,6 +264,32 @@ export async function openPostgres(opts: PostgresLedgerOptions & { migrate?: boo
 
 type Client = pg.PoolClient;
 
+/** One SQL statement and its parameters, not yet sent. */
+interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+const statement = (text: string, values: unknown[]): Statement => ({ text, values });
+
+/**
+ * Several writes as one statement, each a data-modifying CTE with its
+ * parameters renumbered after those before it: one round trip instead of one
+ * each. They touch different tables (or rows), so that PostgreSQL running
+ * them on one snapshot, in no set order, changes nothing.
+ */
+function combineWrites(writes: Statement[]): Statement {
+  if (writes.length === 1) return writes[0]!;
+  const values: unknown[] = [];
+  const ctes = writes.map((w, i) => {
+    const offset = values.length;
+    values.push(...w.values);
+    // `$n` outside identifiers: a schema's quoted name may hold a `$`.
+    return `w${i} AS (${w.text.replace(/(?<![\w"$])\$(\d+)\b/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+  });
+  return { text: `WITH ${ctes.join(",\n")}\nSELECT 1`, values };
+}
+
 /** What a transaction's body decided: its value, and whether to roll back instead of committing. */
 interface Outcome<T> {
   value: T;
@@ -457,9 +483,13 @@ export class PostgresLedger implements Ledger {
       try {
         client = await this.pool.connect();
         client.on("error", onError);
-        await client.query("BEGIN");
-        const now =
-          this.clock === "caller" ? callerNow : (await client.query<{ now: number }>(`SELECT ${DB_CLOCK} AS now`)).rows[0]!.now;
+        let now = callerNow;
+        if (this.clock === "caller") await client.query("BEGIN");
+        else {
+          // One round trip: a query without parameters may carry two statements.
+          const [, clock] = (await client.query(`BEGIN; SELECT ${DB_CLOCK} AS now`)) as unknown as [unknown, pg.QueryResult<{ now: number }>];
+          now = clock.rows[0]!.now;
+        }
         const { value, rollback } = await body(client, now);
         if (rollback) {
           await client.query("ROLLBACK");
@@ -520,7 +550,7 @@ export class PostgresLedger implements Ledger {
     actor: Holder | null,
     callerNow: number,
     opts: OpOptions<R> | undefined,
-    body: (c: Client, row: Row | null, now: number) => Promise<{ result: R; write?: () => Promise<unknown> }>,
+    body: (c: Client, row: Row | null, now: number) => Promise<{ result: R; write?: Statement }>,
     extra: { historyOutcome?: string; holderLock?: Holder } = {},
   ): Promise<Applied<R>> {
     return this.transaction(callerNow, async (c, now): Promise<Outcome<Applied<R>>> => {
@@ -542,9 +572,9 @@ export class PostgresLedger implements Ledger {
       }
       const row = await this.lockRow(c, key, now);
       const { result, write } = await body(c, row, now);
-      await write?.();
       const lease = "lease" in result ? result.lease : null;
-      await c.query(this.sql.history, [
+      // Everything the decision writes goes in one round trip.
+      const history = statement(this.sql.history, [
         key.repoId,
         key.repo,
         key.issue,
@@ -559,9 +589,10 @@ export class PostgresLedger implements Ledger {
         now,
         delivery ?? null,
       ]);
-      if (delivery !== undefined) await c.query(this.sql.putDelivery, [delivery, JSON.stringify(result)]);
-      for (const effect of opts?.effects?.(result) ?? []) {
-        await c.query(this.sql.enqueue, [
+      const writes = write ? [write, history] : [history];
+      if (delivery !== undefined) writes.push(statement(this.sql.putDelivery, [delivery, JSON.stringify(result)]));
+      const enqueues = (opts?.effects?.(result) ?? []).map((effect) =>
+        statement(this.sql.enqueue, [
           key.repoId,
           key.issue,
           effect.installation,
@@ -569,8 +600,15 @@ export class PostgresLedger implements Ledger {
           JSON.stringify(effect.payload),
           now,
           effect.priority ?? 0,
-        ]);
-      }
+        ]),
+      );
+      // An issue's effects are applied in the order of their ids. The CTEs of
+      // one statement run in no set order, so a second effect has a
+      // statement of its own, after.
+      const [first, ...rest] = enqueues;
+      const all = combineWrites(first ? [...writes, first] : writes);
+      await c.query(all.text, all.values);
+      for (const e of rest) await c.query(e.text, e.values);
       return { value: { ...result, duplicate: false } };
     });
   }
@@ -587,10 +625,10 @@ export class PostgresLedger implements Ledger {
     return toRow((await c.query<LeaseRow>(this.sql.lockRow, [key.repoId, key.issue])).rows[0]);
   }
 
-  private async write(c: Client, key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined): Promise<void> {
+  private write(key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined): Statement {
     const remindAt =
       lease.expiresAt !== null && remindBefore !== null && remindBefore !== undefined ? lease.expiresAt - remindBefore : null;
-    await c.query(this.sql.write, [
+    return statement(this.sql.write, [
       key.repoId,
       key.issue,
       key.repo,
@@ -618,7 +656,7 @@ export class PostgresLedger implements Ledger {
         const result = decide.acquire(key, row, holder, ttl, now, limit > 0 ? { limit, held: others } : undefined);
         return {
           result,
-          write: result.outcome === "acquired" ? () => this.write(c, key, result.lease, now, opts?.remindBefore) : undefined,
+          write: result.outcome === "acquired" ? this.write(key, result.lease, now, opts?.remindBefore) : undefined,
         };
       },
       { holderLock: limit > 0 ? holder : undefined },
@@ -630,7 +668,7 @@ export class PostgresLedger implements Ledger {
       const result = decide.renew(key, row, holder, ttl, now);
       return {
         result,
-        write: result.outcome === "renewed" ? () => this.write(c, key, result.lease, now, opts?.remindBefore) : undefined,
+        write: result.outcome === "renewed" ? this.write(key, result.lease, now, opts?.remindBefore) : undefined,
       };
     });
   }
@@ -638,27 +676,21 @@ export class PostgresLedger implements Ledger {
   async release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>> {
     return this.run(key, "release", holder, now, opts, async (c, row, now) => {
       const result = decide.release(key, row, holder, now);
-      return { result, write: this.freeIfReleased(c, key, row, result, now) };
+      return { result, write: this.freeIfReleased(key, row, result, now) };
     });
   }
 
   async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ReleaseResult>> {
     return this.run(key, "force_release", actor, now, opts, async (c, row, now) => {
       const result = decide.forceRelease(key, row, now, opts?.ifHolder);
-      return { result, write: this.freeIfReleased(c, key, row, result, now) };
+      return { result, write: this.freeIfReleased(key, row, result, now) };
     });
   }
 
-  private freeIfReleased(
-    c: Client,
-    key: IssueKey,
-    row: Row | null,
-    result: ReleaseResult,
-    now: number,
-  ): (() => Promise<unknown>) | undefined {
+  private freeIfReleased(key: IssueKey, row: Row | null, result: ReleaseResult, now: number): Statement | undefined {
     // Freeing keeps the row and its token: the next tenure gets token + 1.
     if (result.outcome !== "released" || row?.holder == null) return undefined;
-    return () => c.query(this.sql.free, [key.repoId, key.issue, now]);
+    return statement(this.sql.free, [key.repoId, key.issue, now]);
   }
 
   async note(
@@ -701,7 +733,7 @@ export class PostgresLedger implements Ledger {
       const result = decide.expire(key, row, token, now);
       return {
         result,
-        write: result.outcome === "expired" ? () => c.query(this.sql.free, [key.repoId, key.issue, now]) : undefined,
+        write: result.outcome === "expired" ? statement(this.sql.free, [key.repoId, key.issue, now]) : undefined,
       };
     });
   }
@@ -715,7 +747,7 @@ export class PostgresLedger implements Ledger {
       const result = decide.remind(key, row, token, now);
       return {
         result,
-        write: result.outcome === "reminded" ? () => c.query(this.sql.markReminded, [key.repoId, key.issue, now]) : undefined,
+        write: result.outcome === "reminded" ? statement(this.sql.markReminded, [key.repoId, key.issue, now]) : undefined,
       };
     });
   }
