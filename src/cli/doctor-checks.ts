@@ -31,6 +31,38 @@ export const OLD_PENDING_MS = 15 * 60_000;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** What to do about a schema the app has not migrated to this version yet. */
+export function schemaBehind(version: SchemaVersion): string {
+  return (
+    `at schema version ${version.current} of ${version.latest}: start (or restart) the app of this version, ` +
+    "which migrates it on start; the CLI never changes the schema"
+  );
+}
+
+function schemaCheck(schema: SchemaVersion): Check {
+  if (schema.current < schema.latest) return { name: "schema", status: "fail", message: schemaBehind(schema) };
+  if (schema.current > schema.latest) {
+    return {
+      name: "schema",
+      status: "warn",
+      message: `at version ${schema.current}, newer than this issue-leases knows (${schema.latest}): upgrade the CLI`,
+    };
+  }
+  return { name: "schema", status: "ok", message: `at version ${schema.current}, the latest` };
+}
+
+/**
+ * The report on a database the CLI would not open, its schema being behind:
+ * it answered (its version was read), and the other checks need it open.
+ */
+export function schemaBehindReport(database: string, schema: SchemaVersion): DoctorReport {
+  return {
+    ok: false,
+    checks: [{ name: "database", status: "ok", message: `${database} answers` }, schemaCheck(schema)],
+    schema,
+  };
+}
+
 /** The checks that need an open ledger; `database` describes where it is, for messages. */
 export async function doctorChecks(ledger: Ledger, database: string, now: number): Promise<DoctorReport> {
   const checks: Check[] = [];
@@ -47,21 +79,7 @@ export async function doctorChecks(ledger: Ledger, database: string, now: number
   checks.push({ name: "database", status: "ok", message: `${database} answers` });
 
   const schema = await ledger.schemaVersion();
-  if (schema.current < schema.latest) {
-    checks.push({
-      name: "schema",
-      status: "fail",
-      message: `at version ${schema.current} of ${schema.latest}: start the app (it applies migrations on start)`,
-    });
-  } else if (schema.current > schema.latest) {
-    checks.push({
-      name: "schema",
-      status: "warn",
-      message: `at version ${schema.current}, newer than this issue-leases knows (${schema.latest}): upgrade the CLI`,
-    });
-  } else {
-    checks.push({ name: "schema", status: "ok", message: `at version ${schema.current}, the latest` });
-  }
+  checks.push(schemaCheck(schema));
 
   const outbox = await ledger.outboxStats();
   const age = outbox.oldestPendingAt === null ? null : now - outbox.oldestPendingAt;

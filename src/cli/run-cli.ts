@@ -10,10 +10,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DEFAULT_DATABASE_URL, isPostgresUrl, openLedger, SchemaBehindError, sqlitePath } from "../ledger/open-ledger.js";
+import { DEFAULT_DATABASE_URL, isPostgresUrl, openLedger, sqlitePath } from "../ledger/open-ledger.js";
+import { SchemaBehindError } from "../ledger/schema-behind-error.js";
 import type { HistoryEntry, Lease, Ledger, RepoInfo } from "../ledger/types.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
-import { type Check, type DoctorReport, doctorChecks } from "./doctor-checks.js";
+import { type DoctorReport, doctorChecks, schemaBehind, schemaBehindReport } from "./doctor-checks.js";
 import { formatTable, isoTime } from "./format-table.js";
 import { operatorRelease } from "./operator-release.js";
 import { type IssueRef, parseIssueRef, parseRepoName } from "./parse-issue-ref.js";
@@ -184,12 +185,7 @@ class SchemaBehindCliError extends CliError {
     where: string,
     readonly behind: SchemaBehindError,
   ) {
-    const { current, latest } = behind.version;
-    super(
-      `the database at ${where} is at schema version ${current} of ${latest}: start (or restart) the app of this ` +
-        "version, which migrates it on start; the CLI never changes the schema",
-      EXIT.failure,
-    );
+    super(`the database at ${where} is ${schemaBehind(behind.version)}`, EXIT.failure);
   }
 }
 
@@ -439,11 +435,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       ledger = await open(url, io.env);
     } catch (err) {
       if (err instanceof SchemaBehindCliError) {
-        const checks: Check[] = [
-          { name: "database", status: "ok", message: `${describeDatabase(url, io.env)} answers` },
-          { name: "schema", status: "fail", message: err.message },
-        ];
-        return printDoctor({ ok: false, checks, schema: err.behind.version }, !!values.json, io);
+        return printDoctor(schemaBehindReport(describeDatabase(url, io.env), err.behind.version), !!values.json, io);
       }
       if (!(err instanceof CliError)) throw err;
       return printDoctor({ ok: false, checks: [{ name: "database", status: "fail", message: err.message }] }, !!values.json, io);

@@ -7,8 +7,6 @@
 import { SchemaBehindError } from "./schema-behind-error.js";
 import type { Ledger } from "./types.js";
 
-export { SchemaBehindError };
-
 export const DEFAULT_DATABASE_URL = "./data/leases.db";
 
 export function isPostgresUrl(url: string): boolean {
