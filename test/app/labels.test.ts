@@ -110,26 +110,9 @@ describe("label clean-up", () => {
   it("never deletes from the repository a label that another effect is putting on an issue", async () => {
     const { h, gh } = t;
     await claimFor(h, gh, alice, { first: true, issue: 1 });
-    const before = gh.mark();
-    // alice releases issue 1, and claims issue 2 while her release is being
-    // shown: her `claimed-by:` and `lease #1` labels, which the release
-    // deletes from the repository, are the ones issue 2 now needs.
-    await h.receive("issue_comment", commentPayload({ body: "/release", author: alice, issue: 1 }));
-    const first = gh.gated("DELETE", "/issues/1/labels/claimed");
-    gh.deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).comment(1);
     gh.claim(2, "alice");
-    h.runtime.drainer.start();
-    await first.reached;
-    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 2 }));
-    // Let issue 2's effect go as far as it can while the release is in flight.
-    const attempts = h.ledger.db.prepare<[], number>("SELECT attempts FROM outbox WHERE issue = 2").pluck();
-    await waitFor("issue 2's effect taken", () => (attempts.get() ?? 0) > 0, 10_000, 2);
-    for (let i = 0; i < 50 && !gh.routes(before).includes("POST /issues/2/labels"); i++) await sleep(5);
-    first.open();
-    await waitFor("both effects applied", async () => (await h.ledger.outboxStats()).pending === 0, 10_000, 5);
-    await h.runtime.drainer.stop();
+    const routes = await releaseWhileClaiming(gh, h.ledger, h, h);
 
-    const routes = gh.routes(before);
     // The labels go from the repository, then come back with issue 2's lease (GitHub creates them again).
     expect(routes.indexOf("POST /issues/2/labels")).toBeGreaterThan(routes.indexOf("DELETE /labels/claimed-by: alice"));
     expect(routes.indexOf("POST /issues/2/labels")).toBeGreaterThan(routes.indexOf("DELETE /labels/lease #1"));
@@ -179,6 +162,33 @@ describe("label clean-up", () => {
   });
 });
 
+/**
+ * alice, holding issue 1, releases it through `releaser`; while the release's
+ * first call is held, she claims issue 2 through `claimer` (the same app, or
+ * another replica on the same ledger), whose effect goes as far as it can
+ * before the release goes on. Her `claimed-by:` and `lease #1` labels, which
+ * the release deletes from the repository, are the ones issue 2 now needs.
+ * The claim's calls must be mocked by the caller. Returns the routes called
+ * from the release on, once both effects are applied.
+ */
+async function releaseWhileClaiming(gh: GitHubMock, ledger: SqliteLedger, releaser: Harness, claimer: Harness): Promise<string[]> {
+  const before = gh.mark();
+  await releaser.receive("issue_comment", commentPayload({ body: "/release", author: alice, issue: 1 }));
+  const first = gh.gated("DELETE", "/issues/1/labels/claimed");
+  gh.deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).comment(1);
+  releaser.runtime.drainer.start();
+  await first.reached;
+  await claimer.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 2 }));
+  claimer.runtime.drainer.start();
+  const attempts = ledger.db.prepare<[], number>("SELECT attempts FROM outbox WHERE issue = 2").pluck();
+  await waitFor("issue 2's effect taken", () => (attempts.get() ?? 0) > 0, 10_000, 2);
+  for (let i = 0; i < 50 && !gh.routes(before).includes("POST /issues/2/labels"); i++) await sleep(5);
+  first.open();
+  await waitFor("both effects applied", async () => (await ledger.outboxStats()).pending === 0, 10_000, 5);
+  for (const app of new Set([releaser, claimer])) await app.runtime.drainer.stop();
+  return gh.routes(before);
+}
+
 /** The SQLite ledger saying what PostgreSQL's does: other processes share it. */
 class SharedSqliteLedger extends SqliteLedger {
   override readonly sharedByProcesses = true;
@@ -206,25 +216,10 @@ describe("label clean-up across replicas sharing a ledger", () => {
     const ledger = new SharedSqliteLedger(join(dir, "leases.db"));
     const [a, b] = (apps = [await startApp({ ledger }), await startApp({ ledger })]) as [Harness, Harness];
     await claimFor(a, gh, alice, { first: true, issue: 1 });
-    const before = gh.mark();
-
-    await a.receive("issue_comment", commentPayload({ body: "/release", author: alice, issue: 1 }));
-    const first = gh.gated("DELETE", "/issues/1/labels/claimed");
-    gh.deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).comment(1);
-    a.runtime.drainer.start();
-    await first.reached;
     // Replica b sees its first command in the repository: it reads the config.
     gh.config(null).claim(2, "alice");
-    await b.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 2 }));
-    b.runtime.drainer.start();
-    const attempts = ledger.db.prepare<[], number>("SELECT attempts FROM outbox WHERE issue = 2").pluck();
-    await waitFor("issue 2's effect taken by replica b", () => (attempts.get() ?? 0) > 0, 10_000, 2);
-    for (let i = 0; i < 50 && !gh.routes(before).includes("POST /issues/2/labels"); i++) await sleep(5);
-    first.open();
-    await waitFor("both effects applied", async () => (await ledger.outboxStats()).pending === 0, 10_000, 5);
-    await Promise.all([a.runtime.drainer.stop(), b.runtime.drainer.stop()]);
+    const routes = await releaseWhileClaiming(gh, ledger, a, b);
 
-    const routes = gh.routes(before);
     expect(routes.indexOf("POST /issues/2/labels")).toBeGreaterThan(routes.indexOf("DELETE /labels/claimed-by: alice"));
     expect(routes.indexOf("POST /issues/2/labels")).toBeGreaterThan(routes.indexOf("DELETE /labels/lease #1"));
     // No lock is left behind.

@@ -141,21 +141,31 @@ export class GitHubMock {
     readonly repo = "Hello-World",
   ) {}
 
+  /** `path` absolute (`/repos/...`), or relative to the repository. */
+  private full(path: string): string {
+    return path.startsWith("/repos/") ? path : `/repos/${this.owner}/${this.repo}${path}`;
+  }
+
+  /** Records a call the app made, its JSON body parsed. */
+  private record(method: Method, uri: string, body: nock.Body): void {
+    let parsed: unknown = body;
+    if (typeof body === "string" && body !== "") {
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        parsed = body;
+      }
+    }
+    this.calls.push({ method, path: decodePath(uri), body: parsed });
+  }
+
   /** Mocks one request; `path` is absolute (`/repos/...`) or relative to the repository. */
   expect(method: Method, path: string, status = 200, response: unknown = {}): this {
-    const full = path.startsWith("/repos/") ? path : `/repos/${this.owner}/${this.repo}${path}`;
+    const full = this.full(path);
     nock(API)
       .intercept((uri: string) => decodePath(uri) === full, method)
       .reply((uri, body) => {
-        let parsed: unknown = body;
-        if (typeof body === "string" && body !== "") {
-          try {
-            parsed = JSON.parse(body);
-          } catch {
-            parsed = body;
-          }
-        }
-        this.calls.push({ method, path: decodePath(uri), body: parsed });
+        this.record(method, uri, body);
         return [status, response as nock.Body];
       });
     return this;
@@ -166,15 +176,15 @@ export class GitHubMock {
    * the app has made the request, so a test can act while it is in flight.
    */
   gated(method: Method, path: string, status = 200, response: unknown = []): { reached: Promise<void>; open(): void } {
-    const full = path.startsWith("/repos/") ? path : `/repos/${this.owner}/${this.repo}${path}`;
+    const full = this.full(path);
     let open!: () => void;
     const opened = new Promise<void>((resolve) => (open = resolve));
     let reach!: () => void;
     const reached = new Promise<void>((resolve) => (reach = resolve));
     nock(API)
       .intercept((uri: string) => decodePath(uri) === full, method)
-      .reply((uri, _body, callback) => {
-        this.calls.push({ method, path: decodePath(uri), body: null });
+      .reply((uri, body, callback) => {
+        this.record(method, uri, body);
         reach();
         void opened.then(() => callback(null, [status, response as nock.Body]));
       });
@@ -186,7 +196,7 @@ export class GitHubMock {
     const path = "/contents/.github/issue-leases.yml";
     if (yaml !== null) {
       nock(API)
-        .intercept((uri: string) => decodePath(uri) === `/repos/${this.owner}/${this.repo}${path}`, "GET")
+        .intercept((uri: string) => decodePath(uri) === this.full(path), "GET")
         .reply((uri) => {
           this.calls.push({ method: "GET", path: decodePath(uri), body: null });
           return [200, yaml, { "content-type": "text/plain" }];
