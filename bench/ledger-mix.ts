@@ -6,6 +6,7 @@
  */
 import { performance } from "node:perf_hooks";
 import type { Holder, Ledger } from "../src/ledger/types.js";
+import { seededRandom } from "../test/support/seeded-random.js";
 
 export const HOUR = 3_600_000;
 export const T0 = 1_700_000_000_000;
@@ -15,18 +16,6 @@ export const MIX_ISSUES = 10_000;
 export const HOLDERS = 1_000;
 /** Repository of the measured operations; the bulk-loaded filler lives in others. */
 export const REPO = { repoId: 1, repo: "bench/main" };
-
-/** mulberry32: seeded, so every run measures the same sequence of operations. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -97,7 +86,8 @@ export class Mix {
     seed: number,
     opts: MixOptions = {},
   ) {
-    this.rnd = random(seed);
+    // Seeded: every run measures the same sequence of operations.
+    this.rnd = seededRandom(seed);
     this.repo = opts.repo ?? REPO;
     this.firstIssue = opts.firstIssue ?? 0;
     this.holders = opts.holders;

@@ -24,7 +24,8 @@ import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { openPostgres, type PostgresLedger } from "../src/ledger/postgres.js";
 import type { Holder } from "../src/ledger/types.js";
-import { median, MIX_ISSUES, Mix, outcomeShares, pad, random, T0 } from "./ledger-mix.js";
+import { median, MIX_ISSUES, Mix, outcomeShares, pad, T0 } from "./ledger-mix.js";
+import { seededRandom } from "../test/support/seeded-random.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";
 /** Loops in the concurrent measurements, and the pool size of the ledger they share. */
@@ -49,7 +50,7 @@ interface Workload {
 
 /** The floor: BEGIN; one upsert; COMMIT, one connection taken from the pool per transaction, as the ledger does. */
 class Floor implements Workload {
-  private readonly rnd = random(99);
+  private readonly rnd = seededRandom(99);
   /** Upserts so far: each writes a value its row never had, as each ledger operation writes. */
   private n = 0;
 

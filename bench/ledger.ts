@@ -34,7 +34,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type Database from "better-sqlite3";
 import { openSqlite, SqliteLedger } from "../src/ledger/sqlite.js";
-import { HOLDERS, HOUR, median, MIX_ISSUES, Mix, outcomeShares, pad, random, REPO, T0 } from "./ledger-mix.js";
+import { HOLDERS, HOUR, median, MIX_ISSUES, Mix, outcomeShares, pad, REPO, T0 } from "./ledger-mix.js";
+import { seededRandom } from "../test/support/seeded-random.js";
 import { benchPostgres } from "./ledger-postgres.js";
 import { benchArgs, usageExit } from "./support/args.js";
 
@@ -73,7 +74,7 @@ function parse() {
  * two), with none of its reads or rules.
  */
 class Floor {
-  private readonly rnd = random(99);
+  private readonly rnd = seededRandom(99);
   /** Upserts so far: each writes a value its row never had, as each ledger operation writes. */
   private n = 0;
   private readonly tx: (k: number, v: number, t: number) => void;
@@ -117,7 +118,7 @@ class Floor {
  * one transaction.
  */
 function bulkLoad(db: Database.Database, rows: number): void {
-  const rnd = random(rows);
+  const rnd = seededRandom(rows);
   const lease = db.prepare(
     `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

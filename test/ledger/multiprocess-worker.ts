@@ -6,6 +6,7 @@
  */
 import { SqliteLedger } from "../../src/ledger/sqlite.js";
 import type { Holder, IssueKey } from "../../src/ledger/types.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 export interface WorkerConfig {
   file: string;
@@ -36,25 +37,13 @@ export interface WorkerReport {
 export type ToWorker = { type: "start"; config: WorkerConfig } | { type: "go" };
 export type FromWorker = { type: "ready" } | { type: "done"; report: WorkerReport } | { type: "failed"; error: WorkerError };
 
-/** mulberry32: a seeded generator, so a failing run can be told apart and replayed in spirit. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function describeError(op: string, err: unknown): WorkerError {
   const e = err as { code?: unknown; message?: unknown };
   return { op, code: typeof e?.code === "string" ? e.code : null, message: String(e?.message ?? err) };
 }
 
 async function race(ledger: SqliteLedger, config: WorkerConfig): Promise<WorkerReport> {
-  const rnd = random(config.seed);
+  const rnd = seededRandom(config.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   // Two holders per process, so a process also races itself across calls.
   const holders: Holder[] = [0, 1].map((k) => ({ id: config.worker * 10 + k, login: `w${config.worker}h${k}` }));

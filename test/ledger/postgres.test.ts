@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres-migrations.js";
 import { PostgresLedger, openPostgres, type PostgresLedgerOptions } from "../../src/ledger/postgres.js";
 import type { Effect, Holder, IssueKey } from "../../src/ledger/types.js";
-import { freshSchema, postgresAvailable, skipPostgres, TEST_DATABASE_URL, type FreshSchema } from "../support/pg-schema.js";
+import { freshSchema, postgresAvailable, skipPostgres, TEST_DATABASE_URL, withClient, type FreshSchema } from "../support/pg-schema.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -41,18 +41,6 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
     const out: PostgresLedger[] = [];
     for (let i = 0; i < n; i++) out.push(await replica(opts));
     return out;
-  }
-
-  /** A connection outside any ledger, for looking at and interfering with the database. */
-  async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    client.on("error", () => undefined);
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
   }
 
   const table = (name: string) => `${pg.escapeIdentifier(fresh.schema)}.${name}`;
@@ -313,7 +301,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
       const log = vi.fn();
       const ledger = await replica({ connectionString: `${fresh.connectionString}?application_name=${appName}`, log });
       await Promise.all([1, 2, 3].map((i) => ledger.acquire(key(i), holder(i), HOUR, T0)));
-      const killed = await admin((c) =>
+      const killed = await withClient((c) =>
         c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [appName]),
       );
       expect(killed.rowCount).toBeGreaterThan(0);
@@ -334,7 +322,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
         await blocker.query("BEGIN");
         await blocker.query(`SELECT * FROM ${table("leases")} WHERE repo_id = $1 AND issue = 1 FOR UPDATE`, [repo.repoId]);
         const waitingPid = () =>
-          admin(async (c) => {
+          withClient(async (c) => {
             const { rows } = await c.query<{ pid: number }>(
               "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
               [appName],
@@ -344,7 +332,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
         const pending = ledger.acquire(key(1), holder(1), HOUR, T0, { delivery: "victim" });
         let pid: number | undefined;
         await vi.waitFor(async () => expect((pid = await waitingPid())).toBeDefined(), { timeout: 10_000 });
-        await admin((c) => c.query("SELECT pg_terminate_backend($1)", [pid]));
+        await withClient((c) => c.query("SELECT pg_terminate_backend($1)", [pid]));
         // The retry, on a new connection, queues on the same row lock.
         await vi.waitFor(
           async () => {

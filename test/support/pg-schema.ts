@@ -17,7 +17,8 @@ export interface FreshSchema {
   drop(): Promise<void>;
 }
 
-async function withClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `fn` on a connection of its own to the test database, outside any ledger (to look at or interfere with it). */
+export async function withClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5_000 });
   // A server-side disconnect while this short-lived client is idle must not crash the test run.
   client.on("error", () => undefined);
