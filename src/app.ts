@@ -229,7 +229,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       track(async () => {
         const { issue, repository, installation, sender } = context.payload;
         if (!installation) return;
-        await handleIssueGone(
+        const handled = await handleIssueGone(
           {
             delivery: context.id,
             installation: installation.id,
@@ -239,7 +239,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
           },
           { ledger, now: clock() },
         );
-        drainer.kick();
+        if (handled) drainer.kick();
       }),
     );
 

@@ -60,13 +60,14 @@ export async function handleIssueClosed(
  * in the repository, though: the outbox deletes them there when no other
  * live lease uses them, as it does when a lease ends on an issue.
  */
-export async function handleIssueGone(ev: IssueEvent, deps: { ledger: Ledger; now: number }): Promise<void> {
+export async function handleIssueGone(ev: IssueEvent, deps: { ledger: Ledger; now: number }): Promise<boolean> {
   const key = keyOf(ev);
-  if (!(await deps.ledger.current(key, deps.now))) return;
-  await deps.ledger.forceRelease(key, ev.actor, deps.now, {
+  if (!(await deps.ledger.current(key, deps.now))) return false;
+  const res = await deps.ledger.forceRelease(key, ev.actor, deps.now, {
     delivery: ev.delivery,
     effects: (r) => (r.lease ? reflect(ev, null, { reconcile: false, gone: true }) : []),
   });
+  return !res.duplicate && res.lease !== null;
 }
 
 /**
