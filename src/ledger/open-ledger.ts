@@ -4,7 +4,6 @@
  * (optionally written `sqlite:PATH` or `file:PATH`), `./data/leases.db` by
  * default.
  */
-import { SchemaBehindError } from "./schema-behind-error.js";
 import type { Ledger } from "./types.js";
 
 export const DEFAULT_DATABASE_URL = "./data/leases.db";
@@ -27,18 +26,6 @@ export async function openLedger(url: string = DEFAULT_DATABASE_URL, opts: { mig
     const { openPostgres } = await import("./postgres.js");
     return openPostgres({ connectionString: url, schema: process.env.DATABASE_SCHEMA || undefined, migrate });
   }
-  const file = sqlitePath(url);
-  if (!migrate) {
-    // Read before opening: the ledger's statements need the latest schema.
-    const [{ default: Database }, { SQLITE_MIGRATIONS }] = await Promise.all([import("better-sqlite3"), import("./sqlite-migrations.js")]);
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      const version = { current: db.pragma("user_version", { simple: true }) as number, latest: SQLITE_MIGRATIONS.length };
-      if (version.current < version.latest) throw new SchemaBehindError(version);
-    } finally {
-      db.close();
-    }
-  }
   const { SqliteLedger } = await import("./sqlite.js");
-  return new SqliteLedger(file);
+  return new SqliteLedger(sqlitePath(url), { migrate });
 }

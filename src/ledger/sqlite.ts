@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { decide, type Row } from "./decide.js";
+import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
 import type {
   AcquireOptions,
@@ -32,6 +33,8 @@ import type {
 export interface SqliteLedgerOptions {
   /** How long a writer waits for another process's transaction before failing; generous, since waits are short. */
   busyTimeoutMs?: number;
+  /** false: throw SchemaBehindError on a schema that is behind, instead of migrating it. */
+  migrate?: boolean;
 }
 
 interface LeaseRow {
@@ -55,13 +58,21 @@ export function openSqlite(file: string, opts: SqliteLedgerOptions = {}): Databa
   const db = new Database(file);
   // A concurrent writer waits instead of surfacing SQLITE_BUSY to the caller.
   db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 60_000}`);
+  if (opts.migrate === false) {
+    // Before any pragma that writes: a database refused is left as it was.
+    const version = { current: db.pragma("user_version", { simple: true }) as number, latest: SQLITE_MIGRATIONS.length };
+    if (version.current < version.latest) {
+      db.close();
+      throw new SchemaBehindError(version);
+    }
+  }
   db.pragma("journal_mode = WAL");
   // FULL, not NORMAL: under NORMAL a committed transaction can roll back after
   // an OS crash or power loss, and a token already handed out would be handed
   // to someone else.
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
-  migrateSqlite(db);
+  if (opts.migrate ?? true) migrateSqlite(db);
   return db;
 }
 
