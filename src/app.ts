@@ -30,8 +30,17 @@ export interface AppOptions {
   /** Exit cleanly on SIGTERM/SIGINT; default true outside tests. */
   handleSignals?: boolean;
   drainer?: Partial<ConstructorParameters<typeof Drainer>[0]>;
+  /** How long a delivery may take before it is answered 500; default DELIVERY_DEADLINE_MS. */
+  deliveryDeadlineMs?: number;
   onReady?: (runtime: Runtime) => void;
 }
+
+/**
+ * How long a delivery may take before the app answers 500. Probot's webhook
+ * middleware answers 202 after 9 s whatever happens, and GitHub records that
+ * as a success; the PostgreSQL connect timeout (3 s, one retry) fits under this.
+ */
+export const DELIVERY_DEADLINE_MS = 7_000;
 
 export interface Runtime {
   ledger: Ledger;
@@ -76,7 +85,8 @@ async function loadConfig(context: Context, cache: ConfigCache, repoId: number):
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
   return async (app: Probot, { addHandler }) => {
     const clock = opts.clock ?? Date.now;
-    const ledger = opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL));
+    // Serving a SQLite file: refused while another process serves it (one app process per file).
+    const ledger = opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true }));
     const appId = opts.appId ?? (process.env.APP_ID ? Number(process.env.APP_ID) : undefined);
     const configs = new ConfigCache();
     const log = app.log.child({ name: "issue-leases" });
@@ -87,14 +97,14 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     const github = (installation: number) => {
       let port = ports.get(installation);
       if (!port) {
-        port = app.auth(installation).then(octokitPort);
+        port = app.auth(installation).then((octokit) => octokitPort(octokit, { appId }));
         port.catch(() => ports.delete(installation));
         ports.set(installation, port);
       }
       return port;
     };
-    // How long an effect stays with the replica that took it; a replica killed
-    // mid-effect holds its effects back this long. Default the Drainer's.
+    // How long an effect stays with a replica that stopped extending it (killed
+    // mid-effect): another takes it over after this long. Default the Drainer's.
     const lockMs = Number(process.env.OUTBOX_LOCK_MS);
     const drainer: Drainer = new Drainer({
       ledger,
@@ -129,12 +139,24 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     // Deliveries being handled, so that shutdown can wait for their transactions.
     let shuttingDown = false;
     const inFlight = new Set<Promise<unknown>>();
-    const track = <T>(work: () => Promise<T>): Promise<T> => {
+    const deadlineMs = opts.deliveryDeadlineMs ?? DELIVERY_DEADLINE_MS;
+    const track = <T>(work: () => Promise<T>): Promise<T | undefined> => {
       if (shuttingDown) throw Object.assign(new Error("shutting down; GitHub may redeliver"), { status: 503 });
       const p = work();
       inFlight.add(p);
       void p.finally(() => inFlight.delete(p)).catch(() => undefined);
-      return p;
+      // Answered 500 before Probot's middleware answers 202 (at 9 s) whatever
+      // happens: GitHub then lists the delivery as failed, and it can be
+      // redelivered. If the work commits after all, the redelivery is a
+      // duplicate and changes nothing.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(Object.assign(new Error(`not handled within ${deadlineMs} ms (is the database answering?); GitHub may redeliver`), { status: 500 })),
+          deadlineMs,
+        );
+      });
+      return Promise.race([p, late]).finally(() => clearTimeout(timer));
     };
 
     app.on(["issue_comment.created", "issue_comment.edited"], (context) =>
@@ -153,6 +175,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
             association: comment.author_association,
           },
           body: comment.body ?? "",
+          commentId: comment.id,
           previousBody:
             context.payload.action === "edited" ? ((context.payload as { changes?: { body?: { from?: string } } }).changes?.body?.from ?? null) : undefined,
         };

@@ -96,6 +96,11 @@ function notAString(input: unknown, forms: string, allowNone: boolean): string {
   return `must be a duration; ${echo(input)} is not one. Use ${forms}.`;
 }
 
+/** Whether a template's own text (without its placeholder) sets its labels apart from a repository's other labels. */
+function distinctive(own: string): boolean {
+  return codePoints(own.trim()) >= 3 && /[^\p{L}\p{N}]/u.test(own);
+}
+
 function labelSchema(placeholder: "{holder}" | "{token}" | null, example: string) {
   return z
     .union([z.literal(false), z.string()], {
@@ -113,6 +118,11 @@ function labelSchema(placeholder: "{holder}" | "{token}" | null, example: string
         problem = `${echo(value)} is too long; GitHub allows at most ${LABEL_MAX} characters in a label name.`;
       } else if (placeholder !== null && !value.includes(placeholder)) {
         problem = `${echo(value)} must contain \`${placeholder}\`, e.g. "${example}".`;
+      } else if (placeholder !== null && !distinctive(value.replaceAll(placeholder, ""))) {
+        // "{holder}" would make `bug` a holder label, "v{token}" would make `v2` a token label.
+        problem =
+          `${echo(value)} could match ordinary labels; write at least 3 characters of its own around \`${placeholder}\`, ` +
+          `one of them a space or punctuation, e.g. "${example}".`;
       }
       if (problem !== null) ctx.addIssue({ code: "custom", input: value, message: problem });
     });

@@ -20,6 +20,8 @@ export interface CommentEvent {
   issue: { number: number; labels: string[] };
   author: { id: number; login: string; type: string; association: string };
   body: string;
+  /** The comment's id: the reply's marker names it. */
+  commentId?: number;
   /** For an edit: the body before it. */
   previousBody?: string | null;
 }
@@ -71,6 +73,7 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
     actor: actor.login,
     lease,
     ignored: parsed.ignored,
+    ...(ev.commentId !== undefined ? { comment: ev.commentId } : {}),
     ...extra,
   });
   const effect = (r: Reply, reconcile: boolean, config?: Config): NewEffect[] => {

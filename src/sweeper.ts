@@ -10,6 +10,7 @@
  * drain steadily through the outbox within GitHub's limits.
  */
 import { randomUUID } from "node:crypto";
+import { type KeptLock, keepLock } from "./ledger/keep-lock.js";
 import type { Ledger, Lease, NewEffect } from "./ledger/types.js";
 import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
 import { leaseView, type Reply } from "./reflect/render.js";
@@ -18,7 +19,16 @@ export interface SweepDeps {
   ledger: Ledger;
   clock: () => number;
   batchSize?: number;
+  /** Aborted when the sweep lock is lost: the sweep stops before its next lease. */
+  signal?: AbortSignal;
 }
+
+/**
+ * How long the sweep lock outlives a replica that dies holding it. The live
+ * holder extends it while it sweeps, so it bounds only how long a dead one
+ * stops the others' sweeps.
+ */
+export const SWEEP_LOCK_MS = 20_000;
 
 export interface SweepResult {
   expired: number;
@@ -56,13 +66,17 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
   let reminded = 0;
   // Each lease is its own transaction; one whose tenure changed meanwhile comes back `stale` and queues nothing.
   for (const lease of await ledger.expiredSince(at, batch)) {
+    deps.signal?.throwIfAborted();
     const effects = await effectFor(ledger, lease, "expire", at);
     const res = await ledger.markExpired(lease, lease.token, at, { effects: (r) => (r.outcome === "expired" ? effects : []) });
     if (res.outcome === "expired") expired++;
   }
   for (const lease of await ledger.dueReminders(at, batch)) {
+    deps.signal?.throwIfAborted();
     const effects = await effectFor(ledger, lease, "remind", at);
-    const res = await ledger.markReminded(lease, lease.token, at, { effects: (r) => (r.outcome === "reminded" ? effects : []) });
+    // For the term read: a `/renew` since makes this one stale, and the new term gets its own reminder.
+    const term = { token: lease.token, expiresAt: lease.expiresAt };
+    const res = await ledger.markReminded(lease, term, at, { effects: (r) => (r.outcome === "reminded" ? effects : []) });
     if (res.outcome === "reminded") reminded++;
   }
   return { expired, reminded, at };
@@ -70,18 +84,24 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
 
 /**
  * Runs `sweepOnce` every `intervalMs` until stopped. Replicas sharing a ledger
- * take turns through a named lock: the one holding it sweeps, and keeps it
- * while it lives; if it dies, another takes over when the lock expires.
+ * take turns through a named lock: the one that takes it sweeps, and keeps it
+ * (extending it in the background) for as long as it lives; if it dies,
+ * another takes over once the lock expires (`SWEEP_LOCK_MS`), whatever the
+ * sweep interval.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<unknown> | null = null;
   private readonly owner = `${process.pid}-${randomUUID()}`;
+  /** The sweep lock while this process holds it, and what aborts when it is lost. */
+  private held: { lock: KeptLock; lost: AbortController } | null = null;
   lastSweep: SweepResult | null = null;
 
   constructor(
     private readonly deps: SweepDeps & {
       intervalMs: number;
+      /** Default SWEEP_LOCK_MS. */
+      lockMs?: number;
       onSwept?: (r: SweepResult) => void;
       onError?: (e: unknown) => void;
     },
@@ -104,9 +124,16 @@ export class Sweeper {
 
   /** One sweep, unless another replica holds the sweep lock (then null). */
   async sweep(): Promise<SweepResult | null> {
-    const { ledger, clock, intervalMs } = this.deps;
-    if (!(await ledger.tryLock("sweep", this.owner, clock(), Math.max(2 * intervalMs, 30_000)))) return null;
-    const r = await sweepOnce(this.deps);
+    const { ledger, clock } = this.deps;
+    const ttlMs = this.deps.lockMs ?? SWEEP_LOCK_MS;
+    if (!this.held || this.held.lost.signal.aborted) {
+      this.held = null;
+      if (!(await ledger.tryLock("sweep", this.owner, clock(), ttlMs))) return null;
+      const lost = new AbortController();
+      const lock = keepLock({ ledger, name: "sweep", owner: this.owner, clock, ttlMs, onLost: (why) => lost.abort(new Error(why)) });
+      this.held = { lock, lost };
+    }
+    const r = await sweepOnce({ ...this.deps, signal: this.held.lost.signal });
     this.lastSweep = r;
     this.deps.onSwept?.(r);
     return r;
@@ -116,5 +143,9 @@ export class Sweeper {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.inFlight;
+    const held = this.held;
+    this.held = null;
+    // Let go at once, so that another replica need not wait for the lock to expire.
+    await held?.lock.release().catch(() => undefined);
   }
 }

@@ -66,7 +66,7 @@ describe("parseConfig keys", () => {
         claimers: "members",
         bots: false,
         assign: false,
-        labels: { claimed: "in progress", holder: "@{holder}", token: false },
+        labels: { claimed: "in progress", holder: "taken by @{holder}", token: false },
         require_lease_for_pull_requests: true,
       }),
     );
@@ -79,7 +79,7 @@ describe("parseConfig keys", () => {
       claimers: "members",
       bots: false,
       assign: false,
-      labels: { claimed: "in progress", holder: "@{holder}", token: false },
+      labels: { claimed: "in progress", holder: "taken by @{holder}", token: false },
       requireLeaseForPullRequests: true,
     });
   });
@@ -244,6 +244,19 @@ describe("parseConfig errors", () => {
     expect(token).toContain("`labels.token`");
     expect(token).toContain("`{token}`");
     expect(errorOf(parseConfig({ labels: "claimed" }))).toContain("`labels`: must be a mapping");
+  });
+
+  it("rejects templates whose own text could match ordinary labels (`{holder}` would take `bug` for a holder label, `v{token}` a release's `v2`)", () => {
+    for (const [kind, template] of [["holder", "{holder}"], ["holder", " {holder} "], ["holder", "by{holder}"], ["token", "v{token}"], ["token", "#{token}"], ["token", "tok{token}"]]) {
+      const error = errorOf(parseConfig({ labels: { [kind!]: template } }));
+      expect(error).toContain(`\`labels.${kind}\``);
+      expect(error).toContain("could match ordinary labels");
+    }
+    // Three characters of its own, one of them a space or punctuation: accepted.
+    for (const template of ["wip: {holder}", "{holder} wip", "by-{holder}"]) {
+      expect(configOf(parseConfig({ labels: { holder: template } })).labels.holder).toBe(template);
+    }
+    expect(configOf(parseConfig({ labels: { token: "tok-{token}" } })).labels.token).toBe("tok-{token}");
   });
 
   it("lists several problems one per line", () => {

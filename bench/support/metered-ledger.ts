@@ -11,7 +11,7 @@ import type { Ledger } from "../../src/ledger/types.js";
 /** Calls that commit a write transaction (`takeEffects` only when it took something). */
 const WRITES = new Set<string>([
   "acquire", "renew", "release", "forceRelease", "note", "markExpired", "markReminded",
-  "completeEffect", "failEffect", "putReflection", "rememberRepo", "unparkEffects",
+  "completeEffect", "failEffect", "extendEffects", "putReflection", "rememberRepo", "unparkEffects",
 ]);
 
 export interface LedgerMeter {

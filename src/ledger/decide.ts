@@ -13,6 +13,7 @@ import type {
   ReleaseResult,
   RemindResult,
   RenewResult,
+  Term,
   Ttl,
 } from "./types.js";
 
@@ -22,6 +23,8 @@ export interface Row {
   token: number;
   acquiredAt: number | null;
   expiresAt: number | null;
+  /** Whether the current term was reminded already. */
+  reminded?: boolean;
 }
 
 function expiry(ttl: Ttl, now: number): number | null {
@@ -108,9 +111,12 @@ export const decide = {
     return { outcome: "expired", lease: lease(key, row) };
   },
 
-  remind(key: IssueKey, row: Row | null, token: number, now: number): RemindResult {
+  /** Reminds the term it was computed for, once: a renewed or already reminded term is stale. */
+  remind(key: IssueKey, row: Row | null, term: Term, now: number): RemindResult {
     const current = live(key, row, now);
-    if (!current || current.token !== token) return { outcome: "stale", lease: current };
+    if (!current || current.token !== term.token || current.expiresAt !== term.expiresAt || row?.reminded) {
+      return { outcome: "stale", lease: current };
+    }
     return { outcome: "reminded", lease: current };
   },
 };

@@ -20,12 +20,15 @@ export function sqlitePath(url: string): string {
  * Opens the ledger, applying the migrations it lacks; with `migrate: false`,
  * throws SchemaBehindError instead of changing a schema that is behind.
  */
-export async function openLedger(url: string = DEFAULT_DATABASE_URL, opts: { migrate?: boolean } = {}): Promise<Ledger> {
+export async function openLedger(
+  url: string = DEFAULT_DATABASE_URL,
+  opts: { migrate?: boolean; /** The app serving a SQLite file (one process per file). */ serve?: boolean } = {},
+): Promise<Ledger> {
   const migrate = opts.migrate ?? true;
   if (isPostgresUrl(url)) {
     const { openPostgres } = await import("./postgres.js");
     return openPostgres({ connectionString: url, schema: process.env.DATABASE_SCHEMA || undefined, migrate });
   }
   const { SqliteLedger } = await import("./sqlite.js");
-  return new SqliteLedger(sqlitePath(url), { migrate });
+  return new SqliteLedger(sqlitePath(url), { migrate, serve: opts.serve });
 }

@@ -117,4 +117,9 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   DROP INDEX ${s}.leases_by_holder;
   CREATE INDEX leases_held ON ${s}.leases (repo_id, holder_id) WHERE holder_id IS NOT NULL;
   `,
+  // 8: a reply's random nonce, and the late mark of an effect un-parked
+  // after a newer one of its issue was applied (SQLite's 9).
+  (s) => `
+  ALTER TABLE ${s}.outbox ADD COLUMN nonce text, ADD COLUMN late boolean NOT NULL DEFAULT false;
+  `,
 ];

@@ -25,7 +25,9 @@ import type {
   RepoInfo,
   RenewResult,
   SchemaVersion,
+  Term,
   Ttl,
+  EffectFence,
 } from "./types.js";
 
 export interface PostgresLedgerOptions {
@@ -69,6 +71,8 @@ interface OutboxRow {
   next_at: number;
   created_at: number;
   priority: number;
+  nonce: string | null;
+  late: boolean;
 }
 
 interface HistoryRow {
@@ -110,6 +114,8 @@ const MAX_CONFLICT_RETRIES = 5;
  * discards them instead of handing the retry another dead one.
  */
 const RECONNECT_DELAY_MS = 100;
+/** How long to wait for a connection (a new one, or a free one from the pool). */
+const CONNECT_TIMEOUT_MS = 3_000;
 const NODE_CONNECTION_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
 
 function errorCode(err: unknown): string | undefined {
@@ -162,6 +168,7 @@ function toRow(row: LeaseRow | undefined): Row | null {
     token: row.token,
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,
+    reminded: row.reminded,
   };
 }
 
@@ -175,6 +182,8 @@ function toEffect(r: OutboxRow): Effect {
     payload: JSON.parse(r.payload) as unknown,
     attempts: r.attempts,
     createdAt: r.created_at,
+    nonce: r.nonce,
+    late: r.late,
   };
 }
 
@@ -322,8 +331,11 @@ export class PostgresLedger implements Ledger {
       connectionString: opts.connectionString,
       max: opts.poolSize ?? 10,
       types,
-      // Fail instead of waiting forever when the server is unreachable.
-      connectionTimeoutMillis: 10_000,
+      // Fail instead of waiting when the server is unreachable or the pool is
+      // exhausted: well within the 9 s after which GitHub's delivery is
+      // answered 202 whatever happens, so that a delivery that cannot commit
+      // is answered 500 (and can be redelivered), with room for one retry.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       idleTimeoutMillis: 30_000,
       keepAlive: true,
       fallback_application_name: "issue-leases",
@@ -334,6 +346,12 @@ export class PostgresLedger implements Ledger {
     // is reported here; without a listener it would crash the process. The pool
     // discards it and opens another when needed.
     this.pool.on("error", (err) => this.log("an idle PostgreSQL connection failed; the pool will open a new one", err));
+    // A token handed out must survive a crash of the server: whatever the
+    // database, the role or DATABASE_URL say, every connection commits
+    // synchronously. Sent first on each new connection, before any statement.
+    this.pool.on("connect", (client) => {
+      client.query("SET synchronous_commit = on").catch((err: unknown) => this.log("could not set synchronous_commit = on", err));
+    });
 
     const s = pg.escapeIdentifier(this.schema);
     const live = (now: string) => `holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ${now})`;
@@ -355,8 +373,8 @@ export class PostgresLedger implements Ledger {
       claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
       getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
-      enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority)
-                VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`,
+      enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
+                VALUES ($1, $2, $3, $4, $5, $6, $6, $7, replace(gen_random_uuid()::text, '-', ''))`,
       countHeld: `SELECT * FROM ${s}.leases WHERE holder_id = $2 AND repo_id = $1 AND issue <> $3 AND ${live("$4")} ORDER BY issue`,
 
       tryLock: `WITH now AS MATERIALIZED (SELECT COALESCE($3::bigint, ${DB_CLOCK}) AS v)
@@ -387,18 +405,29 @@ export class PostgresLedger implements Ledger {
              WHERE id IN (
                SELECT o.id FROM ${s}.outbox o
                WHERE o.state = 'pending' AND o.next_at <= (SELECT v FROM now) AND o.locked_until <= (SELECT v FROM now)
-                 AND o.installation <> ALL($3::bigint[])
+                 AND o.installation <> ALL($3::bigint[]) AND o.id <> ALL($5::bigint[])
                  AND o.id = (SELECT MIN(p.id) FROM ${s}.outbox p
                              WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
                ORDER BY o.priority, o.next_at, o.id
                LIMIT $2
                FOR UPDATE SKIP LOCKED)
              RETURNING *`,
-      complete: `UPDATE ${s}.outbox SET state = 'done', done_at = ${nowParam(2)}, locked_until = 0 WHERE id = $1`,
+      // Each write of an attempt names it: a drainer whose lock was taken over
+      // changes nothing. Completing twice (a statement retried) is no change.
+      extend: `UPDATE ${s}.outbox o SET locked_until = ${nowParam(3)} + $4
+               FROM unnest($1::bigint[], $2::int[]) AS f(id, attempt)
+               WHERE o.id = f.id AND o.attempts = f.attempt AND o.state = 'pending'
+               RETURNING o.id`,
+      complete: `UPDATE ${s}.outbox SET state = 'done', done_at = COALESCE(done_at, ${nowParam(2)}), locked_until = 0
+                 WHERE id = $1 AND attempts = $3 AND state <> 'parked'`,
       retry: `UPDATE ${s}.outbox SET next_at = GREATEST($3::bigint, ${nowParam(2)}), locked_until = 0, last_error = $4
-              WHERE id = $1 AND state = 'pending'`,
-      park: `UPDATE ${s}.outbox SET state = 'parked', locked_until = 0, last_error = $2 WHERE id = $1 AND state = 'pending'`,
-      unpark: `UPDATE ${s}.outbox SET state = 'pending', next_at = ${nowParam(1)}, attempts = 0 WHERE state = 'parked'`,
+              WHERE id = $1 AND attempts = $5 AND state = 'pending'`,
+      park: `UPDATE ${s}.outbox SET state = 'parked', locked_until = 0, last_error = $2 WHERE id = $1 AND attempts = $3 AND state = 'pending'`,
+      // Attempts are kept: the first attempt after this looks for a reply already posted.
+      unpark: `UPDATE ${s}.outbox o SET state = 'pending', next_at = ${nowParam(1)},
+                 late = EXISTS (SELECT 1 FROM ${s}.outbox n WHERE n.repo_id = o.repo_id AND n.issue = o.issue
+                                  AND n.id > o.id AND n.state = 'done')
+               WHERE o.state = 'parked'`,
       getReflection: `SELECT state FROM ${s}.reflections WHERE repo_id = $1 AND issue = $2`,
       putReflection: `INSERT INTO ${s}.reflections (repo_id, issue, state, updated_at) VALUES ($1, $2, $3, ${nowParam(4)})
                       ON CONFLICT (repo_id, issue) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
@@ -742,9 +771,9 @@ export class PostgresLedger implements Ledger {
     return (await this.query<LeaseRow>(this.sql.dueReminders, [this.stmtNow(now), limit])).rows.map(toLease);
   }
 
-  async markReminded(key: IssueKey, token: number, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
+  async markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
     return this.run(key, "remind", null, now, opts, async (c, row, now) => {
-      const result = decide.remind(key, row, token, now);
+      const result = decide.remind(key, row, term, now);
       return {
         result,
         write: result.outcome === "reminded" ? statement(this.sql.markReminded, [key.repoId, key.issue, now]) : undefined,
@@ -770,21 +799,41 @@ export class PostgresLedger implements Ledger {
     }));
   }
 
-  async takeEffects(now: number, limit: number, lockMs: number, skipInstallations: number[] = []): Promise<Effect[]> {
+  async takeEffects(
+    now: number,
+    limit: number,
+    lockMs: number,
+    skipInstallations: number[] = [],
+    skipIds: number[] = [],
+  ): Promise<Effect[]> {
     if (limit <= 0) return [];
     // One statement, so one transaction: if its reply is lost, the effects it
     // took stay locked until `now + lockMs` and are then taken again.
-    const { rows } = await this.query<OutboxRow>(this.sql.take, [this.stmtNow(now), limit, skipInstallations, lockMs]);
+    const { rows } = await this.query<OutboxRow>(this.sql.take, [this.stmtNow(now), limit, skipInstallations, lockMs, skipIds]);
     return rows.sort((a, b) => a.priority - b.priority || a.next_at - b.next_at || a.id - b.id).map(toEffect);
   }
 
-  async completeEffect(id: number, now: number): Promise<void> {
-    await this.query(this.sql.complete, [id, this.stmtNow(now)]);
+  async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
+    if (fences.length === 0) return [];
+    const { rows } = await this.query<{ id: number }>(this.sql.extend, [
+      fences.map((f) => f.id),
+      fences.map((f) => f.attempt),
+      this.stmtNow(now),
+      lockMs,
+    ]);
+    return rows.map((r) => r.id);
   }
 
-  async failEffect(id: number, now: number, error: string, retryAt: number | null): Promise<void> {
-    if (retryAt === null) await this.query(this.sql.park, [id, error]);
-    else await this.query(this.sql.retry, [id, this.stmtNow(now), retryAt, error]);
+  async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
+    return ((await this.query(this.sql.complete, [fence.id, this.stmtNow(now), fence.attempt])).rowCount ?? 0) > 0;
+  }
+
+  async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
+    const r =
+      retryAt === null
+        ? await this.query(this.sql.park, [fence.id, error, fence.attempt])
+        : await this.query(this.sql.retry, [fence.id, this.stmtNow(now), retryAt, error, fence.attempt]);
+    return (r.rowCount ?? 0) > 0;
   }
 
   async unparkEffects(now: number): Promise<number> {

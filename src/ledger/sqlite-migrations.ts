@@ -151,4 +151,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP INDEX leases_by_holder;
   CREATE INDEX leases_held ON leases (repo_id, holder_id) WHERE holder_id IS NOT NULL;
   `,
+  // 9: outbox attempts are fenced by their attempt number (no column
+  // needed); a reply carries a random nonce written with its effect, so that
+  // the outbox can find it again and nobody can guess it; an effect un-parked
+  // after a newer one of its issue was applied is marked late.
+  `
+  ALTER TABLE outbox ADD COLUMN nonce TEXT;
+  ALTER TABLE outbox ADD COLUMN late INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { decide, type Row } from "./decide.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
+import { claimServing } from "./sqlite-serving.js";
 import type {
   AcquireOptions,
   AcquireResult,
@@ -27,7 +28,9 @@ import type {
   RenewOptions,
   SchemaVersion,
   RenewResult,
+  Term,
   Ttl,
+  EffectFence,
 } from "./types.js";
 
 export interface SqliteLedgerOptions {
@@ -35,6 +38,11 @@ export interface SqliteLedgerOptions {
   busyTimeoutMs?: number;
   /** false: throw SchemaBehindError on a schema that is behind, instead of migrating it. */
   migrate?: boolean;
+  /**
+   * This process serves the file as the app: refuse to open it while another
+   * process serves it, and take over the locks of one that died.
+   */
+  serve?: boolean;
 }
 
 interface LeaseRow {
@@ -105,7 +113,7 @@ function toLease(row: LeaseRow): Lease {
 }
 
 /** What an operation reads of its issue's row: what the rules need (decide.ts's Row), and the latest history row. */
-type StateRow = Pick<LeaseRow, "holder_id" | "holder_login" | "token" | "acquired_at" | "expires_at" | "last_history">;
+type StateRow = Pick<LeaseRow, "holder_id" | "holder_login" | "token" | "acquired_at" | "expires_at" | "reminded" | "last_history">;
 
 function toRow(row: StateRow | undefined): Row | null {
   if (!row) return null;
@@ -114,6 +122,7 @@ function toRow(row: StateRow | undefined): Row | null {
     token: row.token,
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,
+    reminded: row.reminded === 1,
   };
 }
 
@@ -127,14 +136,25 @@ export class SqliteLedger implements Ledger {
   /** Runs `f` as one BEGIN IMMEDIATE transaction. Made once: making a transaction function costs more than the statements most operations run. */
   private readonly immediate: <T>(f: () => T) => T;
 
+  /** The serving lock, held while this ledger serves its file as the app. */
+  private readonly serving: Database.Database | null = null;
+
   constructor(fileOrDb: string | Database.Database, opts: SqliteLedgerOptions = {}) {
-    this.db = typeof fileOrDb === "string" ? openSqlite(fileOrDb, opts) : fileOrDb;
+    const serves = opts.serve === true && typeof fileOrDb === "string" && fileOrDb !== ":memory:";
+    // Before the database is opened: a refused process changes nothing in it.
+    if (serves) this.serving = claimServing(fileOrDb);
+    try {
+      this.db = typeof fileOrDb === "string" ? openSqlite(fileOrDb, opts) : fileOrDb;
+    } catch (error) {
+      this.serving?.close();
+      throw error;
+    }
     const db = this.db;
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.st = {
       get: db.prepare<[number, number], StateRow>(
-        "SELECT holder_id, holder_login, token, acquired_at, expires_at, last_history FROM leases WHERE repo_id = ? AND issue = ?",
+        "SELECT holder_id, holder_login, token, acquired_at, expires_at, reminded, last_history FROM leases WHERE repo_id = ? AND issue = ?",
       ),
       upsert: db.prepare(
         `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at, remind_at, reminded, last_history)
@@ -223,8 +243,8 @@ export class SqliteLedger implements Ledger {
          SELECT h.* FROM chain JOIN history h ON h.id = chain.id ORDER BY h.id`,
       ),
       enqueue: db.prepare(
-        `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority)
-         VALUES (@repoId, @issue, @installation, @kind, @payload, @now, @now, @priority)`,
+        `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
+         VALUES (@repoId, @issue, @installation, @kind, @payload, @now, @now, @priority, lower(hex(randomblob(12))))`,
       ),
       heads: db.prepare<{ now: number; limit: number }, Record<string, unknown>>(
         `SELECT o.* FROM outbox o
@@ -233,15 +253,28 @@ export class SqliteLedger implements Ledger {
          ORDER BY o.priority, o.next_at, o.id LIMIT @limit`,
       ),
       lock: db.prepare("UPDATE outbox SET locked_until = @until, attempts = attempts + 1 WHERE id = @id"),
-      complete: db.prepare("UPDATE outbox SET state = 'done', done_at = @now, locked_until = 0 WHERE id = @id"),
+      // Each write of an attempt names it: a drainer whose lock was taken over changes nothing.
+      extendEffect: db.prepare("UPDATE outbox SET locked_until = @until WHERE id = @id AND attempts = @attempt AND state = 'pending'"),
+      complete: db.prepare(
+        "UPDATE outbox SET state = 'done', done_at = @now, locked_until = 0 WHERE id = @id AND attempts = @attempt AND state = 'pending'",
+      ),
       retry: db.prepare(
-        "UPDATE outbox SET next_at = @retryAt, locked_until = 0, last_error = @error WHERE id = @id AND state = 'pending'",
+        `UPDATE outbox SET next_at = @retryAt, locked_until = 0, last_error = @error
+         WHERE id = @id AND attempts = @attempt AND state = 'pending'`,
       ),
       park: db.prepare(
-        "UPDATE outbox SET state = 'parked', locked_until = 0, last_error = @error WHERE id = @id AND state = 'pending'",
+        `UPDATE outbox SET state = 'parked', locked_until = 0, last_error = @error
+         WHERE id = @id AND attempts = @attempt AND state = 'pending'`,
       ),
-      unpark: db.prepare("UPDATE outbox SET state = 'pending', next_at = @now, attempts = 0 WHERE state = 'parked'"),
-      unlock: db.prepare("UPDATE outbox SET locked_until = 0 WHERE state = 'pending' AND locked_until > @now"),
+      // Attempts are kept: the first attempt after this looks for a reply already posted.
+      unpark: db.prepare(
+        `UPDATE outbox SET state = 'pending', next_at = @now,
+           late = EXISTS (SELECT 1 FROM outbox n WHERE n.repo_id = outbox.repo_id AND n.issue = outbox.issue
+                            AND n.id > outbox.id AND n.state = 'done')
+         WHERE state = 'parked'`,
+      ),
+      unlockEffects: db.prepare("UPDATE outbox SET locked_until = 0 WHERE state = 'pending' AND locked_until > 0"),
+      unlockAll: db.prepare("DELETE FROM locks"),
       getReflection: db.prepare<[number, number], { state: string }>(
         "SELECT state FROM reflections WHERE repo_id = ? AND issue = ?",
       ),
@@ -273,6 +306,13 @@ export class SqliteLedger implements Ledger {
            (SELECT MIN(created_at) FROM outbox WHERE state = 'pending') AS oldest`,
       ),
     };
+    if (serves) {
+      // Every lock in the file is a dead process's: take them over now, not when they expire.
+      this.immediate(() => {
+        this.st.unlockEffects.run();
+        this.st.unlockAll.run();
+      });
+    }
   }
 
   /**
@@ -479,9 +519,9 @@ export class SqliteLedger implements Ledger {
     return this.st.dueReminders.all({ now, limit }).map(toLease);
   }
 
-  async markReminded(key: IssueKey, token: number, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
+  async markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
     return this.run(key, "remind", null, now, opts, (row) => {
-      const result = decide.remind(key, row, token, now);
+      const result = decide.remind(key, row, term, now);
       return {
         result,
         write:
@@ -509,15 +549,22 @@ export class SqliteLedger implements Ledger {
     }));
   }
 
-  async takeEffects(now: number, limit: number, lockMs: number, skipInstallations: number[] = []): Promise<Effect[]> {
+  async takeEffects(
+    now: number,
+    limit: number,
+    lockMs: number,
+    skipInstallations: number[] = [],
+    skipIds: number[] = [],
+  ): Promise<Effect[]> {
     const skip = new Set(skipInstallations);
+    const applying = new Set(skipIds);
     return this.immediate((): Effect[] => {
-      // Over-fetch a little so that skipped installations do not starve the others.
-      const rows = this.st.heads.all({ now, limit: limit + skip.size * limit });
+      // Over-fetch a little so that skipped installations and effects do not starve the others.
+      const rows = this.st.heads.all({ now, limit: limit + skip.size * limit + applying.size });
       const taken: Effect[] = [];
       for (const r of rows) {
         if (taken.length >= limit) break;
-        if (skip.has(r.installation as number)) continue;
+        if (skip.has(r.installation as number) || applying.has(r.id as number)) continue;
         this.st.lock.run({ id: r.id, until: now + lockMs });
         taken.push({
           id: r.id as number,
@@ -528,32 +575,33 @@ export class SqliteLedger implements Ledger {
           payload: JSON.parse(r.payload as string) as unknown,
           attempts: (r.attempts as number) + 1,
           createdAt: r.created_at as number,
+          nonce: (r.nonce as string | null) ?? null,
+          late: r.late === 1,
         });
       }
       return taken;
     });
   }
 
-  async completeEffect(id: number, now: number): Promise<void> {
-    this.st.complete.run({ id, now });
+  async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
+    if (fences.length === 0) return [];
+    return this.immediate(() =>
+      fences.filter((f) => this.st.extendEffect.run({ id: f.id, attempt: f.attempt, until: now + lockMs }).changes > 0).map((f) => f.id),
+    );
   }
 
-  async failEffect(id: number, now: number, error: string, retryAt: number | null): Promise<void> {
-    if (retryAt === null) this.st.park.run({ id, error });
-    else this.st.retry.run({ id, error, retryAt: Math.max(retryAt, now) });
+  async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
+    return this.st.complete.run({ id: fence.id, attempt: fence.attempt, now }).changes > 0;
   }
 
-  /**
-   * Also releases the locks of effects taken before: one process serves a
-   * SQLite file, so at start-up they can only be a dead process's, and
-   * waiting out `lockMs` would delay them for nothing after a kill -9.
-   */
+  async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
+    const at = { id: fence.id, attempt: fence.attempt, error };
+    const r = retryAt === null ? this.st.park.run(at) : this.st.retry.run({ ...at, retryAt: Math.max(retryAt, now) });
+    return r.changes > 0;
+  }
+
   async unparkEffects(now: number): Promise<number> {
-    const tx = this.db.transaction(() => {
-      this.st.unlock.run({ now });
-      return this.st.unpark.run({ now }).changes;
-    });
-    return tx.immediate();
+    return this.st.unpark.run({ now }).changes;
   }
 
   async outboxStats(): Promise<OutboxStats> {
@@ -606,5 +654,6 @@ export class SqliteLedger implements Ledger {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+    if (this.serving?.open) this.serving.close();
   }
 }

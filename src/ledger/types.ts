@@ -83,8 +83,29 @@ export interface Effect extends NewEffect {
   id: number;
   repoId: number;
   issue: number;
+  /**
+   * Attempts so far, this one included. Taking an effect counts an attempt,
+   * so the number also fences the attempt: completing, failing or extending
+   * the effect succeeds only with the attempt number it was taken with.
+   */
   attempts: number;
   createdAt: number;
+  /** A random value written with the effect: what the app's reply carries so that it can be found again, and guessed by nobody. */
+  nonce: string | null;
+  /** Un-parked after a newer effect of the same issue was applied: a reply says it is late. */
+  late: boolean;
+}
+
+/** One attempt at an effect: its id and the attempt number it was taken with. */
+export interface EffectFence {
+  id: number;
+  attempt: number;
+}
+
+/** The term a reminder is for: a tenure's token and the expiry it had when the reminder was decided. */
+export interface Term {
+  token: number;
+  expiresAt: number | null;
 }
 
 export interface OpOptions<R> {
@@ -174,15 +195,36 @@ export interface Ledger {
   markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Promise<Applied<ExpireResult>>;
   /** Live leases whose reminder time has come and which were not yet reminded in this tenure's current term. */
   dueReminders(now: number, limit?: number): Promise<Lease[]>;
-  markReminded(key: IssueKey, token: number, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>>;
+  /**
+   * Marks the term reminded if it is still the live one (same token, same
+   * expiry) and was not reminded yet: a `/renew` in between makes a new term,
+   * which gets a reminder of its own, and two sweeps never remind one term twice.
+   */
+  markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>>;
   history(key: { repoId: number; issue: number }, limit?: number): Promise<HistoryEntry[]>;
 
-  /** Takes up to `limit` due effects, the oldest pending one of each issue, locking each until `now + lockMs`. */
-  takeEffects(now: number, limit: number, lockMs: number, skipInstallations?: number[]): Promise<Effect[]>;
-  completeEffect(id: number, now: number): Promise<void>;
-  /** Schedules another attempt at `retryAt`, or parks the effect as failed when `retryAt` is null. */
-  failEffect(id: number, now: number, error: string, retryAt: number | null): Promise<void>;
-  /** Makes parked effects pending again (on start-up). */
+  /**
+   * Takes up to `limit` due effects, the oldest pending one of each issue,
+   * locking each until `now + lockMs` and counting an attempt. Effects in
+   * `skipIds` (those the caller is applying) and of `skipInstallations` are
+   * not taken.
+   */
+  takeEffects(now: number, limit: number, lockMs: number, skipInstallations?: number[], skipIds?: number[]): Promise<Effect[]>;
+  /** Extends the locks of the attempts still current until `now + lockMs`; returns the ids extended (the others were lost). */
+  extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]>;
+  /** Marks the attempt's effect done; false (and nothing changed) when the attempt is no longer the current one. */
+  completeEffect(fence: EffectFence, now: number): Promise<boolean>;
+  /**
+   * Schedules another attempt at `retryAt`, or parks the effect as failed when
+   * `retryAt` is null; false (and nothing changed) when the attempt is no
+   * longer the current one.
+   */
+  failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean>;
+  /**
+   * Makes parked effects pending again (on start-up). Their attempts are kept,
+   * so that a reply that may have been posted is looked for before it is
+   * posted again; one that a newer effect of its issue overtook is marked late.
+   */
   unparkEffects(now: number): Promise<number>;
   outboxStats(): Promise<OutboxStats>;
   /** The schema version the database is at, and the latest this code knows (for `issue-leases doctor`). */
@@ -222,4 +264,9 @@ export interface Ledger {
   /** Whether the database answers (for /health). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** The fence of an effect's attempt as it was taken. */
+export function fenceOf(effect: Effect): EffectFence {
+  return { id: effect.id, attempt: effect.attempts };
 }

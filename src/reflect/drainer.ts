@@ -13,37 +13,24 @@
  *   rate limit pauses that installation only, for as long as GitHub says;
  *   after `maxAttempts` an effect is parked, logged, counted by /health, and
  *   retried when the app restarts.
+ * - One drainer at a time per effect, whatever its duration: the lock taken
+ *   with an effect is extended while it is applied, a drainer never takes an
+ *   effect it is applying, and completing or failing an attempt succeeds only
+ *   while it is the effect's current attempt. A drainer that loses the lock
+ *   (it stalled past it) stops at its next GitHub call.
+ * - No error ends the process: a ledger that does not answer is logged and
+ *   retried with backoff; effects it could not record are taken again when
+ *   their lock expires.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
 import { CHECK_NAME, evaluateLeaseCheck } from "../checks/lease-check.js";
-import type { Effect, IssueKey, Lease, Ledger } from "../ledger/types.js";
-import { type GitHubPort, type HttpError, httpStatus, type Repo } from "./github-port.js";
-import { desiredLabels, LABEL_STYLE, labelKind, type LabelTemplates } from "./labels.js";
-import { renderReply, type Reply } from "./render.js";
+import type { Effect, EffectFence, IssueKey, Lease, Ledger } from "../ledger/types.js";
+import { fenced, type GitHubPort, type HttpError, httpStatus } from "./github-port.js";
+import { REFLECT, type ReflectPayload, Reflector } from "./reflector.js";
 
-/** The one kind of effect: make the issue show the ledger's truth, then post the reply, if any. */
-export const REFLECT = "reflect";
-
-export interface ReflectPayload {
-  owner: string;
-  repo: string;
-  /** Label templates in force when the command ran; absent for sweeps (the last applied ones are used). */
-  labels?: LabelTemplates;
-  assign?: boolean;
-  /** The issue's labels as the webhook saw them: used only when the drainer has no memory of the issue. */
-  snapshot?: string[];
-  /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
-  reconcile: boolean;
-  /**
-   * The issue is gone (transferred, deleted): post nothing and touch nothing
-   * on it, but delete from the repository the holder and token labels it
-   * carried that no other live lease uses; then forget it.
-   */
-  gone?: boolean;
-  reply: Reply | null;
-}
+export { REFLECT, type ReflectPayload } from "./reflector.js";
 
 /** Post the lease check of a pull request, evaluated against the ledger when applied. */
 export const CHECK = "check";
@@ -64,23 +51,6 @@ export interface PullRecord {
   requireLease: boolean;
 }
 
-/** What the drainer last applied to an issue. */
-interface Reflection {
-  labels: string[];
-  assignee: string | null;
-  /** A login GitHub refused to assign, not to be tried again for the same holder. */
-  refused?: string | null;
-  templates?: LabelTemplates;
-  assign?: boolean;
-}
-
-interface RepoReflection {
-  /** Labels the app created with its colour and description. */
-  created: string[];
-  /** Holder and token labels the app deleted from the repository, and nothing has added since. */
-  deleted: string[];
-}
-
 export interface DrainerOptions {
   ledger: Ledger;
   github: (installation: number) => Promise<GitHubPort>;
@@ -88,7 +58,12 @@ export interface DrainerOptions {
   log: Pick<Logger, "info" | "warn" | "error" | "debug">;
   /** Effects taken per pass. */
   batchSize?: number;
-  /** How long an effect stays taken by one drainer before another may take it (a crashed replica's). */
+  /**
+   * How long an effect stays with the drainer that took it if that drainer
+   * stops extending it (a replica killed mid-effect). Extended every third of
+   * it while the effect is applied, so it bounds only how long a dead
+   * replica's effects wait for another.
+   */
   lockMs?: number;
   maxAttempts?: number;
   /** First retry delay; doubles per attempt up to `maxBackoffMs`. */
@@ -105,12 +80,20 @@ export interface DrainerOptions {
   owner?: string;
   /** How long a repository's label lock lasts if its holder dies holding it (shared ledgers only). */
   labelLockMs?: number;
+  /** The longest wait between tries while the ledger does not answer. */
+  maxLedgerBackoffMs?: number;
 }
 
-const DEFAULT_TEMPLATES: LabelTemplates = { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" };
+/** One attempt at an effect being applied: aborted when its lock is lost. */
+interface Attempt {
+  effect: Effect;
+  fence: EffectFence;
+  abort: AbortController;
+  /** Until when the lock is known to be held. */
+  until: number;
+}
 
-const same = (a: string | null | undefined, b: string | null | undefined) =>
-  (a ?? "").toLowerCase() === (b ?? "").toLowerCase();
+export const DEFAULT_LOCK_MS = 20_000;
 
 /** How long GitHub asks us to wait, in ms, or null when the error is not a rate limit. */
 export function rateLimitWait(error: unknown, now: number): number | null {
@@ -136,15 +119,16 @@ export class Drainer {
   private wake: (() => void) | null = null;
   private kicked = false;
   private inFlight: Promise<number> | null = null;
-  /** Per repository, the turn of label creation in progress. */
-  private readonly labelTurns = new Map<number, Promise<void>>();
   /** Effects taken and not yet completed or failed, by id. */
-  private readonly applying = new Map<number, Effect>();
+  private readonly applying = new Map<number, Attempt>();
+  private keeper: NodeJS.Timeout | null = null;
+  private extending = false;
+  private readonly reflector: Reflector;
 
   constructor(opts: DrainerOptions) {
     this.o = {
       batchSize: 20,
-      lockMs: 120_000,
+      lockMs: DEFAULT_LOCK_MS,
       maxAttempts: 8,
       backoffMs: 1000,
       maxBackoffMs: 5 * 60_000,
@@ -152,9 +136,18 @@ export class Drainer {
       stopGraceMs: 5000,
       random: Math.random,
       owner: `${hostname()}/${process.pid}/${randomUUID()}`,
-      labelLockMs: 60_000,
+      labelLockMs: DEFAULT_LOCK_MS,
+      maxLedgerBackoffMs: 10_000,
       ...opts,
     };
+    this.reflector = new Reflector({
+      ledger: this.o.ledger,
+      clock: this.o.clock,
+      owner: this.o.owner,
+      labelLockMs: this.o.labelLockMs,
+      stopping: () => this.stopping,
+      onLeaseChanged: this.o.onLeaseChanged,
+    });
   }
 
   /** Starts the background loop. */
@@ -187,8 +180,13 @@ export class Drainer {
       const now = this.o.clock();
       const handBack = [...this.applying.values()];
       this.applying.clear();
-      for (const effect of handBack) await this.o.ledger.failEffect(effect.id, now, "handed back at shutdown", now);
-      this.o.log.warn({ effects: handBack.map((e) => e.id) }, "outbox: shutting down; effects still being applied were handed back");
+      this.stopKeeper();
+      for (const a of handBack) {
+        // Aborted first: the attempt makes no further call, and cannot complete over the hand-back.
+        a.abort.abort(new Error("handed back at shutdown"));
+        await this.o.ledger.failEffect(a.fence, now, "handed back at shutdown", now).catch(() => false);
+      }
+      this.o.log.warn({ effects: handBack.map((a) => a.effect.id) }, "outbox: shutting down; effects still being applied were handed back");
     }
     this.running = null;
   }
@@ -222,10 +220,15 @@ export class Drainer {
   }
 
   private async pass(): Promise<number> {
-    const now = this.o.clock();
-    const effects = await this.o.ledger.takeEffects(now, this.o.batchSize, this.o.lockMs, this.paused(now));
+    const effects = await this.take(this.o.batchSize);
     await Promise.all(effects.map((effect) => this.applyOne(effect)));
     return effects.length;
+  }
+
+  /** Takes due effects, never one this drainer is applying. */
+  private take(room: number): Promise<Effect[]> {
+    const now = this.o.clock();
+    return this.o.ledger.takeEffects(now, room, this.o.lockMs, this.paused(now), [...this.applying.keys()]);
   }
 
   /**
@@ -236,13 +239,14 @@ export class Drainer {
   private async loop(): Promise<void> {
     const { ledger, clock, log } = this.o;
     const running = new Set<Promise<void>>();
+    let ledgerFailures = 0;
     while (!this.stopping) {
       const room = this.o.batchSize - running.size;
       let taken = 0;
       if (room > 0) {
         try {
-          const now = clock();
-          const effects = await ledger.takeEffects(now, room, this.o.lockMs, this.paused(now));
+          const effects = await this.take(room);
+          ledgerFailures = 0;
           taken = effects.length;
           for (const effect of effects) {
             const p: Promise<void> = this.applyOne(effect).finally(() => {
@@ -252,17 +256,20 @@ export class Drainer {
             running.add(p);
           }
         } catch (error) {
+          ledgerFailures += 1;
           log.error({ err: error }, "outbox: taking effects failed; will try again");
         }
       }
       if (this.stopping) break;
+      // A ledger that does not answer is asked again less and less often.
+      const idle = ledgerFailures > 0 ? Math.min(this.o.maxLedgerBackoffMs, this.o.pollMs * 2 ** (ledgerFailures - 1)) : this.o.pollMs;
       // A full take may have left more due; a kick says new effects were written.
-      if ((taken > 0 && taken === room) || (this.kicked && room > 0)) {
+      if (ledgerFailures === 0 && ((taken > 0 && taken === room) || (this.kicked && room > 0))) {
         this.kicked = false;
         continue;
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.o.pollMs);
+        const timer = setTimeout(resolve, idle);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
@@ -273,23 +280,77 @@ export class Drainer {
     await Promise.all(running);
   }
 
+  /** Applies one effect; never throws (what fails is recorded in the ledger, or left to the lock's expiry). */
   private async applyOne(effect: Effect): Promise<void> {
     const { ledger, clock, log } = this.o;
-    this.applying.set(effect.id, effect);
+    const attempt: Attempt = {
+      effect,
+      fence: { id: effect.id, attempt: effect.attempts },
+      abort: new AbortController(),
+      until: clock() + this.o.lockMs,
+    };
+    const where = { effect: effect.id, attempt: effect.attempts, installation: effect.installation, repoId: effect.repoId, issue: effect.issue };
+    this.applying.set(effect.id, attempt);
+    this.startKeeper();
     try {
-      const github = await this.o.github(effect.installation);
-      if (effect.kind === REFLECT) await this.reflect(effect, effect.payload as ReflectPayload, github);
-      else if (effect.kind === CHECK) await this.check(effect, effect.payload as CheckPayload, github);
-      else throw new Error(`unknown effect kind ${effect.kind}`);
-      await ledger.completeEffect(effect.id, clock());
+      try {
+        const signal = attempt.abort.signal;
+        const github = fenced(await this.o.github(effect.installation), signal);
+        if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal);
+        else if (effect.kind === CHECK) await this.check(effect, effect.payload as CheckPayload, github);
+        else throw new Error(`unknown effect kind ${effect.kind}`);
+        if (!(await ledger.completeEffect(attempt.fence, clock()))) log.warn(where, "outbox: an effect's lock was lost before it was completed");
+      } catch (error) {
+        if (attempt.abort.signal.aborted) {
+          log.warn({ ...where, reason: String(attempt.abort.signal.reason) }, "outbox: stopped applying an effect whose lock was lost");
+        } else {
+          await this.failed(effect, attempt.fence, error);
+        }
+      }
     } catch (error) {
-      await this.failed(effect, error);
+      // The ledger did not answer: the effect stays locked, and is taken again when the lock expires.
+      log.error({ ...where, err: error }, "outbox: could not record an effect's outcome; it will be taken again");
     } finally {
       this.applying.delete(effect.id);
+      if (this.applying.size === 0) this.stopKeeper();
     }
   }
 
-  private async failed(effect: Effect, error: unknown): Promise<void> {
+  /** Extends the locks of the effects being applied, every third of `lockMs`, while there are any. */
+  private startKeeper(): void {
+    if (this.keeper) return;
+    this.keeper = setInterval(() => void this.extendLocks(), Math.max(5, Math.floor(this.o.lockMs / 3)));
+    this.keeper.unref();
+  }
+
+  private stopKeeper(): void {
+    if (this.keeper) clearInterval(this.keeper);
+    this.keeper = null;
+  }
+
+  private async extendLocks(): Promise<void> {
+    if (this.extending) return;
+    this.extending = true;
+    const { ledger, clock, log, lockMs } = this.o;
+    const attempts = [...this.applying.values()];
+    const at = clock();
+    try {
+      const kept = new Set(await ledger.extendEffects(attempts.map((a) => a.fence), at, lockMs));
+      for (const a of attempts) {
+        if (kept.has(a.effect.id)) a.until = at + lockMs;
+        // Not completed meanwhile, yet not extended: another drainer has taken it.
+        else if (this.applying.get(a.effect.id) === a) a.abort.abort(new Error("the effect's lock was taken by another drainer"));
+      }
+    } catch (error) {
+      log.warn({ err: error }, "outbox: could not extend the locks of effects being applied; will try again");
+      // Past its lock, an effect may be another drainer's: stop it.
+      for (const a of attempts) if (clock() >= a.until) a.abort.abort(new Error("the effect's lock expired while the ledger did not answer"));
+    } finally {
+      this.extending = false;
+    }
+  }
+
+  private async failed(effect: Effect, fence: EffectFence, error: unknown): Promise<void> {
     const { ledger, clock, log } = this.o;
     const now = clock();
     const status = httpStatus(error);
@@ -300,57 +361,25 @@ export class Drainer {
       // Wait as GitHub says, for this installation only; others carry on.
       this.pausedUntil.set(effect.installation, Math.max(this.pausedUntil.get(effect.installation) ?? 0, now + wait));
       log.warn({ ...where, waitMs: wait }, "outbox: GitHub rate limit; pausing this installation");
-      await ledger.failEffect(effect.id, now, message, now + wait);
+      await ledger.failEffect(fence, now, message, now + wait);
       return;
     }
     if (status === 404 || status === 410) {
       // The issue, the repository or the installation is gone: nothing to show it on.
       log.warn({ ...where, status }, "outbox: the issue is gone; dropping the effect");
-      await ledger.completeEffect(effect.id, now);
+      await ledger.completeEffect(fence, now);
       return;
     }
     const permanent = status !== null && status >= 400 && status < 500 && status !== 408;
     if (permanent || effect.attempts >= this.o.maxAttempts) {
       log.error({ ...where, attempts: effect.attempts, error: message }, "outbox: effect parked as failed; it is retried on restart");
-      await ledger.failEffect(effect.id, now, message, null);
+      await ledger.failEffect(fence, now, message, null);
       return;
     }
     const delay = Math.min(this.o.maxBackoffMs, this.o.backoffMs * 2 ** (effect.attempts - 1));
     const retryAt = now + Math.round(delay * (0.5 + this.o.random() / 2));
     log.warn({ ...where, attempts: effect.attempts, retryAt, error: message }, "outbox: effect failed; will retry");
-    await ledger.failEffect(effect.id, now, message, retryAt);
-  }
-
-  private async reflect(effect: Effect, p: ReflectPayload, github: GitHubPort): Promise<void> {
-    const { ledger, clock } = this.o;
-    const r: Repo = { owner: p.owner, repo: p.repo };
-    const key: IssueKey = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue };
-    const prior = (await ledger.getReflection(effect.repoId, effect.issue)) as Reflection | null;
-    if (p.gone) {
-      const templates = prior?.templates ?? DEFAULT_TEMPLATES;
-      await this.removeLabels(key, r, github, templates, prior?.labels ?? [], { issueGone: true });
-      await ledger.putReflection(effect.repoId, effect.issue, { labels: [], assignee: null }, clock());
-      return;
-    }
-    const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
-    const assign = p.assign ?? prior?.assign ?? true;
-    let refused = prior?.refused ?? null;
-    let current: Lease | null = null;
-    if (p.reconcile) {
-      current = await ledger.current(key, clock());
-      const state = await this.reconcile(key, r, github, templates, assign, prior, p.snapshot ?? [], current);
-      refused = state.refused ?? null;
-      await ledger.putReflection(effect.repoId, effect.issue, state, clock());
-    }
-    if (p.reply) {
-      const ref = `${effect.id}.${effect.createdAt}`;
-      const assignRefused =
-        p.reply.outcome === "acquired" && p.reply.lease !== null && same(refused, p.reply.lease.holder);
-      // A first attempt may have posted before the process died: look before posting again.
-      const posted = effect.attempts > 1 && (await github.hasComment(r, effect.issue, `"ref":"${ref}"`));
-      if (!posted) await github.createComment(r, effect.issue, renderReply(p.reply, { assignRefused, ref }));
-    }
-    if (p.reconcile && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, key, current);
+    await ledger.failEffect(fence, now, message, retryAt);
   }
 
   private async check(effect: Effect, p: CheckPayload, github: GitHubPort): Promise<void> {
@@ -369,144 +398,5 @@ export class Drainer {
       requireLease: record.requireLease,
     });
     await github.createCheckRun({ owner: p.owner, repo: p.repo }, { name: CHECK_NAME, headSha: record.headSha, ...result });
-  }
-
-  private async reconcile(
-    key: IssueKey,
-    r: Repo,
-    github: GitHubPort,
-    templates: LabelTemplates,
-    assign: boolean,
-    prior: Reflection | null,
-    snapshot: string[],
-    current: Lease | null,
-  ): Promise<Reflection> {
-    const { ledger, clock } = this.o;
-    const present = prior?.labels ?? snapshot.filter((name) => labelKind(templates, name) !== null);
-    const desired = desiredLabels(templates, current);
-    const toAdd = desired.filter((d) => !present.some((name) => same(name, d.name)));
-    const toRemove = present.filter((name) => !desired.some((d) => same(d.name, name)));
-
-    if (toAdd.length > 0) {
-      // Adding takes a turn even when there is nothing to create: it waits for
-      // a delete in flight that decided, before this lease existed, that no
-      // lease used one of these labels any more (labels.test.ts shows it).
-      await this.repoTurn(key.repoId, async (repo) => {
-        // The `claimed` label is created once per repository with a colour and a description.
-        for (const d of toAdd) {
-          if (d.kind !== "claimed" || repo.created.some((name) => same(name, d.name))) continue;
-          await github.createLabel(r, d.name, LABEL_STYLE[d.kind].color, LABEL_STYLE[d.kind].description);
-          repo.created.push(d.name);
-        }
-        // Adding a label brings it back to the repository (GitHub creates it).
-        repo.deleted = repo.deleted.filter((name) => !toAdd.some((d) => same(d.name, name)));
-      });
-      await github.addLabels(r, key.issue, toAdd.map((d) => d.name));
-    }
-    if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false });
-
-    let assignee = prior?.assignee ?? null;
-    let refused = prior?.refused ?? null;
-    const want = assign && current ? current.holder.login : null;
-    if (assignee && !same(assignee, want)) {
-      await github.removeAssignee(r, key.issue, assignee);
-      assignee = null;
-    }
-    if (want && !same(assignee, want) && !same(refused, want)) {
-      if (await github.addAssignee(r, key.issue, want)) assignee = want;
-      else refused = want;
-    }
-    if (!want) refused = null;
-    return { labels: desired.map((d) => d.name), assignee, refused, templates, assign };
-  }
-
-  /**
-   * Takes `names` off the issue. A holder or token label no live lease uses
-   * any more is deleted from the repository instead (which also takes it off
-   * every issue), so repositories do not fill up with stale `claimed-by:` and
-   * `lease #` labels. One the app deleted already is gone from this issue
-   * too: in an expiry wave every first tenure's `lease #1` would otherwise be
-   * deleted again. For an issue that is gone, only the repository's labels
-   * are deleted.
-   */
-  private async removeLabels(
-    key: IssueKey,
-    r: Repo,
-    github: GitHubPort,
-    templates: LabelTemplates,
-    names: string[],
-    opts: { issueGone: boolean },
-  ): Promise<void> {
-    const { ledger, clock } = this.o;
-    await this.repoTurn(key.repoId, async (repo) => {
-      // Read in the turn: a lease that an add waiting for this turn shows is
-      // in the ledger by now, and keeps its labels.
-      const inUse = new Set<string>();
-      for (const lease of await ledger.list(key.repoId, clock())) {
-        if (lease.issue === key.issue) continue;
-        for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
-      }
-      for (const name of names) {
-        const kind = labelKind(templates, name);
-        if ((kind === "holder" || kind === "token") && !inUse.has(name.toLowerCase())) {
-          if (repo.deleted.some((gone) => same(gone, name))) continue;
-          await github.deleteRepoLabel(r, name);
-          repo.deleted.push(name);
-        } else if (!opts.issueGone) {
-          await github.removeIssueLabel(r, key.issue, name);
-        }
-      }
-    });
-  }
-
-  /**
-   * Runs `f` on the repository's label memory and saves what it changed.
-   * Effects of one repository applied at once take turns here, so that only
-   * the first creates the `claimed` label, none deletes a label twice, and
-   * none deletes a label another is adding. What `f` did before failing is
-   * saved too: those calls were made. On a ledger other processes share, a
-   * turn also holds the repository's label lock in the ledger, so that the
-   * turns of all replicas alternate.
-   */
-  private async repoTurn(repoId: number, f: (repo: RepoReflection) => Promise<void>): Promise<void> {
-    const before = this.labelTurns.get(repoId) ?? Promise.resolve();
-    const turn = before.then(async () => {
-      const unlock = this.o.ledger.sharedByProcesses ? await this.labelLock(repoId) : null;
-      try {
-        const saved = (await this.o.ledger.getReflection(repoId, 0)) as Partial<RepoReflection> | null;
-        const repo: RepoReflection = { created: [...(saved?.created ?? [])], deleted: [...(saved?.deleted ?? [])] };
-        const snapshot = JSON.stringify(repo);
-        try {
-          await f(repo);
-        } finally {
-          if (JSON.stringify(repo) !== snapshot) await this.o.ledger.putReflection(repoId, 0, repo, this.o.clock());
-        }
-      } finally {
-        await unlock?.();
-      }
-    });
-    const settled = turn.catch(() => undefined);
-    this.labelTurns.set(repoId, settled);
-    try {
-      await turn;
-    } finally {
-      if (this.labelTurns.get(repoId) === settled) this.labelTurns.delete(repoId);
-    }
-  }
-
-  /**
-   * Waits for the repository's label lock in the ledger, and returns how to
-   * let go of it. A turn makes a few throttled writes; a replica that dies in
-   * one leaves the lock to expire after `labelLockMs`.
-   */
-  private async labelLock(repoId: number): Promise<() => Promise<void>> {
-    const { ledger, owner, clock, labelLockMs } = this.o;
-    const name = `labels/${repoId}`;
-    for (let wait = 10; !(await ledger.tryLock(name, owner, clock(), labelLockMs)); wait = Math.min(2 * wait, 500)) {
-      // The effect goes back to the outbox, for this replica's successor or another.
-      if (this.stopping) throw new Error("outbox: shutting down while waiting for a repository's label lock");
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-    return () => ledger.unlock(name, owner);
   }
 }

@@ -27,8 +27,14 @@ export interface GitHubPort {
   addAssignee(r: Repo, issue: number, login: string): Promise<boolean>;
   removeAssignee(r: Repo, issue: number, login: string): Promise<void>;
   createComment(r: Repo, issue: number, body: string): Promise<void>;
-  /** Whether a comment on the issue contains `needle` (newest first; a read, used only when retrying). */
-  hasComment(r: Repo, issue: number, needle: string): Promise<boolean>;
+  /**
+   * Whether one of the app's own comments on the issue contains `needle` (a
+   * read, used only when retrying). Other people's comments are not looked
+   * at: anyone can write the same text.
+   */
+  hasOwnComment(r: Repo, issue: number, needle: string): Promise<boolean>;
+  /** Whether the repository has a label of that name (a read). */
+  labelExists(r: Repo, name: string): Promise<boolean>;
   permission(r: Repo, login: string): Promise<Permission>;
   createCheckRun(r: Repo, check: CheckRun): Promise<void>;
   /** Open pull requests of the repository (number, body, author, head sha). */
@@ -71,11 +77,47 @@ async function ignoring<T>(statuses: number[], call: () => Promise<T>): Promise<
   }
 }
 
-/** Every request gives up after this long: a hung connection must not hold an effect forever. */
-const REQUEST_TIMEOUT_MS = 30_000;
+/** A request gives up after this long on the wire: a hung connection must not hold an effect forever. */
+export const REQUEST_TIMEOUT_MS = 30_000;
 
-export function octokitPort(octokit: ProbotOctokit): GitHubPort {
-  const request = () => ({ request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) } });
+/**
+ * `fetch` with a time limit that starts when the request is sent. Probot's
+ * throttling plugin holds a request in its installation's queue (writes 1 s
+ * apart, comments 3 s apart) before sending it, so a limit set when the call
+ * is made would abort requests that never reached GitHub, and the retry
+ * plugin would queue them again, doomed. Each attempt gets its own limit.
+ */
+export function timedFetch(timeoutMs = REQUEST_TIMEOUT_MS): typeof fetch {
+  return (input, init) => {
+    const limit = AbortSignal.timeout(timeoutMs);
+    // globalThis.fetch at call time, not at import: test interceptors replace it.
+    return globalThis.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, limit]) : limit });
+  };
+}
+
+/** The port, failing every call once `signal` is aborted (an effect whose lock another process took). */
+export function fenced(port: GitHubPort, signal: AbortSignal): GitHubPort {
+  return new Proxy(port, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        signal.throwIfAborted();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+export interface PortOptions {
+  /** The app's id: its own comments carry it in `performed_via_github_app`. */
+  appId?: number;
+  timeoutMs?: number;
+}
+
+export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): GitHubPort {
+  const fetch = timedFetch(opts.timeoutMs);
+  const request = () => ({ request: { fetch } });
   return {
     async addLabels(r, issue, labels) {
       await octokit.rest.issues.addLabels({ ...r, issue_number: issue, labels, ...request() });
@@ -99,14 +141,25 @@ export function octokitPort(octokit: ProbotOctokit): GitHubPort {
     async createComment(r, issue, body) {
       await octokit.rest.issues.createComment({ ...r, issue_number: issue, body, ...request() });
     },
-    async hasComment(r, issue, needle) {
+    async hasOwnComment(r, issue, needle) {
       const comments = await octokit.paginate(octokit.rest.issues.listComments, {
         ...r,
         issue_number: issue,
         per_page: 100,
         ...request(),
       });
-      return comments.some((c) => (c.body ?? "").includes(needle));
+      return comments.some(
+        (c) => opts.appId !== undefined && c.performed_via_github_app?.id === opts.appId && (c.body ?? "").includes(needle),
+      );
+    },
+    async labelExists(r, name) {
+      try {
+        await octokit.rest.issues.getLabel({ ...r, name, ...request() });
+        return true;
+      } catch (error) {
+        if (httpStatus(error) === 404) return false;
+        throw error;
+      }
     },
     async permission(r, login) {
       try {

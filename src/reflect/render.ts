@@ -58,13 +58,17 @@ export interface Reply {
   mentionHolder?: boolean;
   /** For `status`: the latest tenures, oldest first. */
   tenures?: TenureView[];
+  /** The id of the comment that gave the command, so that a bot finds the reply to its own comment. */
+  comment?: number;
 }
 
 export interface RenderExtras {
   /** Set when the app tried to assign the holder and GitHub refused. */
   assignRefused?: boolean;
-  /** An id that makes this comment findable after a crash (the outbox effect id). */
+  /** A random id that makes this comment findable after a crash (written with the outbox effect). */
   ref?: string;
+  /** Set when the reply is posted after newer replies on the issue: when it was decided. */
+  decidedAt?: number;
 }
 
 export function leaseView(lease: Lease | null): LeaseView | null {
@@ -130,6 +134,7 @@ export function marker(reply: Reply, ref?: string): string {
     token: reply.lease?.token ?? null,
     expires_at: reply.lease?.expiresAt == null ? null : iso(reply.lease.expiresAt),
   };
+  if (reply.comment !== undefined) data.comment = reply.comment;
   if (ref !== undefined) data.ref = ref;
   return `<!-- issue-leases: ${JSON.stringify(data)} -->`;
 }
@@ -210,6 +215,9 @@ function tenureTable(tenures: TenureView[], at: number): string {
 /** The whole reply comment, its marker on the last line. */
 export function renderReply(r: Reply, extras: RenderExtras = {}): string {
   const parts: string[] = [];
+  if (extras.decidedAt !== undefined) {
+    parts.push(`_Posted late: this reply was decided at ${iso(extras.decidedAt)}, before the replies above it._`);
+  }
   if (r.command !== null) parts.push(`> ${codeSpan(r.command)}`);
   parts.push(headline(r));
   if (r.reason) parts.push(safeText(r.reason));

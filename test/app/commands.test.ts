@@ -19,23 +19,28 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 describe("/claim", () => {
   const t = useApp();
 
-  it("claims a free issue with exactly: create `claimed`, add the three labels, assign, reply; the next claim in the repo costs 3 writes and no read", async () => {
+  it("claims a free issue with exactly: create `claimed`, add the three labels, assign, reply; the next claim in the repo costs 3 writes and reads only a label name new to the app", async () => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "/claim 2h", author: alice, issue: 1 }));
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
 
-    // The only reads are the config file (absent from the repo, then from the owner's `.github` repo).
+    // The reads: the config file (absent from the repo, then from the owner's
+    // `.github` repo), and whether the holder and token labels exist already
+    // (names new to the app: a label it did not make, it never deletes).
     expect(gh.routes()).toEqual([
       "GET /contents/.github/issue-leases.yml",
       "GET /repos/Codertocat/.github/contents/.github/issue-leases.yml",
       "POST /labels",
+      "GET /labels/claimed-by: alice",
+      "GET /labels/lease #1",
       "POST /issues/1/labels",
       "POST /issues/1/assignees",
       "POST /issues/1/comments",
     ]);
-    const [, , createLabel, addLabels, assign] = gh.calls;
+    expect(gh.writes()).toHaveLength(4);
+    const [, , createLabel, , , addLabels, assign] = gh.calls;
     expect(createLabel!.body).toEqual({ name: "claimed", color: expect.stringMatching(/^[0-9a-f]{6}$/), description: expect.stringContaining("issue-leases") });
     expect(addLabels!.body).toEqual({ labels: ["claimed", "claimed-by: alice", "lease #1"] });
     expect(assign!.body).toEqual({ assignees: ["alice"] });
@@ -58,11 +63,10 @@ describe("/claim", () => {
     // A second claim in the same repository: the config is cached, and `claimed` exists already.
     const before = gh.mark();
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob, issue: 2 }));
-    gh.claim(2, "bob");
+    gh.claim(2, "bob", { token: 1 });
     await h.drain();
-    expect(gh.routes(before)).toEqual(["POST /issues/2/labels", "POST /issues/2/assignees", "POST /issues/2/comments"]);
-    expect(gh.reads(before)).toEqual([]);
-    expect(gh.calls[before]!.body).toEqual({ labels: ["claimed", "claimed-by: bob", "lease #1"] });
+    expect(gh.routes(before)).toEqual(["GET /labels/claimed-by: bob", "POST /issues/2/labels", "POST /issues/2/assignees", "POST /issues/2/comments"]);
+    expect(gh.calls[before + 1]!.body).toEqual({ labels: ["claimed", "claimed-by: bob", "lease #1"] });
     // No duration: the default, 7 days.
     expect(parseMarker(gh.lastComment())).toMatchObject({ holder: "bob", token: 1, expires_at: iso(T0 + 7 * DAY) });
   });
@@ -222,8 +226,14 @@ describe("/release", () => {
 
     before = gh.mark();
     await claimFor(h, gh, bob);
-    expect(gh.routes(before)).toEqual(["POST /issues/1/labels", "POST /issues/1/assignees", "POST /issues/1/comments"]);
-    expect(gh.calls[before]!.body).toEqual({ labels: ["claimed", "claimed-by: bob", "lease #2"] });
+    expect(gh.routes(before)).toEqual([
+      "GET /labels/claimed-by: bob",
+      "GET /labels/lease #2",
+      "POST /issues/1/labels",
+      "POST /issues/1/assignees",
+      "POST /issues/1/comments",
+    ]);
+    expect(gh.calls[before + 2]!.body).toEqual({ labels: ["claimed", "claimed-by: bob", "lease #2"] });
     expect(parseMarker(gh.lastComment())).toMatchObject({ holder: "bob", token: 2 });
   });
 
@@ -334,9 +344,9 @@ describe("where and how a command is written", () => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 7, pullRequest: true }));
-    gh.claim(7, "alice", { createClaimed: true });
+    gh.claim(7, "alice", { createClaimed: true, token: 1 });
     await h.drain();
-    expect(gh.calls[3]!.body).toEqual({ labels: ["claimed", "claimed-by: alice", "lease #1"] });
+    expect(gh.calls[5]!.body).toEqual({ labels: ["claimed", "claimed-by: alice", "lease #1"] });
     expect(parseMarker(gh.lastComment())).toMatchObject({ op: "claim", outcome: "acquired", issue: 7, holder: "alice", token: 1 });
     expect(await h.ledger.current(key(7), h.now())).toMatchObject({ holder: { login: "alice" } });
   });
@@ -345,7 +355,7 @@ describe("where and how a command is written", () => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "I can look at this.\n/claim", previousBody: "I can look at this.", author: alice }));
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
     expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "acquired", holder: "alice" });
   });
@@ -391,9 +401,9 @@ describe("where and how a command is written", () => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: robot }));
-    gh.createLabel().addLabels(1).assign(1, robot.login).comment(1);
+    gh.createLabel().lookups(`claimed-by: ${robot.login}`, "lease #1").addLabels(1).assign(1, robot.login).comment(1);
     await h.drain();
-    expect(gh.calls[3]!.body).toEqual({ labels: ["claimed", "claimed-by: helper-bot[bot]", "lease #1"] });
+    expect(gh.calls[5]!.body).toEqual({ labels: ["claimed", "claimed-by: helper-bot[bot]", "lease #1"] });
     expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "acquired", holder: "helper-bot[bot]", token: 1 });
   });
 
@@ -416,7 +426,7 @@ describe("where and how a command is written", () => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "/claim 2h\n/release", author: alice }));
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
     const reply = gh.lastComment();
     expect(reply.split("\n")[0]).toBe("> `/claim 2h`");
@@ -432,7 +442,7 @@ describe("where and how a command is written", () => {
     expect(body).toHaveLength(65_536);
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body, author: alice }));
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
     const reply = gh.lastComment();
     expect(reply.length).toBeLessThan(1000);

@@ -66,11 +66,13 @@ describe("the config cache", () => {
 
     gh.config("default_ttl: 2d\n");
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
     expect(gh.routes(before)).toEqual([
       "GET /contents/.github/issue-leases.yml",
       "POST /labels",
+      "GET /labels/claimed-by: alice",
+      "GET /labels/lease #1",
       "POST /issues/1/labels",
       "POST /issues/1/assignees",
       "POST /issues/1/comments",
@@ -84,16 +86,16 @@ describe("the config cache", () => {
   ])("is kept by a push %s: the next command reads nothing", async (_, push) => {
     const { h, gh } = t;
     await claimWithConfig(h, gh, "default_ttl: 2d\n", alice);
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
 
     const before = gh.mark();
     await h.receive("push", pushPayload(push));
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob, issue: 2 }));
-    gh.claim(2, "bob");
+    gh.claim(2, "bob", { token: 1 });
     await h.drain();
-    expect(gh.reads(before)).toEqual([]);
-    expect(gh.routes(before)).toEqual(["POST /issues/2/labels", "POST /issues/2/assignees", "POST /issues/2/comments"]);
+    // No read of the config: only whether bob's label, new to the app, exists.
+    expect(gh.routes(before)).toEqual(["GET /labels/claimed-by: bob", "POST /issues/2/labels", "POST /issues/2/assignees", "POST /issues/2/comments"]);
   });
 });
 
@@ -126,7 +128,7 @@ describe("who may claim", () => {
   it.each(["MEMBER", "OWNER", "COLLABORATOR"])("accepts a %s with `claimers: collaborators`", async (association) => {
     const { h, gh } = t;
     await claimWithConfig(h, gh, "claimers: collaborators\n", { ...alice, association });
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
     expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "acquired", holder: "alice" });
   });
@@ -134,7 +136,7 @@ describe("who may claim", () => {
   it("refuses a second lease with `max_leases_per_holder: 1`, naming the issue held", async () => {
     const { h, gh } = t;
     await claimWithConfig(h, gh, "max_leases_per_holder: 1\n", alice, 1);
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
 
     const before = gh.mark();
@@ -149,7 +151,7 @@ describe("who may claim", () => {
 
     // Another person is not limited by alice's lease.
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob, issue: 2 }));
-    gh.claim(2, "bob");
+    gh.claim(2, "bob", { token: 1 });
     await h.drain();
     expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "acquired", holder: "bob" });
   });
@@ -161,15 +163,23 @@ describe("assignment", () => {
   it("with `assign: false`, a claim costs exactly 2 writes (labels, reply) once `claimed` exists, and a release does not unassign", async () => {
     const { h, gh } = t;
     await claimWithConfig(h, gh, "assign: false\n", alice, 1);
-    gh.claim(1, "alice", { createClaimed: true, assign: false });
+    gh.claim(1, "alice", { createClaimed: true, assign: false, token: 1 });
     await h.drain();
-    expect(gh.routes()).toEqual(["GET /contents/.github/issue-leases.yml", "POST /labels", "POST /issues/1/labels", "POST /issues/1/comments"]);
+    expect(gh.routes()).toEqual([
+      "GET /contents/.github/issue-leases.yml",
+      "POST /labels",
+      "GET /labels/claimed-by: alice",
+      "GET /labels/lease #1",
+      "POST /issues/1/labels",
+      "POST /issues/1/comments",
+    ]);
 
     let before = gh.mark();
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob, issue: 2 }));
-    gh.claim(2, "bob", { assign: false });
+    gh.claim(2, "bob", { assign: false, token: 1 });
     await h.drain();
-    expect(gh.routes(before)).toEqual(["POST /issues/2/labels", "POST /issues/2/comments"]);
+    expect(gh.writes(before).map((c) => c.method + " " + c.path.replace(/^\/repos\/[^/]+\/[^/]+/, ""))).toEqual(["POST /issues/2/labels", "POST /issues/2/comments"]);
+    expect(gh.routes(before)).toEqual(["GET /labels/claimed-by: bob", "POST /issues/2/labels", "POST /issues/2/comments"]);
 
     before = gh.mark();
     await h.receive("issue_comment", commentPayload({ body: "/release", author: bob, issue: 2 }));
@@ -188,7 +198,7 @@ describe("assignment", () => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
-    gh.createLabel().addLabels(1).assign(1, "alice", false).comment(1);
+    gh.createLabel().lookups("claimed-by: alice", "lease #1").addLabels(1).assign(1, "alice", false).comment(1);
     await h.drain();
 
     const reply = gh.lastComment();

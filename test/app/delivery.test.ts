@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/reflect/render.js";
-import { claimFor, useApp } from "../support/app-harness.js";
+import { APP_ID, claimFor, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, issuesPayload, maintainer, REPO } from "../support/payloads.js";
 
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
@@ -17,7 +17,7 @@ describe("redelivery", () => {
     const payload = commentPayload({ body: "/claim", author: alice });
     gh.config(null);
     await h.receive("issue_comment", payload, "delivery-1");
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
 
     const before = gh.mark();
@@ -77,7 +77,7 @@ describe("concurrency", () => {
     const winner = lease!.holder.login;
     const loser = winner === "alice" ? "bob" : "alice";
 
-    gh.claim(1, winner, { createClaimed: true });
+    gh.claim(1, winner, { createClaimed: true, token: 1 });
     gh.comment(1);
     await h.drain();
 
@@ -107,7 +107,7 @@ describe("concurrency", () => {
     expect(held).toHaveLength(1);
     const won = held[0]!.issue;
     const lost = won === 1 ? 2 : 1;
-    gh.claim(won, "alice", { createClaimed: true });
+    gh.claim(won, "alice", { createClaimed: true, token: 1 });
     gh.comment(lost);
     await h.drain();
     const refusal = gh.comments().find((c) => parseMarker(c)?.outcome === "forbidden")!;
@@ -122,7 +122,7 @@ describe("a reply GitHub failed to take", () => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
-    gh.createLabel().addLabels(1).assign(1, "alice").expect("POST", "/issues/1/comments", 502, { message: "Bad Gateway" });
+    gh.createLabel().lookups("claimed-by: alice", "lease #1").addLabels(1).assign(1, "alice").expect("POST", "/issues/1/comments", 502, { message: "Bad Gateway" });
     await h.drain();
     expect(await h.ledger.outboxStats()).toMatchObject({ pending: 1 });
 
@@ -140,16 +140,37 @@ describe("a reply GitHub failed to take", () => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
-    gh.createLabel().addLabels(1).assign(1, "alice").expect("POST", "/issues/1/comments", 504, { message: "Gateway Timeout" });
+    gh.createLabel().lookups("claimed-by: alice", "lease #1").addLabels(1).assign(1, "alice").expect("POST", "/issues/1/comments", 504, { message: "Gateway Timeout" });
     await h.drain();
     const posted = gh.lastComment();
-    expect(parseMarker(posted)?.ref).toEqual(expect.any(String));
+    // A random ref, written with the effect: nobody can guess it from earlier replies.
+    expect(parseMarker(posted)?.ref).toMatch(/^[0-9a-f]{24}$/);
 
     const before = gh.mark();
     h.advance(5_000);
-    gh.expect("GET", "/issues/1/comments", 200, [{ id: 1, body: posted }]);
+    gh.expect("GET", "/issues/1/comments", 200, [{ id: 1, body: posted, performed_via_github_app: { id: APP_ID } }]);
     await h.drain();
     expect(gh.routes(before)).toEqual(["GET /issues/1/comments"]);
     expect(await h.ledger.outboxStats()).toMatchObject({ pending: 0, parked: 0 });
+  });
+
+  it("is posted when only someone else's comment carries its marker: the look-up trusts the app's own comments only", async () => {
+    const { h, gh } = t;
+    gh.config(null);
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    gh.createLabel().lookups("claimed-by: alice", "lease #1").addLabels(1).assign(1, "alice").expect("POST", "/issues/1/comments", 502, { message: "Bad Gateway" });
+    await h.drain();
+    const marker = gh.lastComment().split("\n").pop()!;
+
+    // Someone copies the marker (here: the very ref) into a comment of their own, or another app does.
+    const before = gh.mark();
+    h.advance(5_000);
+    gh.expect("GET", "/issues/1/comments", 200, [
+      { id: 2, body: `nothing to see\n\n${marker}`, user: { login: "mallory", type: "User" }, performed_via_github_app: null },
+      { id: 3, body: marker, user: { login: "other-app[bot]", type: "Bot" }, performed_via_github_app: { id: APP_ID + 1 } },
+    ]).comment(1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["GET /issues/1/comments", "POST /issues/1/comments"]);
+    expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "acquired", holder: "alice", token: 1 });
   });
 });

@@ -49,7 +49,8 @@ describe("expiry", () => {
 
     before = gh.mark();
     await claimFor(h, gh, bob);
-    expect(gh.calls[before]!.body).toEqual({ labels: ["claimed", "claimed-by: bob", "lease #2"] });
+    expect(gh.routes(before).slice(0, 3)).toEqual(["GET /labels/claimed-by: bob", "GET /labels/lease #2", "POST /issues/1/labels"]);
+    expect(gh.calls[before + 2]!.body).toEqual({ labels: ["claimed", "claimed-by: bob", "lease #2"] });
     expect(parseMarker(gh.lastComment())).toMatchObject({ holder: "bob", token: 2 });
     expect((await h.ledger.history(key(1))).map((e) => [e.op, e.outcome, e.token])).toEqual([
       ["acquire", "acquired", 1],
@@ -65,9 +66,11 @@ describe("expiry", () => {
 
     const before = gh.mark();
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob }));
-    gh.addLabels(1).deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).assign(1, "bob").comment(1);
+    gh.lookups("claimed-by: bob", "lease #2").addLabels(1).deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).assign(1, "bob").comment(1);
     await h.drain();
     expect(gh.routes(before)).toEqual([
+      "GET /labels/claimed-by: bob",
+      "GET /labels/lease #2",
       "POST /issues/1/labels",
       "DELETE /labels/claimed-by: alice",
       "DELETE /labels/lease #1",
@@ -75,9 +78,9 @@ describe("expiry", () => {
       "POST /issues/1/assignees",
       "POST /issues/1/comments",
     ]);
-    expect(gh.calls[before]!.body).toEqual({ labels: ["claimed-by: bob", "lease #2"] });
-    expect(gh.calls[before + 3]!.body).toEqual({ assignees: ["alice"] });
-    expect(gh.calls[before + 4]!.body).toEqual({ assignees: ["bob"] });
+    expect(gh.calls[before + 2]!.body).toEqual({ labels: ["claimed-by: bob", "lease #2"] });
+    expect(gh.calls[before + 5]!.body).toEqual({ assignees: ["alice"] });
+    expect(gh.calls[before + 6]!.body).toEqual({ assignees: ["bob"] });
     expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "acquired", holder: "bob", token: 2 });
 
     // Nothing is left for the sweeper: alice's tenure was taken over, not expired.
@@ -95,7 +98,7 @@ describe("reminders", () => {
     const { h, gh } = t;
     gh.config("reminder_before: 1h\n");
     await h.receive("issue_comment", commentPayload({ body: "/claim 2h", author: alice }));
-    gh.claim(1, "alice", { createClaimed: true });
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
 
     const remindersSince = (from: number) => gh.comments(from).filter((c) => parseMarker(c)?.op === "remind");

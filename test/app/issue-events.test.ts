@@ -52,7 +52,7 @@ describe("pull_request.closed", () => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 2, pullRequest: true }));
-    gh.claim(2, "alice", { createClaimed: true });
+    gh.claim(2, "alice", { createClaimed: true, token: 1 });
     await h.drain();
 
     const before = gh.mark();

@@ -57,25 +57,44 @@ describe("label names", () => {
     ]);
   });
 
-  it("uses only the labels of custom templates (`claimed: false`, `wip: {holder}`, `t{token}`)", async () => {
+  it("uses only the labels of custom templates (`claimed: false`, `wip: {holder}`, `tok-{token}`)", async () => {
     const { h, gh } = t;
-    gh.config('labels:\n  claimed: false\n  holder: "wip: {holder}"\n  token: "t{token}"\n');
+    gh.config('labels:\n  claimed: false\n  holder: "wip: {holder}"\n  token: "tok-{token}"\n');
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
-    gh.addLabels(1).assign(1, "alice").comment(1);
+    gh.lookups("wip: alice", "tok-1").addLabels(1).assign(1, "alice").comment(1);
     await h.drain();
     expect(gh.routes()).toEqual([
       "GET /contents/.github/issue-leases.yml",
+      "GET /labels/wip: alice",
+      "GET /labels/tok-1",
       "POST /issues/1/labels",
       "POST /issues/1/assignees",
       "POST /issues/1/comments",
     ]);
-    expect(gh.calls[1]!.body).toEqual({ labels: ["wip: alice", "t1"] });
+    expect(gh.calls[3]!.body).toEqual({ labels: ["wip: alice", "tok-1"] });
 
     const before = gh.mark();
     await h.receive("issue_comment", commentPayload({ body: "/release", author: alice }));
-    gh.deleteLabel("wip: alice").deleteLabel("t1").unassign(1).comment(1);
+    gh.deleteLabel("wip: alice").deleteLabel("tok-1").unassign(1).comment(1);
     await h.drain();
-    expect(gh.routes(before)).toEqual(["DELETE /labels/wip: alice", "DELETE /labels/t1", "DELETE /issues/1/assignees", "POST /issues/1/comments"]);
+    expect(gh.routes(before)).toEqual(["DELETE /labels/wip: alice", "DELETE /labels/tok-1", "DELETE /issues/1/assignees", "POST /issues/1/comments"]);
+  });
+
+  it.each([
+    ["holder", "{holder}", "bug"],
+    ["token", "v{token}", "v2"],
+  ])("refuses a `%s` template that could match ordinary labels (%s), with an invalid reply naming the key, and touches no label", async (kind, template, existing) => {
+    const { h, gh } = t;
+    gh.config(`labels:\n  ${kind}: "${template}"\n`);
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, labels: [existing] }));
+    gh.comment(1);
+    await h.drain();
+    expect(gh.routes()).toEqual(["GET /contents/.github/issue-leases.yml", "POST /issues/1/comments"]);
+    const reply = gh.lastComment();
+    expect(reply).toContain(`\`labels.${kind}\``);
+    expect(reply).toContain("could match ordinary labels");
+    expect(parseMarker(reply)).toMatchObject({ outcome: "invalid" });
+    expect(await h.ledger.current(key(1), h.now())).toBeNull();
   });
 });
 
@@ -148,17 +167,58 @@ describe("label clean-up", () => {
     gh.config(null);
     // A `claimed` label left over from before the app (or put there by hand), and a label of the maintainers'.
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob, labels: ["claimed", "bug"] }));
-    gh.addLabels(1).assign(1, "bob").comment(1);
+    gh.lookups("claimed-by: bob", "lease #1").addLabels(1).assign(1, "bob").comment(1);
     await h.drain();
     expect(gh.routes()).toEqual([
       "GET /contents/.github/issue-leases.yml",
       "GET /repos/Codertocat/.github/contents/.github/issue-leases.yml",
+      "GET /labels/claimed-by: bob",
+      "GET /labels/lease #1",
       "POST /issues/1/labels",
       "POST /issues/1/assignees",
       "POST /issues/1/comments",
     ]);
-    expect(gh.calls[2]!.body).toEqual({ labels: ["claimed-by: bob", "lease #1"] });
+    expect(gh.calls[4]!.body).toEqual({ labels: ["claimed-by: bob", "lease #1"] });
     expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { login: "bob" } });
+
+    // The app did not put `claimed` there: when the lease ends, it stays.
+    const before = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: bob }));
+    gh.deleteLabel("claimed-by: bob").deleteLabel("lease #1").unassign(1).comment(1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["DELETE /labels/claimed-by: bob", "DELETE /labels/lease #1", "DELETE /issues/1/assignees", "POST /issues/1/comments"]);
+  });
+
+  it("never deletes from the repository a holder or token label that existed before the app first used it: it only comes off the issue", async () => {
+    const { h, gh } = t;
+    gh.config(null);
+    // The maintainers had made `claimed-by: bob` and `lease #1` themselves, on no issue of this one.
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob }));
+    gh.createLabel().lookup("claimed-by: bob", true).lookup("lease #1", true).addLabels(1).assign(1, "bob").comment(1);
+    await h.drain();
+    expect(gh.calls.find((c) => c.path.endsWith("/issues/1/labels"))!.body).toEqual({ labels: ["claimed", "claimed-by: bob", "lease #1"] });
+
+    const before = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: bob }));
+    gh.removeLabel(1, "claimed").removeLabel(1, "claimed-by: bob").removeLabel(1, "lease #1").unassign(1).comment(1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual([
+      "DELETE /issues/1/labels/claimed",
+      "DELETE /issues/1/labels/claimed-by: bob",
+      "DELETE /issues/1/labels/lease #1",
+      "DELETE /issues/1/assignees",
+      "POST /issues/1/comments",
+    ]);
+
+    // Known now: the next use of the names asks nothing, and still deletes nothing from the repository.
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob, issue: 2 }));
+    gh.addLabels(2).assign(2, "bob").comment(2);
+    await h.drain();
+    const again = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: bob, issue: 2 }));
+    gh.removeLabel(2, "claimed").removeLabel(2, "claimed-by: bob").removeLabel(2, "lease #1").unassign(2).comment(2);
+    await h.drain();
+    expect(gh.routes(again).filter((r) => r.startsWith("DELETE /labels/"))).toEqual([]);
   });
 });
 

@@ -15,7 +15,7 @@ import { migratePostgres, openPostgres, type PostgresLedger } from "../../src/le
 import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres-migrations.js";
 import { migrateSqlite, SqliteLedger } from "../../src/ledger/sqlite.js";
 import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite-migrations.js";
-import type { Holder, IssueKey, Ledger } from "../../src/ledger/types.js";
+import { fenceOf, type Holder, type IssueKey, type Ledger } from "../../src/ledger/types.js";
 import type { ReflectPayload } from "../../src/reflect/drainer.js";
 import { renderReply } from "../../src/reflect/render.js";
 import { freshSchema, type FreshSchema, skipPostgres } from "../support/pg-schema.js";
@@ -405,7 +405,7 @@ describe("doctor", () => {
     const effect = { installation: 7, kind: "reflect", payload };
     await ledger.note(key(widgets, 1), null, now, { effects: () => [effect] });
     const [taken] = await ledger.takeEffects(now, 1, 60_000);
-    await ledger.failEffect(taken!.id, now, "422: Validation Failed", null);
+    await ledger.failEffect(fenceOf(taken!), now, "422: Validation Failed", null);
     // Queued two hours ago and never applied.
     await ledger.note(key(widgets, 2), null, now - 2 * HOUR, { effects: () => [effect] });
 

@@ -26,17 +26,3 @@ export function history(dbFile: string): HistoryRow[] {
     db.close();
   }
 }
-
-/**
- * Stands in for waiting out a killed process's locks on its effects (the
- * drainer's lockMs, two minutes): a lock is how another replica knows an
- * effect is being applied, and a process killed with -9 cannot release it.
- */
-export function expireOutboxLocks(dbFile: string): void {
-  const db = new Database(dbFile);
-  try {
-    db.prepare("UPDATE outbox SET locked_until = 0 WHERE state = 'pending'").run();
-  } finally {
-    db.close();
-  }
-}

@@ -9,7 +9,6 @@ import { type GitHubProxy, startGitHubProxy } from "../support/github-proxy.js";
 import { alice, bob, type UserSpec } from "../support/payloads.js";
 import { logLines, waitFor } from "../support/server-process.js";
 import { commentPosts, FULL, labels, leaseLabels, replies } from "./issue-view.js";
-import { expireOutboxLocks } from "./ledger-file.js";
 import { withLiveApp } from "./live-app.js";
 
 const carol: UserSpec = { login: "carol", id: 1005, association: "CONTRIBUTOR" };
@@ -39,7 +38,7 @@ describe.concurrent("Nothing lost: kill -9, SIGTERM and restarts", () => {
         const before = [...commentPosts(fake).values()].reduce((a, b) => a + b, 0);
         expect(before).toBe(1);
 
-        expireOutboxLocks(live.dbFile);
+        // The dead process's locks are taken over at start: nothing waits for them to expire.
         const second = await live.start();
         await waitFor("every reply", () => replies(fake, 1).length >= 2 && replies(fake, 2).length >= 2, 60_000);
         await live.settled(second);
@@ -60,6 +59,17 @@ describe.concurrent("Nothing lost: kill -9, SIGTERM and restarts", () => {
         await proxy.close();
       }
     }), 120_000);
+
+  it("a second app process on the same SQLite file is refused at start, saying why; the first carries on", () =>
+    withLiveApp(async (live) => {
+      const { fake } = live;
+      const first = await live.start();
+      await expect(live.start()).rejects.toThrow(/already serving .*one app process per SQLite file/s);
+      await live.comment(first, "/claim", alice, 1);
+      await waitFor("alice's reply", () => replies(fake, 1).length === 1);
+      await live.settled(first);
+      live.expectOneReplyEach(1, 1);
+    }), 60_000);
 
   it("SIGTERM with an effect in flight: exits 0 soon, and a restart lands the rest once", () =>
     withLiveApp(async (live) => {

@@ -3,7 +3,7 @@
  * gets a fresh, empty store, and drives time through `now`.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AcquireResult, Holder, IssueKey, Lease, Ledger, NewEffect } from "../../src/ledger/types.js";
+import { type AcquireResult, fenceOf, type Holder, type IssueKey, type Lease, type Ledger, type NewEffect } from "../../src/ledger/types.js";
 import { backends, type OpenedBackend } from "./backends.js";
 
 const MIN = 60_000;
@@ -432,7 +432,7 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       () => ledger.renew(k, bob, HOUR, T0 + 3), // not_holder
       () => ledger.renew(k, alice, 2 * HOUR, T0 + 4), // renewed
       () => ledger.release(k, bob, T0 + 5), // not_holder
-      () => ledger.markReminded(k, 1, T0 + 6), // reminded
+      () => ledger.markReminded(k, { token: 1, expiresAt: T0 + 4 + 2 * HOUR }, T0 + 6), // reminded
       () => ledger.markExpired(k, 1, T0 + 7), // stale: not yet expired
       () => ledger.release(k, alice, T0 + 8, { delivery: "d-1" }), // released 1
       () => ledger.release(k, alice, T0 + 9), // released, nothing
@@ -560,7 +560,7 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       await once(() => ledger.acquire(k, alice, HOUR, T0, { delivery: "1" }));
       await once(() => ledger.renew(k, alice, 2 * HOUR, T0 + 1, { delivery: "2" }));
       await once(() => ledger.note(k, bob, T0 + 2, { delivery: "3", outcome: "whatever" }));
-      await once(() => ledger.markReminded(k, 1, T0 + 3, { delivery: "4" }));
+      await once(() => ledger.markReminded(k, { token: 1, expiresAt: T0 + 1 + 2 * HOUR }, T0 + 3, { delivery: "4" }));
       await once(() => ledger.release(k, alice, T0 + 4, { delivery: "5" }));
       await once(() => ledger.acquire(k, bob, HOUR, T0 + 5, { delivery: "6" }));
       await once(() => ledger.forceRelease(k, carol, T0 + 6, { delivery: "7" }));
@@ -582,7 +582,18 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(seen).toEqual([{ outcome: r.outcome, newTenure: true, lease: acquired(r) }]);
       expect(await ledger.outboxStats()).toEqual({ pending: 1, parked: 0, oldestPendingAt: T0 });
       expect(await ledger.takeEffects(T0, 10, MIN)).toEqual([
-        { id: expect.any(Number), repoId: repoA.repoId, issue: 1, installation: 42, kind: "label", payload: { token: 1 }, attempts: 1, createdAt: T0 },
+        {
+          id: expect.any(Number),
+          repoId: repoA.repoId,
+          issue: 1,
+          installation: 42,
+          kind: "label",
+          payload: { token: 1 },
+          attempts: 1,
+          createdAt: T0,
+          nonce: expect.stringMatching(/^[0-9a-f]{24,32}$/),
+          late: false,
+        },
       ]);
 
       // An effects callback that throws rolls back the whole operation.
@@ -609,7 +620,7 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       // ...but issue 2's reply waits behind its own sweep effect.
       const rest = await ledger.takeEffects(T0 + 10, 10, MIN);
       expect(rest.map((e) => e.kind)).toEqual(["sweep-1", "sweep-2a"]);
-      await ledger.completeEffect(rest[1]!.id, T0 + 11);
+      await ledger.completeEffect(fenceOf(rest[1]!), T0 + 11);
       expect((await ledger.takeEffects(T0 + 12, 10, MIN)).map((e) => e.kind)).toEqual(["reply-2b"]);
     });
 
@@ -628,9 +639,9 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await ledger.takeEffects(now + 1, 10, MIN)).toEqual([]);
 
       const [a1, b1, c1] = first;
-      await ledger.completeEffect(a1!.id, now + 2);
+      await ledger.completeEffect(fenceOf(a1!), now + 2);
       expect((await ledger.takeEffects(now + 3, 10, MIN)).map((e) => e.kind)).toEqual(["a2"]);
-      await ledger.completeEffect(c1!.id, now + 4);
+      await ledger.completeEffect(fenceOf(c1!), now + 4);
       // b1's lock lapsed: it is taken again, a second attempt.
       const again = await ledger.takeEffects(now + MIN + 1, 10, MIN);
       expect(again.map((e) => [e.kind, e.attempts])).toEqual([["b1", 2]]);
@@ -652,33 +663,69 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect([a1!.kind, b1!.kind]).toEqual(["a1", "b1"]);
 
       // Retry later: not due before retryAt, and it still holds back its issue's later effects.
-      await ledger.failEffect(a1!.id, T0 + 11, "502 Bad Gateway", T0 + 5 * MIN);
+      await ledger.failEffect(fenceOf(a1!), T0 + 11, "502 Bad Gateway", T0 + 5 * MIN);
       expect(await ledger.takeEffects(T0 + 12, 10, MIN)).toEqual([]);
       expect(await ledger.takeEffects(T0 + 5 * MIN - 1, 10, MIN)).toEqual([
         expect.objectContaining({ kind: "b1", attempts: 2 }),
       ]);
       const retried = await ledger.takeEffects(T0 + 5 * MIN, 10, MIN);
       expect(retried.map((e) => [e.kind, e.attempts])).toEqual([["a1", 2]]);
-      await ledger.completeEffect(a1!.id, T0 + 5 * MIN + 1);
+      // The first attempt is fenced off: it can neither complete nor fail the effect now.
+      expect(await ledger.completeEffect(fenceOf(a1!), T0 + 5 * MIN + 1)).toBe(false);
+      expect(await ledger.failEffect(fenceOf(a1!), T0 + 5 * MIN + 1, "late", null)).toBe(false);
+      expect(await ledger.completeEffect(fenceOf(retried[0]!), T0 + 5 * MIN + 1)).toBe(true);
       expect(await ledger.outboxStats()).toEqual({ pending: 2, parked: 0, oldestPendingAt: T0 });
 
-      // Park: not taken again, counted as parked, until unparked.
-      await ledger.failEffect(b1!.id, T0 + 6 * MIN, "422 Unprocessable", null);
+      // Park: not taken again, counted as parked, until unparked. b1 was taken twice: its second attempt parks it.
+      const b1Again = { id: b1!.id, attempt: 2 };
+      expect(await ledger.failEffect(fenceOf(b1!), T0 + 6 * MIN, "422 Unprocessable", null)).toBe(false);
+      expect(await ledger.failEffect(b1Again, T0 + 6 * MIN, "422 Unprocessable", null)).toBe(true);
       expect(await ledger.outboxStats()).toEqual({ pending: 1, parked: 1, oldestPendingAt: T0 });
       const left = await ledger.takeEffects(T0 + 10 * MIN, 10, MIN);
       expect(left.map((e) => e.kind)).toEqual(["a2"]);
-      await ledger.completeEffect(left[0]!.id, T0 + 10 * MIN);
+      await ledger.completeEffect(fenceOf(left[0]!), T0 + 10 * MIN);
       expect(await ledger.takeEffects(T0 + 20 * MIN, 10, MIN)).toEqual([]);
       expect(await ledger.outboxStats()).toEqual({ pending: 0, parked: 1, oldestPendingAt: null });
 
       expect(await ledger.unparkEffects(T0 + 30 * MIN)).toBe(1);
       expect(await ledger.unparkEffects(T0 + 30 * MIN)).toBe(0);
       expect(await ledger.outboxStats()).toEqual({ pending: 1, parked: 0, oldestPendingAt: T0 + 5 });
-      expect(await ledger.takeEffects(T0 + 30 * MIN, 10, MIN)).toEqual([
-        expect.objectContaining({ id: b1!.id, kind: "b1", attempts: 1 }),
-      ]);
-      await ledger.completeEffect(b1!.id, T0 + 30 * MIN);
+      // Attempts are kept (the next one looks for a reply already posted); no newer effect of its issue was applied.
+      const unparked = await ledger.takeEffects(T0 + 30 * MIN, 10, MIN);
+      expect(unparked).toEqual([expect.objectContaining({ id: b1!.id, kind: "b1", attempts: 3, late: false })]);
+      await ledger.completeEffect(fenceOf(unparked[0]!), T0 + 30 * MIN);
       expect(await ledger.outboxStats()).toEqual({ pending: 0, parked: 0, oldestPendingAt: null });
+    });
+
+    it("an effect un-parked after a newer effect of its issue was applied is marked late", async () => {
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [effect("a1")] });
+      const [a1] = await ledger.takeEffects(T0 + 1, 10, MIN);
+      await ledger.failEffect(fenceOf(a1!), T0 + 2, "422", null);
+      await ledger.release(key(1), alice, T0 + 3, { effects: () => [effect("a2")] });
+      const [a2] = await ledger.takeEffects(T0 + 4, 10, MIN);
+      expect(a2).toMatchObject({ kind: "a2", late: false });
+      await ledger.completeEffect(fenceOf(a2!), T0 + 5);
+      expect(await ledger.unparkEffects(T0 + 6)).toBe(1);
+      expect(await ledger.takeEffects(T0 + 7, 10, MIN)).toEqual([expect.objectContaining({ kind: "a1", attempts: 2, late: true })]);
+    });
+
+    it("extendEffects extends only current attempts, and takeEffects skips the effects the caller is applying", async () => {
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [effect("a1")] });
+      await ledger.acquire(key(2), bob, HOUR, T0, { effects: () => [effect("b1")] });
+      const [a1, b1] = await ledger.takeEffects(T0, 10, MIN);
+      // Extended while applied: not taken again when the first lock would have lapsed.
+      expect(await ledger.extendEffects([fenceOf(a1!), fenceOf(b1!)], T0 + 50_000, MIN)).toEqual([a1!.id, b1!.id].sort((x, y) => x - y));
+      expect(await ledger.takeEffects(T0 + MIN + 1, 10, MIN)).toEqual([]);
+      // b1's lock lapses; another drainer takes it: the first attempt can no longer extend it.
+      const [b1Again] = await ledger.takeEffects(T0 + 50_000 + MIN, 10, MIN, [], [a1!.id]);
+      expect(b1Again).toMatchObject({ id: b1!.id, attempts: 2 });
+      expect(await ledger.extendEffects([fenceOf(b1!)], T0 + 50_000 + MIN + 1, MIN)).toEqual([]);
+      expect(await ledger.extendEffects([fenceOf(b1Again!)], T0 + 50_000 + MIN + 1, MIN)).toEqual([b1!.id]);
+      // a1's lock has lapsed too, but its drainer is still applying it: skipped by that drainer's own take.
+      expect(await ledger.takeEffects(T0 + 3 * MIN, 10, MIN, [], [a1!.id, b1!.id])).toEqual([]);
+      // A completed effect cannot be extended.
+      expect(await ledger.completeEffect(fenceOf(b1Again!), T0 + 3 * MIN)).toBe(true);
+      expect(await ledger.extendEffects([fenceOf(b1Again!)], T0 + 3 * MIN, MIN)).toEqual([]);
     });
   });
 
@@ -728,6 +775,30 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await ledger.acquire(key(1), dave, HOUR, T0 + 5 * HOUR)).toMatchObject({ lease: { token: 4 } });
     });
 
+    it("markReminded is for the term read: a renew in between makes it stale and gets its own reminder; two sweeps mark one term once", async () => {
+      const opts = { remindBefore: 2 * HOUR };
+      await ledger.acquire(key(1), alice, 10 * HOUR, T0, opts);
+      const [read] = await ledger.dueReminders(T0 + 8 * HOUR);
+      expect(read).toMatchObject({ token: 1, expiresAt: T0 + 10 * HOUR });
+
+      // alice renews between the sweep's read and its mark: the reminder quoting the old expiry is stale.
+      await ledger.renew(key(1), alice, 10 * HOUR, T0 + 8 * HOUR + 1, opts);
+      expect(await ledger.markReminded(key(1), read!, T0 + 8 * HOUR + 2)).toMatchObject({ outcome: "stale" });
+      // ...and the new term's reminder comes, at its own time.
+      expect(await ledger.dueReminders(T0 + 16 * HOUR)).toEqual([]);
+      const next = await ledger.dueReminders(T0 + 16 * HOUR + 1);
+      expect(next).toMatchObject([{ token: 1, expiresAt: T0 + 18 * HOUR + 1 }]);
+
+      // Two sweeps that read the same due reminder: one marks it, the other is stale.
+      const again = await ledger.dueReminders(T0 + 16 * HOUR + 1);
+      const marks = await Promise.all([
+        ledger.markReminded(key(1), next[0]!, T0 + 16 * HOUR + 2),
+        ledger.markReminded(key(1), again[0]!, T0 + 16 * HOUR + 2),
+      ]);
+      expect(marks.map((m) => m.outcome).sort()).toEqual(["reminded", "stale"]);
+      expect(await ledger.dueReminders(T0 + 17 * HOUR)).toEqual([]);
+    });
+
     it("dueReminders and markReminded: once per term", async () => {
       const opts = { remindBefore: 2 * HOUR };
       const a = acquired(await ledger.acquire(key(1), alice, 10 * HOUR, T0, opts));
@@ -736,9 +807,9 @@ describe.each(backends)("ledger contract: $name", (backend) => {
 
       expect(await ledger.dueReminders(T0 + 8 * HOUR - 1)).toEqual([]);
       expect(await ledger.dueReminders(T0 + 8 * HOUR)).toEqual([a]);
-      expect(await ledger.markReminded(key(1), 2, T0 + 8 * HOUR)).toMatchObject({ outcome: "stale" });
+      expect(await ledger.markReminded(key(1), { token: 2, expiresAt: a.expiresAt }, T0 + 8 * HOUR)).toMatchObject({ outcome: "stale" });
       expect(await ledger.dueReminders(T0 + 8 * HOUR)).toEqual([a]);
-      expect(await ledger.markReminded(key(1), 1, T0 + 8 * HOUR)).toEqual({ outcome: "reminded", lease: a, duplicate: false });
+      expect(await ledger.markReminded(key(1), { token: 1, expiresAt: a.expiresAt }, T0 + 8 * HOUR)).toEqual({ outcome: "reminded", lease: a, duplicate: false });
       expect(await ledger.dueReminders(T0 + 9 * HOUR)).toEqual([]);
 
       // A renew starts a new term and so a new reminder.
@@ -747,13 +818,13 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await ledger.dueReminders(T0 + 17 * HOUR - 1)).toEqual([]);
       const due = await ledger.dueReminders(T0 + 17 * HOUR);
       expect(due).toMatchObject([{ issue: 1, token: 1, expiresAt: T0 + 19 * HOUR }]);
-      expect(await ledger.markReminded(key(1), 1, T0 + 17 * HOUR)).toMatchObject({ outcome: "reminded" });
+      expect(await ledger.markReminded(key(1), { token: 1, expiresAt: T0 + 19 * HOUR }, T0 + 17 * HOUR)).toMatchObject({ outcome: "reminded" });
       expect(await ledger.dueReminders(T0 + 18 * HOUR)).toEqual([]);
 
       // Once expired, no reminder; and markReminded is stale.
       await ledger.acquire(key(4), dave, HOUR, T0, { remindBefore: 10 * MIN });
       expect(await ledger.dueReminders(T0 + HOUR)).toEqual([]);
-      expect(await ledger.markReminded(key(4), 1, T0 + HOUR)).toEqual({ outcome: "stale", lease: null, duplicate: false });
+      expect(await ledger.markReminded(key(4), { token: 1, expiresAt: T0 + HOUR }, T0 + HOUR)).toEqual({ outcome: "stale", lease: null, duplicate: false });
       expect(await ledger.dueReminders(T0 + 50 * MIN, 1)).toHaveLength(1);
     });
   });

@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres-migrations.js";
 import { PostgresLedger, openPostgres, type PostgresLedgerOptions } from "../../src/ledger/postgres.js";
-import type { Effect, Holder, IssueKey } from "../../src/ledger/types.js";
+import { type Effect, fenceOf, type Holder, type IssueKey } from "../../src/ledger/types.js";
 import { freshSchema, postgresAvailable, skipPostgres, TEST_DATABASE_URL, withClient, type FreshSchema } from "../support/pg-schema.js";
 
 const MIN = 60_000;
@@ -193,7 +193,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
             }
             for (const e of batch) {
               inFlight.delete(e.issue);
-              await ledger.completeEffect(e.id, T0);
+              await ledger.completeEffect(fenceOf(e), T0);
             }
           }
         }),
@@ -213,10 +213,10 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
       // a "dies". Before the lock expires, issue 1 is held back whole; issue 2 flows.
       const meanwhile = await b!.takeEffects(T0 + 500, 10, 1_000);
       expect(meanwhile.map((e) => e.issue)).toEqual([2]);
-      await b!.completeEffect(meanwhile[0]!.id, T0 + 500);
+      await b!.completeEffect(fenceOf(meanwhile[0]!), T0 + 500);
       const again = await b!.takeEffects(T0 + 1_000, 10, 1_000);
       expect(again).toEqual<Effect[]>([{ ...first[0]!, attempts: 2 }]);
-      await b!.completeEffect(again[0]!.id, T0 + 1_000);
+      await b!.completeEffect(fenceOf(again[0]!), T0 + 1_000);
       const next = await b!.takeEffects(T0 + 1_000, 10, 1_000);
       expect(next.map((e) => [e.issue, (e.payload as { i: number }).i])).toEqual([[1, 1]]);
     });

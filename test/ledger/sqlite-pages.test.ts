@@ -82,7 +82,7 @@ describe("sqlite: pages written per operation", () => {
     const same = ["history", "leases", "leases_by_due"];
     expect(await written(() => ledger.renew(key(1), alice, 2 * HOUR, T0 + 1, { remindBefore: HOUR / 4 }))).toEqual(same);
     expect(await written(() => ledger.acquire(key(1), { ...alice, login: "alice2" }, HOUR, T0 + 2, { maxPerHolder: 5 }))).toEqual(same);
-    expect(await written(() => ledger.markReminded(key(1), 1, T0 + HOUR))).toEqual(same);
+    expect(await written(() => ledger.markReminded(key(1), { token: 1, expiresAt: T0 + 2 + HOUR }, T0 + HOUR))).toEqual(same);
   });
 
   it("ending a tenure, and operations that change no lease", async () => {

@@ -51,7 +51,7 @@ describe.each(backends)("sweeps with reminders and expiries interleaved: $name",
     expect(await ledger.dueReminders(at3h)).toEqual([k3, k1]);
     expect(await ledger.dueReminders(at3h, 1)).toEqual([k3]);
     expect(await ledger.expiredSince(at3h)).toEqual([k4]);
-    expect(await ledger.markReminded(key(3), k3.token, at3h)).toMatchObject({ outcome: "reminded" });
+    expect(await ledger.markReminded(key(3), k3, at3h)).toMatchObject({ outcome: "reminded" });
     expect(await ledger.dueReminders(at3h)).toEqual([k1]);
 
     // k1's reminder was never sent: it is still, and first, its expiry that counts here.
@@ -69,7 +69,7 @@ describe.each(backends)("sweeps with reminders and expiries interleaved: $name",
     await take(1, HOUR, 10 * MIN);
     const due = T0 + 50 * MIN;
     expect(await ledger.dueReminders(due)).toHaveLength(1);
-    await ledger.markReminded(key(1), 1, due);
+    await ledger.markReminded(key(1), { token: 1, expiresAt: T0 + HOUR }, due);
     expect(await ledger.dueReminders(due)).toEqual([]);
 
     // Renewed just before expiry: neither read sees it until the new term's times come.

@@ -12,7 +12,8 @@ import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach } from "vitest";
 import { type AppOptions, issueLeases, type Runtime } from "../../src/app.js";
 import { SqliteLedger } from "../../src/ledger/sqlite.js";
-import { commentPayload, type UserSpec } from "./payloads.js";
+import { holderLabel } from "../../src/reflect/labels.js";
+import { commentPayload, REPO, type UserSpec } from "./payloads.js";
 
 export const APP_ID = 777;
 
@@ -210,6 +211,21 @@ export class GitHubMock {
   createLabel(): this {
     return this.expect("POST", "/labels", 201, {});
   }
+  /** The app asks whether a label exists before it first uses the name in the repository (404: the app makes it). */
+  lookup(name: string, exists = false): this {
+    return exists ? this.expect("GET", `/labels/${name}`, 200, { name }) : this.expect("GET", `/labels/${name}`, 404, { message: "Not Found" });
+  }
+  /** Label names the app has asked about (or made): it never asks again. */
+  private readonly known = new Set<string>();
+  /** Lookups of those of the holder and token labels that are new to the app (each asked about once per repository). */
+  lookups(...names: string[]): this {
+    for (const name of names) {
+      if (this.known.has(name.toLowerCase())) continue;
+      this.known.add(name.toLowerCase());
+      this.lookup(name);
+    }
+    return this;
+  }
   addLabels(issue = 1): this {
     return this.expect("POST", `/issues/${issue}/labels`, 200, []);
   }
@@ -235,9 +251,14 @@ export class GitHubMock {
     return this.expect("GET", `/collaborators/${login}/permission`, 200, { permission: legacy, role_name: role, user: { login } });
   }
 
-  /** The calls a claim of a free issue makes: labels (creating `claimed` first when `createClaimed`), assignee, reply. */
-  claim(issue: number, login: string, opts: { createClaimed?: boolean; assign?: boolean } = {}): this {
+  /**
+   * The calls a claim of a free issue makes: labels (creating `claimed` first
+   * when `createClaimed`, and asking whether the holder and token labels exist
+   * when `token` is given: names new to the app), assignee, reply.
+   */
+  claim(issue: number, login: string, opts: { createClaimed?: boolean; assign?: boolean; token?: number } = {}): this {
     if (opts.createClaimed) this.createLabel();
+    if (opts.token !== undefined) this.lookups(holderLabel("claimed-by: {holder}", login), `lease #${opts.token}`);
     this.addLabels(issue);
     if (opts.assign ?? true) this.assign(issue, login);
     return this.comment(issue);
@@ -337,7 +358,8 @@ export async function claimFor(
   const issue = opts.issue ?? 1;
   if (opts.first) gh.config(null);
   await h.receive("issue_comment", commentPayload({ body: opts.body ?? "/claim", author, issue }));
-  gh.claim(issue, author.login, { createClaimed: opts.first });
+  const lease = await h.runtime.ledger.current({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue }, h.now());
+  gh.claim(issue, author.login, { createClaimed: opts.first, token: lease?.token });
   await h.drain();
 }
 

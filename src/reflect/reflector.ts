@@ -1,0 +1,296 @@
+/**
+ * Applies a `reflect` effect: makes an issue show the ledger's truth (labels
+ * and assignee), then posts the reply, if any.
+ *
+ * - Labels are reconciled against what the app last applied (its
+ *   "reflection"), not against GitHub: no read per effect, and applying an
+ *   effect twice changes nothing.
+ * - The app touches only what it made. It takes off an issue only labels it
+ *   put there (a label the issue already had is not the app's), and deletes
+ *   from the repository only holder and token labels it brought into the
+ *   repository: the first time the app uses a label name in a repository it
+ *   asks GitHub whether the label exists (a read), and one that existed
+ *   before is never deleted.
+ * - A repository's label changes take turns (across replicas too, under a
+ *   lock in the ledger), and labels are decided and added inside the turn,
+ *   from the ledger as it is then: a lease that ended while an add waited
+ *   gets no label back that a delete meanwhile took from the repository.
+ */
+import type { Effect, IssueKey, Lease, Ledger } from "../ledger/types.js";
+import { keepLock } from "../ledger/keep-lock.js";
+import { fenced, type GitHubPort, type Repo } from "./github-port.js";
+import { desiredLabels, LABEL_STYLE, type LabelTemplates } from "./labels.js";
+import { renderReply, type Reply } from "./render.js";
+
+/** The one kind of effect: make the issue show the ledger's truth, then post the reply, if any. */
+export const REFLECT = "reflect";
+
+export interface ReflectPayload {
+  owner: string;
+  repo: string;
+  /** Label templates in force when the command ran; absent for sweeps (the last applied ones are used). */
+  labels?: LabelTemplates;
+  assign?: boolean;
+  /** The issue's labels as the webhook saw them: a label the issue already had is not the app's to remove. */
+  snapshot?: string[];
+  /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
+  reconcile: boolean;
+  /**
+   * The issue is gone (transferred, deleted): post nothing and touch nothing
+   * on it, but delete from the repository the holder and token labels it
+   * carried that no other live lease uses; then forget it.
+   */
+  gone?: boolean;
+  reply: Reply | null;
+}
+
+/** What the drainer last applied to an issue. */
+interface Reflection {
+  /** Labels the app put on the issue (and so may take off). */
+  labels: string[];
+  assignee: string | null;
+  /** A login GitHub refused to assign, not to be tried again for the same holder. */
+  refused?: string | null;
+  templates?: LabelTemplates;
+  assign?: boolean;
+}
+
+/** What the app knows of a repository's labels. */
+interface RepoReflection {
+  /** Labels the app created with its colour and description (`claimed`). */
+  created: string[];
+  /** Holder and token labels the app deleted from the repository, and nothing has added since: known absent. */
+  deleted: string[];
+  /** Holder and token labels the app brought into the repository: the only ones it may delete. */
+  made: string[];
+  /** Label names that existed before the app first used them: never deleted. */
+  foreign: string[];
+}
+
+export interface ReflectorOptions {
+  ledger: Ledger;
+  clock: () => number;
+  /** Who this process is, in the ledger's locks. */
+  owner: string;
+  /** How long a repository's label lock lasts if its holder dies holding it (shared ledgers only); extended while held. */
+  labelLockMs: number;
+  /** Whether the process is stopping: a wait for a label lock gives up. */
+  stopping: () => boolean;
+  onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
+}
+
+const DEFAULT_TEMPLATES: LabelTemplates = { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" };
+
+const same = (a: string | null | undefined, b: string | null | undefined) =>
+  (a ?? "").toLowerCase() === (b ?? "").toLowerCase();
+const among = (names: readonly string[], name: string) => names.some((n) => same(n, name));
+
+/** The text a reply carries so that the outbox can find it again: random, written with the effect. */
+export function replyRef(effect: Effect): string {
+  return effect.nonce ?? `${effect.id}.${effect.createdAt}`;
+}
+
+export class Reflector {
+  /** Per repository, the turn of label changes in progress in this process. */
+  private readonly labelTurns = new Map<number, Promise<void>>();
+
+  constructor(private readonly o: ReflectorOptions) {}
+
+  async apply(effect: Effect, p: ReflectPayload, github: GitHubPort, signal: AbortSignal): Promise<void> {
+    const { ledger, clock } = this.o;
+    const r: Repo = { owner: p.owner, repo: p.repo };
+    const key: IssueKey = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue };
+    const prior = (await ledger.getReflection(effect.repoId, effect.issue)) as Reflection | null;
+    if (p.gone) {
+      const templates = prior?.templates ?? DEFAULT_TEMPLATES;
+      await this.removeLabels(key, r, github, templates, prior?.labels ?? [], { issueGone: true, signal });
+      signal.throwIfAborted();
+      await ledger.putReflection(effect.repoId, effect.issue, { labels: [], assignee: null }, clock());
+      return;
+    }
+    const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
+    const assign = p.assign ?? prior?.assign ?? true;
+    let refused = prior?.refused ?? null;
+    let current: Lease | null = null;
+    if (p.reconcile) {
+      const state = await this.reconcile(key, r, github, { templates, assign, prior, snapshot: p.snapshot ?? [], signal });
+      current = state.current;
+      refused = state.reflection.refused ?? null;
+      signal.throwIfAborted();
+      await ledger.putReflection(effect.repoId, effect.issue, state.reflection, clock());
+    }
+    if (p.reply) {
+      const ref = replyRef(effect);
+      const assignRefused =
+        p.reply.outcome === "acquired" && p.reply.lease !== null && same(refused, p.reply.lease.holder);
+      // A first attempt may have posted before the process died: look among the app's own comments before posting again.
+      const posted = effect.attempts > 1 && (await github.hasOwnComment(r, effect.issue, `"ref":"${ref}"`));
+      const late = effect.late ? { decidedAt: effect.createdAt } : {};
+      if (!posted) await github.createComment(r, effect.issue, renderReply(p.reply, { assignRefused, ref, ...late }));
+    }
+    if (p.reconcile && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, key, current);
+  }
+
+  private async reconcile(
+    key: IssueKey,
+    r: Repo,
+    github: GitHubPort,
+    o: { templates: LabelTemplates; assign: boolean; prior: Reflection | null; snapshot: string[]; signal: AbortSignal },
+  ): Promise<{ reflection: Reflection; current: Lease | null }> {
+    const { ledger, clock } = this.o;
+    const { templates, prior, snapshot, signal } = o;
+    const present = prior?.labels ?? [];
+    // A label the issue had before the app showed the lease is not the app's: neither added nor taken off.
+    const missing = (lease: Lease | null) =>
+      desiredLabels(templates, lease).filter((d) => !among(present, d.name) && !among(snapshot, d.name));
+    let current = await ledger.current(key, clock());
+    const added: string[] = [];
+    if (missing(current).length > 0) {
+      await this.repoTurn(key.repoId, github, signal, async (repo, github) => {
+        // Decided again in the turn: the lease may have ended while this waited for it.
+        current = await ledger.current(key, clock());
+        const toAdd = missing(current);
+        if (toAdd.length === 0) return;
+        for (const d of toAdd) {
+          if (d.kind === "claimed") {
+            // Created once per repository with a colour and a description; one that exists already is fine.
+            if (!among(repo.created, d.name)) {
+              await github.createLabel(r, d.name, LABEL_STYLE.claimed.color, LABEL_STYLE.claimed.description);
+              repo.created.push(d.name);
+            }
+          } else if (!among(repo.made, d.name) && !among(repo.foreign, d.name)) {
+            // New to the app: a label that exists already was not made by the app, and is never deleted by it.
+            // One the app deleted is known to be absent.
+            const exists = !among(repo.deleted, d.name) && (await github.labelExists(r, d.name));
+            (exists ? repo.foreign : repo.made).push(d.name);
+          }
+        }
+        // Adding a label brings it back to the repository (GitHub creates it).
+        repo.deleted = repo.deleted.filter((name) => !toAdd.some((d) => same(d.name, name)));
+        await github.addLabels(r, key.issue, toAdd.map((d) => d.name));
+        added.push(...toAdd.map((d) => d.name));
+      });
+    }
+    const desired = desiredLabels(templates, current).map((d) => d.name);
+    const toRemove = present.filter((name) => !among(desired, name));
+    if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false, signal });
+
+    let assignee = prior?.assignee ?? null;
+    let refused = prior?.refused ?? null;
+    const want = o.assign && current ? current.holder.login : null;
+    if (assignee && !same(assignee, want)) {
+      await github.removeAssignee(r, key.issue, assignee);
+      assignee = null;
+    }
+    if (want && !same(assignee, want) && !same(refused, want)) {
+      if (await github.addAssignee(r, key.issue, want)) assignee = want;
+      else refused = want;
+    }
+    if (!want) refused = null;
+    const labels = desired.filter((name) => among(present, name) || among(added, name));
+    return { reflection: { labels, assignee, refused, templates, assign: o.assign }, current };
+  }
+
+  /**
+   * Takes `names` (the app's own labels) off the issue. A holder or token
+   * label that the app brought into the repository and that no live lease
+   * uses any more is deleted from the repository instead (which also takes it
+   * off every issue), so repositories do not fill up with stale `claimed-by:`
+   * and `lease #` labels. One the app deleted already is gone from this issue
+   * too: in an expiry wave every first tenure's `lease #1` would otherwise be
+   * deleted again. For an issue that is gone, only the repository's labels
+   * are deleted.
+   */
+  private async removeLabels(
+    key: IssueKey,
+    r: Repo,
+    github: GitHubPort,
+    templates: LabelTemplates,
+    names: string[],
+    opts: { issueGone: boolean; signal: AbortSignal },
+  ): Promise<void> {
+    const { ledger, clock } = this.o;
+    await this.repoTurn(key.repoId, github, opts.signal, async (repo, github) => {
+      // Read in the turn: a lease that an add waiting for this turn shows is
+      // in the ledger by now, and keeps its labels.
+      const inUse = new Set<string>();
+      for (const lease of await ledger.list(key.repoId, clock())) {
+        if (lease.issue === key.issue) continue;
+        for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
+      }
+      for (const name of names) {
+        if (among(repo.made, name) && !inUse.has(name.toLowerCase())) {
+          await github.deleteRepoLabel(r, name);
+          repo.made = repo.made.filter((n) => !same(n, name));
+          repo.deleted.push(name);
+        } else if (among(repo.deleted, name)) {
+          continue;
+        } else if (!opts.issueGone) {
+          await github.removeIssueLabel(r, key.issue, name);
+        }
+      }
+    });
+  }
+
+  /**
+   * Runs `f` on the repository's label memory and saves what it changed.
+   * Effects of one repository applied at once take turns here, so that only
+   * the first creates the `claimed` label, none deletes a label twice, and
+   * none deletes a label another is adding. What `f` did before failing is
+   * saved too: those calls were made. On a ledger other processes share, a
+   * turn also holds the repository's label lock in the ledger, extended while
+   * the turn lasts, so that the turns of all replicas alternate; a turn that
+   * loses it stops at its next GitHub call.
+   */
+  private async repoTurn(
+    repoId: number,
+    github: GitHubPort,
+    signal: AbortSignal,
+    f: (repo: RepoReflection, github: GitHubPort) => Promise<void>,
+  ): Promise<void> {
+    const { ledger, clock } = this.o;
+    const before = this.labelTurns.get(repoId) ?? Promise.resolve();
+    const turn = before.then(async () => {
+      signal.throwIfAborted();
+      const lock = ledger.sharedByProcesses ? await this.labelLock(repoId) : null;
+      try {
+        const saved = (await ledger.getReflection(repoId, 0)) as Partial<RepoReflection> | null;
+        const repo: RepoReflection = {
+          created: [...(saved?.created ?? [])],
+          deleted: [...(saved?.deleted ?? [])],
+          made: [...(saved?.made ?? [])],
+          foreign: [...(saved?.foreign ?? [])],
+        };
+        const snapshot = JSON.stringify(repo);
+        try {
+          await f(repo, lock ? fenced(github, AbortSignal.any([signal, lock.signal])) : github);
+        } finally {
+          if (JSON.stringify(repo) !== snapshot && !lock?.signal.aborted) await ledger.putReflection(repoId, 0, repo, clock());
+        }
+      } finally {
+        await lock?.release();
+      }
+    });
+    const settled = turn.catch(() => undefined);
+    this.labelTurns.set(repoId, settled);
+    try {
+      await turn;
+    } finally {
+      if (this.labelTurns.get(repoId) === settled) this.labelTurns.delete(repoId);
+    }
+  }
+
+  /** Waits for the repository's label lock in the ledger, and keeps it until released. */
+  private async labelLock(repoId: number): Promise<{ signal: AbortSignal; release(): Promise<void> }> {
+    const { ledger, owner, clock, labelLockMs } = this.o;
+    const name = `labels/${repoId}`;
+    for (let wait = 10; !(await ledger.tryLock(name, owner, clock(), labelLockMs)); wait = Math.min(2 * wait, 500)) {
+      // The effect goes back to the outbox, for this replica's successor or another.
+      if (this.o.stopping()) throw new Error("outbox: shutting down while waiting for a repository's label lock");
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    const lost = new AbortController();
+    const kept = keepLock({ ledger, name, owner, clock, ttlMs: labelLockMs, onLost: (reason) => lost.abort(new Error(reason)) });
+    return { signal: lost.signal, release: () => kept.release() };
+  }
+}
