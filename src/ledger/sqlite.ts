@@ -607,4 +607,10 @@ export class SqliteLedger implements Ledger {
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+
+  async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
+    // A row may exist with token 0 before any tenure (a note on a fresh issue).
+    const token = this.st.get.get(key.repoId, key.issue)?.token ?? 0;
+    return token > 0 ? token : null;
+  }
 }
