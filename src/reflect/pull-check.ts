@@ -1,0 +1,124 @@
+/**
+ * The `check` effect: posts a pull request's lease check, evaluated against
+ * the ledger when applied, so that a check always reports the leases as they
+ * are when it is posted.
+ *
+ * Which issues the pull request closes is read from GitHub here, not on the
+ * webhook path: a slow GitHub then delays the check (the effect is retried)
+ * but never a webhook delivery, and a re-check after a lease change sees
+ * sidebar links made since.
+ *
+ * What is remembered lives in the drainer's reflections, under negative
+ * issue numbers (issue and pull request numbers share one sequence, so they
+ * never collide): `-P` holds pull request P's record, `-I` the open pull
+ * requests that close issue I. A lease change on I then re-checks exactly
+ * those pull requests. Effects of one pull request apply one at a time and in
+ * order, so this is the only writer of both.
+ */
+import { CHECK_NAME, closedIssues, evaluateLeaseCheck, tooManyReferences } from "../checks/lease-check.js";
+import type { Effect, Ledger } from "../ledger/types.js";
+import type { GitHubPort } from "./github-port.js";
+
+/** Post the lease check of a pull request, evaluated against the ledger when applied. */
+export const CHECK = "check";
+
+/** The pull request as its latest event showed it. */
+export interface PullSeen {
+  headSha: string;
+  author: { id: number; login: string };
+  tokenAll: number | null;
+  tokenByIssue: Array<[number, number]>;
+  requireLease: boolean;
+}
+
+/** What the lease check remembers of a pull request: its last event, and the issues it closed when last read. */
+export interface PullRecord extends PullSeen {
+  refs: number[];
+}
+
+export interface CheckPayload {
+  owner: string;
+  repo: string;
+  pull: number;
+  /** From a pull request event: what to remember (null: it was closed). Absent on a re-check after a lease change. */
+  seen?: PullSeen | null;
+}
+
+export interface PullLinks {
+  pull?: PullRecord;
+  closedBy?: number[];
+}
+
+export async function pullLinks(ledger: Ledger, repoId: number, n: number): Promise<PullLinks> {
+  return ((await ledger.getReflection(repoId, -n)) as PullLinks | null) ?? {};
+}
+
+/** Moves `pull` from the `closedBy` lists of the issues in `before` to those in `after`, writing only what changes. */
+async function relink(ledger: Ledger, repoId: number, pull: number, before: number[], after: number[], now: number): Promise<void> {
+  for (const issue of new Set([...before, ...after])) {
+    const l = await pullLinks(ledger, repoId, issue);
+    const had = (l.closedBy ?? []).includes(pull);
+    const has = after.includes(issue);
+    if (had === has) continue;
+    const closedBy = (l.closedBy ?? []).filter((p) => p !== pull);
+    if (has) closedBy.push(pull);
+    await ledger.putReflection(repoId, -issue, { ...l, closedBy }, now);
+  }
+}
+
+export async function applyCheck(
+  deps: { ledger: Ledger; clock: () => number },
+  effect: Effect,
+  p: CheckPayload,
+  github: GitHubPort,
+): Promise<void> {
+  const { ledger, clock } = deps;
+  const { repoId } = effect;
+  const self = await pullLinks(ledger, repoId, p.pull);
+  const before = self.pull?.refs ?? [];
+  if (p.seen === null) {
+    await relink(ledger, repoId, p.pull, before, [], clock());
+    await ledger.putReflection(repoId, -p.pull, { closedBy: self.closedBy }, clock());
+    return;
+  }
+  const seen = p.seen ?? self.pull;
+  if (!seen) return; // closed since
+
+  const r = { owner: p.owner, repo: p.repo };
+  const full = `${p.owner}/${p.repo}`;
+  const read = await github.closingIssues(r, p.pull);
+  const { issues, tooMany } = closedIssues(
+    { linked: read.linked, linkedTotal: read.linkedTotal, texts: [read.title, ...read.commitMessages] },
+    { id: repoId, fullName: full },
+  );
+  await relink(ledger, repoId, p.pull, before, issues, clock());
+  const record: PullRecord = {
+    headSha: seen.headSha,
+    author: seen.author,
+    tokenAll: seen.tokenAll,
+    tokenByIssue: seen.tokenByIssue,
+    requireLease: seen.requireLease,
+    refs: issues,
+  };
+  if (JSON.stringify(record) !== JSON.stringify(self.pull)) {
+    await ledger.putReflection(repoId, -p.pull, { ...self, pull: record }, clock());
+  }
+
+  let result;
+  if (tooMany) {
+    result = tooManyReferences();
+  } else {
+    const leases = [];
+    for (const issue of issues) {
+      const key = { repoId, repo: full, issue };
+      leases.push({ issue, lease: await ledger.current(key, clock()), latestToken: await ledger.latestToken(key) });
+    }
+    result = evaluateLeaseCheck({
+      author: record.author,
+      leases,
+      tokens: { all: record.tokenAll, byIssue: new Map(record.tokenByIssue) },
+      requireLease: record.requireLease,
+    });
+  }
+  await github.createCheckRun(r, { name: CHECK_NAME, headSha: record.headSha, ...result });
+}
