@@ -1,6 +1,7 @@
 /**
  * The lease check on pull requests, as pure functions: which issues a pull
- * request closes, which lease tokens it claims to act for, and whether its
+ * request closes (GitHub's links, joined with the keywords of its title and
+ * commit messages), which lease tokens it claims to act for, and whether its
  * author holds every lease involved.
  *
  * Closing references follow GitHub's closing keywords: close, closes,

@@ -2,21 +2,13 @@
  * The lease check on pull requests, through probot.receive with real
  * payloads, strict nock and a real SQLite ledger.
  */
-import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { API, configFile, type Harness, startApp, strictNock } from "../support/app-harness.js";
-import { expectCheck, expectClosing } from "../support/check-mocks.js";
+import { configFile, type Harness, startApp, strictNock } from "../support/app-harness.js";
+import { expectCheck, expectClosing, expectComment } from "../support/check-mocks.js";
 import { alice, bob, commentPayload, pullRequestPayload } from "../support/payloads.js";
 
-const R = "/repos/Codertocat/Hello-World";
 // No labels and no assignee, so that a command costs exactly its reply.
 const QUIET = "assign: false\nlabels:\n  claimed: false\n  holder: false\n  token: false\n";
-
-function expectComment(issue: number, outcome: string): void {
-  nock(API)
-    .post(`${R}/issues/${issue}/comments`, (b: { body: string }) => b.body.includes(`"outcome":"${outcome}"`))
-    .reply(201, { id: 1 });
-}
 
 describe("the lease check on pull requests", () => {
   let h: Harness;

@@ -1,6 +1,7 @@
 /**
  * nock mocks for the lease check on pull requests: GitHub's GraphQL answer
- * about what a pull request closes, and the check run it posts.
+ * about what a pull request closes, the check run it posts, and the replies
+ * to the commands that change the leases it checks.
  */
 import nock from "nock";
 import { API } from "./app-harness.js";
@@ -12,6 +13,13 @@ export interface CheckBody {
   status: string;
   conclusion: string;
   output: { title: string; summary: string };
+}
+
+/** Expects one reply on `issue` whose marker says `outcome`. */
+export function expectComment(issue: number, outcome: string): void {
+  nock(API)
+    .post(`/repos/${REPO.owner}/${REPO.name}/issues/${issue}/comments`, (b: { body: string }) => b.body.includes(`"outcome":"${outcome}"`))
+    .reply(201, { id: 1 });
 }
 
 /** Expects one check run; the array fills when it is posted. */
