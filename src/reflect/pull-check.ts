@@ -13,7 +13,8 @@
  * never collide): `-P` holds pull request P's record, `-I` the open pull
  * requests that close issue I. A lease change on I then re-checks exactly
  * those pull requests. Effects of one pull request apply one at a time and in
- * order, so this is the only writer of both.
+ * order, so `-P` has one writer; `-I` is shared by every pull request that
+ * closes I, so relinking takes turns per repository (see `linksTurn`).
  */
 import { CHECK_NAME, closedIssues, evaluateLeaseCheck, tooManyReferences } from "../checks/lease-check.js";
 import type { Effect, Ledger } from "../ledger/types.js";
@@ -66,8 +67,52 @@ async function relink(ledger: Ledger, repoId: number, pull: number, before: numb
   }
 }
 
+export interface CheckDeps {
+  ledger: Ledger;
+  clock: () => number;
+  /** Who this process is, in the ledger's named locks. */
+  owner: string;
+}
+
+const turns = new WeakMap<Ledger, Map<number, Promise<unknown>>>();
+/** How long a replica that dies while relinking holds the repository's links; a relink is at most 51 small writes. */
+const LINKS_LOCK_MS = 30_000;
+
+/**
+ * Runs `f` alone among the relinks of one repository: two pull requests
+ * opened at once for the same issue would otherwise both read its `closedBy`
+ * and one link be lost, and with it the re-checks of that pull request. In
+ * this process by a queue; across replicas by the ledger's named lock.
+ */
+async function linksTurn<T>(deps: CheckDeps, repoId: number, f: () => Promise<T>): Promise<T> {
+  let queues = turns.get(deps.ledger);
+  if (!queues) turns.set(deps.ledger, (queues = new Map()));
+  const turn = (queues.get(repoId) ?? Promise.resolve()).then(async () => {
+    const name = `pull-links/${repoId}`;
+    const shared = deps.ledger.sharedByProcesses;
+    for (let tries = 0, wait = 10; shared && !(await deps.ledger.tryLock(name, deps.owner, deps.clock(), LINKS_LOCK_MS)); tries++) {
+      // The effect is retried later rather than holding a drainer slot for long.
+      if (tries >= 100) throw new Error(`pull request links of repository ${repoId} stayed locked; will retry`);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      wait = Math.min(2 * wait, 500);
+    }
+    try {
+      return await f();
+    } finally {
+      if (shared) await deps.ledger.unlock(name, deps.owner);
+    }
+  });
+  const settled = turn.catch(() => undefined);
+  queues.set(repoId, settled);
+  try {
+    return await turn;
+  } finally {
+    if (queues.get(repoId) === settled) queues.delete(repoId);
+  }
+}
+
 export async function applyCheck(
-  deps: { ledger: Ledger; clock: () => number },
+  deps: CheckDeps,
   effect: Effect,
   p: CheckPayload,
   github: GitHubPort,
@@ -77,7 +122,7 @@ export async function applyCheck(
   const self = await pullLinks(ledger, repoId, p.pull);
   const before = self.pull?.refs ?? [];
   if (p.seen === null) {
-    await relink(ledger, repoId, p.pull, before, [], clock());
+    await linksTurn(deps, repoId, () => relink(ledger, repoId, p.pull, before, [], clock()));
     await ledger.putReflection(repoId, -p.pull, { closedBy: self.closedBy }, clock());
     return;
   }
@@ -91,7 +136,7 @@ export async function applyCheck(
     { linked: read.linked, linkedTotal: read.linkedTotal, texts: [read.title, ...read.commitMessages] },
     { id: repoId, fullName: full },
   );
-  await relink(ledger, repoId, p.pull, before, issues, clock());
+  await linksTurn(deps, repoId, () => relink(ledger, repoId, p.pull, before, issues, clock()));
   const record: PullRecord = {
     headSha: seen.headSha,
     author: seen.author,
