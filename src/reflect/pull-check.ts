@@ -54,8 +54,19 @@ export async function pullLinks(ledger: Ledger, repoId: number, n: number): Prom
   return ((await ledger.getReflection(repoId, -n)) as PullLinks | null) ?? {};
 }
 
-/** Moves `pull` from the `closedBy` lists of the issues in `before` to those in `after`, writing only what changes. */
-async function relink(ledger: Ledger, repoId: number, pull: number, before: number[], after: number[], now: number): Promise<void> {
+/**
+ * Remembers the pull request's record (null: forgets it) and moves it from
+ * the `closedBy` lists of the issues it closed to those it closes now,
+ * writing only what changes. Its own row is re-read here: another pull
+ * request may have relinked it (one that closes it) since.
+ */
+async function relink(ledger: Ledger, repoId: number, pull: number, record: PullRecord | null, now: number): Promise<void> {
+  const self = await pullLinks(ledger, repoId, pull);
+  const before = self.pull?.refs ?? [];
+  const after = record?.refs ?? [];
+  if (JSON.stringify(record ?? undefined) !== JSON.stringify(self.pull)) {
+    await ledger.putReflection(repoId, -pull, { closedBy: self.closedBy, ...(record ? { pull: record } : {}) }, now);
+  }
   for (const issue of new Set([...before, ...after])) {
     const l = await pullLinks(ledger, repoId, issue);
     const had = (l.closedBy ?? []).includes(pull);
@@ -119,14 +130,11 @@ export async function applyCheck(
 ): Promise<void> {
   const { ledger, clock } = deps;
   const { repoId } = effect;
-  const self = await pullLinks(ledger, repoId, p.pull);
-  const before = self.pull?.refs ?? [];
   if (p.seen === null) {
-    await linksTurn(deps, repoId, () => relink(ledger, repoId, p.pull, before, [], clock()));
-    await ledger.putReflection(repoId, -p.pull, { closedBy: self.closedBy }, clock());
+    await linksTurn(deps, repoId, () => relink(ledger, repoId, p.pull, null, clock()));
     return;
   }
-  const seen = p.seen ?? self.pull;
+  const seen = p.seen ?? (await pullLinks(ledger, repoId, p.pull)).pull;
   if (!seen) return; // closed since
 
   const r = { owner: p.owner, repo: p.repo };
@@ -136,7 +144,6 @@ export async function applyCheck(
     { linked: read.linked, linkedTotal: read.linkedTotal, texts: [read.title, ...read.commitMessages] },
     { id: repoId, fullName: full },
   );
-  await linksTurn(deps, repoId, () => relink(ledger, repoId, p.pull, before, issues, clock()));
   const record: PullRecord = {
     headSha: seen.headSha,
     author: seen.author,
@@ -145,9 +152,7 @@ export async function applyCheck(
     requireLease: seen.requireLease,
     refs: issues,
   };
-  if (JSON.stringify(record) !== JSON.stringify(self.pull)) {
-    await ledger.putReflection(repoId, -p.pull, { ...self, pull: record }, clock());
-  }
+  await linksTurn(deps, repoId, () => relink(ledger, repoId, p.pull, record, clock()));
 
   let result;
   if (tooMany) {

@@ -29,11 +29,11 @@ function slowReads(ledger: Ledger): Ledger {
   });
 }
 
-/** A GitHub on which every pull request closes issue 1; check runs are counted. */
-function fakeGitHub(posted: string[]): GitHubPort {
+/** A GitHub on which each pull request closes the issue `closes` says (default 1); check runs are counted. */
+function fakeGitHub(posted: string[], closes: Record<number, number> = {}): GitHubPort {
   const port: Partial<GitHubPort> = {
-    async closingIssues() {
-      return { linked: [{ number: 1, repoId: REPO_ID }], linkedTotal: 1, title: "", commitMessages: [] };
+    async closingIssues(_r, pull) {
+      return { linked: [{ number: closes[pull] ?? 1, repoId: REPO_ID }], linkedTotal: 1, title: "", commitMessages: [] };
     },
     async createCheckRun(_r, check) {
       posted.push(check.headSha);
@@ -74,5 +74,16 @@ describe.each(backends)("pull request links: $name", (backend) => {
     expect(posted.sort()).toEqual(["sha-2", "sha-3", "sha-4"]);
     const links = (await store.ledger.getReflection(REPO_ID, -1)) as PullLinks;
     expect(links.closedBy?.sort()).toEqual([2, 3, 4]);
+  });
+
+  it("keeps a pull request's record and the link to it when another pull request closes it at the same time", async () => {
+    const ledger = slowReads(store.ledger);
+    const posted: string[] = [];
+    const github = fakeGitHub(posted, { 3: 2 });
+    const run = (pull: number) =>
+      applyCheck({ ledger, clock: () => T0, owner: "a" }, checkEffect(pull), checkEffect(pull).payload as CheckPayload, github);
+    await Promise.all([run(2), run(3)]);
+
+    expect(await store.ledger.getReflection(REPO_ID, -2)).toMatchObject({ closedBy: [3], pull: { headSha: "sha-2", refs: [1] } });
   });
 });
