@@ -41,15 +41,16 @@ interface Answer {
 }
 
 /**
- * GraphQL answers "not found" with 200 and an error list; the drainer drops
- * effects on 404 (nothing left to show them on), so it is given one.
+ * GraphQL answers "not found" and "rate limited" with 200 and an error list.
+ * The drainer drops an effect on 404 (nothing left to show it on) and pauses
+ * the installation on 429 (until `x-ratelimit-reset`), so they are given those.
  */
-function notFoundAs404(error: unknown): unknown {
-  const errors = (error as { errors?: Array<{ type?: string }> } | null)?.errors;
-  if (Array.isArray(errors) && errors.some((e) => e.type === "NOT_FOUND")) {
-    return Object.assign(new Error(`GitHub GraphQL: not found (${(error as Error).message})`), { status: 404 });
-  }
-  return error;
+function asHttpError(error: unknown): unknown {
+  const e = error as { errors?: Array<{ type?: string }>; headers?: Record<string, string>; message?: string } | null;
+  const types = Array.isArray(e?.errors) ? e.errors.map((x) => x.type) : [];
+  const status = types.includes("NOT_FOUND") ? 404 : types.includes("RATE_LIMITED") ? 429 : null;
+  if (status === null) return error;
+  return Object.assign(new Error(`GitHub GraphQL: ${e?.message ?? types.join(", ")}`), { status, response: { headers: e?.headers ?? {} } });
 }
 
 export async function readClosingIssues(octokit: ProbotOctokit, r: { owner: string; repo: string }, pull: number, timeoutMs: number): Promise<ClosingIssues> {
@@ -66,7 +67,7 @@ export async function readClosingIssues(octokit: ProbotOctokit, r: { owner: stri
         request: { signal: AbortSignal.timeout(timeoutMs) },
       });
     } catch (error) {
-      throw notFoundAs404(error);
+      throw asHttpError(error);
     }
     const pr = answer.repository?.pullRequest;
     if (!pr) throw Object.assign(new Error(`GitHub GraphQL: no pull request ${r.owner}/${r.repo}#${pull}`), { status: 404 });

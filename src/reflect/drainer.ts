@@ -19,8 +19,8 @@ import { hostname } from "node:os";
 import type { Logger } from "pino";
 import type { Effect, IssueKey, Lease, Ledger } from "../ledger/types.js";
 import { type GitHubPort, type HttpError, httpStatus, type Repo } from "./github-port.js";
-import { applyCheck, CHECK, type CheckPayload } from "./pull-check.js";
 import { desiredLabels, LABEL_STYLE, labelKind, type LabelTemplates } from "./labels.js";
+import { applyCheck, CHECK, type CheckPayload } from "./pull-check.js";
 import { renderReply, type Reply } from "./render.js";
 
 /** The one kind of effect: make the issue show the ledger's truth, then post the reply, if any. */
@@ -44,6 +44,8 @@ export interface ReflectPayload {
   gone?: boolean;
   reply: Reply | null;
 }
+
+export { CHECK, type CheckPayload, type PullRecord } from "./pull-check.js";
 
 /** What the drainer last applied to an issue. */
 interface Reflection {

@@ -120,4 +120,31 @@ describe("what the lease check reads, and how far", () => {
     await h.drain();
     expect(checks[0]?.conclusion).toBe("failure");
   });
+
+  it("waits out GraphQL's rate limit (an error in a 200 answer) until GitHub's reset, and drops the check of a pull request gone", async () => {
+    const reset = Math.ceil(h.now() / 1000) + 600;
+    nock(API)
+      .post("/graphql")
+      .reply(200, { data: null, errors: [{ type: "RATE_LIMITED", message: "API rate limit exceeded" }] }, {
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": String(reset),
+      });
+    await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: bob }));
+    await h.drain();
+    h.advance(300_000);
+    await h.drain(); // still paused: strict nock would fail on a second read
+
+    const checks = expectCheck();
+    expectClosing(2, { linked: [1] });
+    h.advance(300_000);
+    await h.drain();
+    expect(checks[0]?.conclusion).toBe("neutral");
+
+    nock(API)
+      .post("/graphql")
+      .reply(200, { data: { repository: { pullRequest: null } }, errors: [{ type: "NOT_FOUND", message: "Could not resolve to a PullRequest" }] });
+    await h.receive("pull_request", pullRequestPayload("edited", { number: 2, body: "Fixes #1", author: bob }));
+    await h.drain();
+    expect(await h.ledger.outboxStats()).toMatchObject({ pending: 0, parked: 0 });
+  });
 });
