@@ -1,6 +1,7 @@
 /**
  * The lease check on pull requests, as pure functions: which issues a pull
- * request closes, which lease tokens it claims to act for, and whether its
+ * request closes (GitHub's links, joined with the keywords of its title and
+ * commit messages), which lease tokens it claims to act for, and whether its
  * author holds every lease involved.
  *
  * Closing references follow GitHub's closing keywords: close, closes,
@@ -55,10 +56,40 @@ export function leaseTokens(body: string): LeaseTokens {
   return tokens;
 }
 
+/** More closing references than this get one failing check, and nothing is read or remembered per issue. */
+export const MAX_REFERENCES = 50;
+
+/** What GitHub will close, as the drainer read it (see reflect/closing-issues.ts). */
+export interface ClosingSources {
+  /** Issues GitHub links as closing: body keywords and Development sidebar links. */
+  linked: Array<{ number: number; repoId: number }>;
+  linkedTotal: number;
+  /** Texts whose closing keywords close issues once merged: the title and the commit messages. */
+  texts: string[];
+}
+
+/**
+ * The issues of this repository the pull request closes, GitHub's links
+ * first, without repeats; or `tooMany` past `MAX_REFERENCES` (counting
+ * GitHub's links to other repositories too: past 50 it is not looked at further).
+ */
+export function closedIssues(src: ClosingSources, repo: { id: number; fullName: string }): { issues: number[]; tooMany: boolean } {
+  const found = new Set<number>();
+  if (src.linkedTotal > MAX_REFERENCES) return { issues: [], tooMany: true };
+  for (const l of src.linked) if (l.repoId === repo.id) found.add(l.number);
+  for (const text of src.texts) {
+    for (const issue of closingReferences(text, repo.fullName)) {
+      found.add(issue);
+      if (found.size > MAX_REFERENCES) return { issues: [], tooMany: true };
+    }
+  }
+  return { issues: [...found], tooMany: false };
+}
+
 export interface CheckInput {
   author: { id: number; login: string };
-  /** Each referenced issue and its live lease (null when free). */
-  leases: Array<{ issue: number; lease: Lease | null }>;
+  /** Each referenced issue, its live lease (null when free) and the token of its latest tenure (null: never leased). */
+  leases: Array<{ issue: number; lease: Lease | null; latestToken: number | null }>;
   tokens: LeaseTokens;
   requireLease: boolean;
 }
@@ -69,8 +100,42 @@ export interface CheckResult {
   summary: string;
 }
 
+/** GitHub refuses a check run whose summary is longer than this. */
+export const SUMMARY_LIMIT = 65_535;
+
+/** The lines as a Markdown list, cut to `limit` with a last line saying how many were left out. */
+export function fitSummary(lines: string[], limit = SUMMARY_LIMIT): string {
+  const items = lines.map((l) => `- ${l}`);
+  const whole = items.join("\n");
+  if (whole.length <= limit) return whole;
+  let kept = 0;
+  let length = 0;
+  // The last line is at most ~90 characters; keep room for it.
+  while (kept < items.length && length + items[kept]!.length + 1 <= limit - 100) length += items[kept++]!.length + 1;
+  const more = `… and ${items.length - kept} more lines left out: a check summary holds at most ${limit} characters.`;
+  return [...items.slice(0, kept), more].join("\n");
+}
+
+/** The one check of a pull request past `MAX_REFERENCES`. */
+export function tooManyReferences(): CheckResult {
+  return {
+    conclusion: "failure",
+    title: `References more than ${MAX_REFERENCES} issues; the lease check does not look further`,
+    summary: `This pull request would close more than ${MAX_REFERENCES} issues (closing keywords in its body, title or commit messages, and Development sidebar links). The lease check reads the leases of at most ${MAX_REFERENCES}: split the pull request, or say \`Refs #N\` rather than \`Fixes #N\` where it should not close an issue.`,
+  };
+}
+
 function iso(ms: number | null): string {
   return ms === null ? "no expiry" : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** Why a `Lease-Token` given for a free issue names no live tenure. */
+function fencedWhileFree(issue: number, claimed: number, latest: number | null): string {
+  const why =
+    latest !== null && claimed <= latest
+      ? `a stale tenure, fenced off: the issue is free, and its latest tenure (token **${latest}**) has ended`
+      : "a token that was never issued";
+  return `#${issue} has no live lease, but this pull request says \`Lease-Token: ${claimed}\`: ${why}. \`/claim\` it again and give the new token.`;
 }
 
 /** Whether the pull request's author may act on every issue it closes, with current tokens. */
@@ -88,10 +153,11 @@ export function evaluateLeaseCheck(input: CheckInput): CheckResult {
   }
   const problems: string[] = [];
   const fine: string[] = [];
-  for (const { issue, lease } of leases) {
+  for (const { issue, lease, latestToken } of leases) {
     const claimed = tokens.byIssue.get(issue) ?? tokens.all;
     if (!lease) {
-      if (requireLease) problems.push(`#${issue} has no live lease: \`/claim\` it before opening a pull request that closes it.`);
+      if (claimed !== null) problems.push(fencedWhileFree(issue, claimed, latestToken));
+      else if (requireLease) problems.push(`#${issue} has no live lease: \`/claim\` it before opening a pull request that closes it.`);
       else fine.push(`#${issue} is free (no lease involved).`);
       continue;
     }
@@ -110,10 +176,10 @@ export function evaluateLeaseCheck(input: CheckInput): CheckResult {
   }
   const anyLease = leases.some((l) => l.lease !== null);
   if (problems.length > 0) {
-    return { conclusion: "failure", title: "Lease not held", summary: [...problems, ...fine].map((l) => `- ${l}`).join("\n") };
+    return { conclusion: "failure", title: "Lease not held", summary: fitSummary([...problems, ...fine]) };
   }
   if (!anyLease) {
-    return { conclusion: "neutral", title: "No lease involved", summary: fine.map((l) => `- ${l}`).join("\n") };
+    return { conclusion: "neutral", title: "No lease involved", summary: fitSummary(fine) };
   }
-  return { conclusion: "success", title: "The author holds the lease", summary: fine.map((l) => `- ${l}`).join("\n") };
+  return { conclusion: "success", title: "The author holds the lease", summary: fitSummary(fine) };
 }

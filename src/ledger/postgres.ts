@@ -889,4 +889,14 @@ export class PostgresLedger implements Ledger {
     this.closed = true;
     await this.pool.end();
   }
+
+  async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
+    const { rows } = await this.query<{ token: number }>(
+      `SELECT token FROM ${pg.escapeIdentifier(this.schema)}.leases WHERE repo_id = $1 AND issue = $2`,
+      [key.repoId, key.issue],
+    );
+    // A row may exist with token 0 before any tenure (a note on a fresh issue).
+    const token = rows[0]?.token ?? 0;
+    return token > 0 ? token : null;
+  }
 }

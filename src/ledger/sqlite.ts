@@ -656,4 +656,10 @@ export class SqliteLedger implements Ledger {
     if (this.db.open) this.db.close();
     if (this.serving?.open) this.serving.close();
   }
+
+  async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
+    // A row may exist with token 0 before any tenure (a note on a fresh issue).
+    const token = this.st.get.get(key.repoId, key.issue)?.token ?? 0;
+    return token > 0 ? token : null;
+  }
 }

@@ -264,6 +264,12 @@ export interface Ledger {
   /** Whether the database answers (for /health). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+  /**
+   * The token of the issue's latest tenure, live or ended (a free row keeps
+   * it), or null when the issue was never leased: what a `Lease-Token` is
+   * fenced against when the issue is free.
+   */
+  latestToken(key: { repoId: number; issue: number }): Promise<number | null>;
 }
 
 /** The fence of an effect's attempt as it was taken. */

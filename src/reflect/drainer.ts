@@ -25,31 +25,14 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
-import { CHECK_NAME, evaluateLeaseCheck } from "../checks/lease-check.js";
 import type { Effect, EffectFence, IssueKey, Lease, Ledger } from "../ledger/types.js";
 import { fenced, type GitHubPort, type HttpError, httpStatus } from "./github-port.js";
+import { applyCheck, CHECK, type CheckPayload } from "./pull-check.js";
 import { REFLECT, type ReflectPayload, Reflector } from "./reflector.js";
 
 export { REFLECT, type ReflectPayload } from "./reflector.js";
 
-/** Post the lease check of a pull request, evaluated against the ledger when applied. */
-export const CHECK = "check";
-
-export interface CheckPayload {
-  owner: string;
-  repo: string;
-  pull: number;
-}
-
-/** What the lease check needs of a pull request, remembered from its last event. */
-export interface PullRecord {
-  headSha: string;
-  author: { id: number; login: string };
-  refs: number[];
-  tokenAll: number | null;
-  tokenByIssue: Array<[number, number]>;
-  requireLease: boolean;
-}
+export { CHECK, type CheckPayload, type PullRecord } from "./pull-check.js";
 
 export interface DrainerOptions {
   ledger: Ledger;
@@ -383,20 +366,6 @@ export class Drainer {
   }
 
   private async check(effect: Effect, p: CheckPayload, github: GitHubPort): Promise<void> {
-    const { ledger, clock } = this.o;
-    const record = ((await ledger.getReflection(effect.repoId, -p.pull)) as { pull?: PullRecord } | null)?.pull;
-    if (!record) return; // closed since
-    const repo = `${p.owner}/${p.repo}`;
-    const leases = [];
-    for (const issue of record.refs) {
-      leases.push({ issue, lease: await ledger.current({ repoId: effect.repoId, repo, issue }, clock()) });
-    }
-    const result = evaluateLeaseCheck({
-      author: record.author,
-      leases,
-      tokens: { all: record.tokenAll, byIssue: new Map(record.tokenByIssue) },
-      requireLease: record.requireLease,
-    });
-    await github.createCheckRun({ owner: p.owner, repo: p.repo }, { name: CHECK_NAME, headSha: record.headSha, ...result });
+    await applyCheck(this.o, effect, p, github);
   }
 }

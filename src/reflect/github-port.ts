@@ -6,6 +6,7 @@
  * be harmless.
  */
 import type { ProbotOctokit } from "probot";
+import { type ClosingIssues, readClosingIssues } from "./closing-issues.js";
 
 export interface Repo {
   owner: string;
@@ -39,6 +40,8 @@ export interface GitHubPort {
   createCheckRun(r: Repo, check: CheckRun): Promise<void>;
   /** Open pull requests of the repository (number, body, author, head sha). */
   openPullRequests(r: Repo): Promise<PullRequestInfo[]>;
+  /** What GitHub will close when the pull request is merged (a read; see closing-issues.ts). */
+  closingIssues(r: Repo, pull: number): Promise<ClosingIssues>;
 }
 
 export interface CheckRun {
@@ -190,6 +193,9 @@ export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): Git
         author: { id: p.user?.id ?? 0, login: p.user?.login ?? "" },
         headSha: p.head.sha,
       }));
+    },
+    async closingIssues(r, pull) {
+      return readClosingIssues(octokit, r, pull, REQUEST_TIMEOUT_MS);
     },
   };
 }

@@ -2,39 +2,13 @@
  * The lease check on pull requests, through probot.receive with real
  * payloads, strict nock and a real SQLite ledger.
  */
-import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { API, configFile, type Harness, startApp, strictNock } from "../support/app-harness.js";
+import { configFile, type Harness, startApp, strictNock } from "../support/app-harness.js";
+import { expectCheck, expectClosing, expectComment } from "../support/check-mocks.js";
 import { alice, bob, commentPayload, pullRequestPayload } from "../support/payloads.js";
 
-const R = "/repos/Codertocat/Hello-World";
 // No labels and no assignee, so that a command costs exactly its reply.
 const QUIET = "assign: false\nlabels:\n  claimed: false\n  holder: false\n  token: false\n";
-
-interface CheckBody {
-  name: string;
-  head_sha: string;
-  status: string;
-  conclusion: string;
-  output: { title: string; summary: string };
-}
-
-function expectComment(issue: number, outcome: string): void {
-  nock(API)
-    .post(`${R}/issues/${issue}/comments`, (b: { body: string }) => b.body.includes(`"outcome":"${outcome}"`))
-    .reply(201, { id: 1 });
-}
-
-function expectCheck(): CheckBody[] {
-  const seen: CheckBody[] = [];
-  nock(API)
-    .post(`${R}/check-runs`, (b: CheckBody) => {
-      seen.push(b);
-      return true;
-    })
-    .reply(201, { id: 1 });
-  return seen;
-}
 
 describe("the lease check on pull requests", () => {
   let h: Harness;
@@ -59,6 +33,7 @@ describe("the lease check on pull requests", () => {
   it("succeeds for a pull request by the holder", async () => {
     await claim();
     const checks = expectCheck();
+    expectClosing(2, { linked: [1] });
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: alice, headSha: "b".repeat(40) }));
     await h.drain();
     expect(checks).toHaveLength(1);
@@ -68,6 +43,7 @@ describe("the lease check on pull requests", () => {
   it("fails for a pull request by someone else, naming the holder", async () => {
     await claim();
     const checks = expectCheck();
+    expectClosing(2, { linked: [1] });
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "closes #1", author: bob }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("failure");
@@ -86,6 +62,7 @@ describe("the lease check on pull requests", () => {
     expect((await h.ledger.current({ repoId: 186853002, repo: "Codertocat/Hello-World", issue: 1 }, h.now()))?.token).toBe(2);
 
     const checks = expectCheck();
+    expectClosing(2, { linked: [1] });
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1\n\nLease-Token: 1", author: alice }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("failure");
@@ -93,6 +70,7 @@ describe("the lease check on pull requests", () => {
     expect(checks[0]?.output.summary).toContain("stale");
 
     const current = expectCheck();
+    expectClosing(2, { linked: [1] });
     await h.receive("pull_request", pullRequestPayload("edited", { number: 2, body: "Fixes #1\n\nLease-Token: 2", author: alice }));
     await h.drain();
     expect(current[0]?.conclusion).toBe("success");
@@ -101,6 +79,7 @@ describe("the lease check on pull requests", () => {
   it("is neutral for a pull request that closes no issue", async () => {
     configFile(QUIET);
     const checks = expectCheck();
+    expectClosing(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Just a typo fix, see #1", author: bob }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("neutral");
@@ -109,6 +88,7 @@ describe("the lease check on pull requests", () => {
   it("fails when the repository requires a lease and the issue has none", async () => {
     configFile(`${QUIET}require_lease_for_pull_requests: true\n`);
     const checks = expectCheck();
+    expectClosing(2, { linked: [1] });
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: bob }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("failure");
@@ -118,12 +98,14 @@ describe("the lease check on pull requests", () => {
   it("re-checks open pull requests when the lease changes", async () => {
     await claim();
     const first = expectCheck();
+    expectClosing(2, { linked: [1] });
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: alice }));
     await h.drain();
     expect(first[0]?.conclusion).toBe("success");
 
     // bob's pull request for the same issue fails while alice holds it...
     const bobs = expectCheck();
+    expectClosing(3, { linked: [1] });
     await h.receive("pull_request", pullRequestPayload("opened", { number: 3, body: "Fixes #1", author: bob, headSha: "c".repeat(40) }));
     await h.drain();
     expect(bobs[0]?.conclusion).toBe("failure");
@@ -131,6 +113,8 @@ describe("the lease check on pull requests", () => {
     // ...and when alice releases, both are checked again: no lease is involved any more.
     expectComment(1, "released");
     const again = [expectCheck(), expectCheck()];
+    expectClosing(2, { linked: [1] });
+    expectClosing(3, { linked: [1] });
     await h.receive("issue_comment", commentPayload({ body: "/release", author: alice }));
     await h.drain();
     const rechecked = again.flat().map((c) => [c.head_sha[0], c.conclusion]);
@@ -143,6 +127,7 @@ describe("the lease check on pull requests", () => {
   it("stops checking a pull request once it is closed", async () => {
     await claim();
     expectCheck();
+    expectClosing(2, { linked: [1] });
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: alice }));
     await h.drain();
     const closed = pullRequestPayload("closed", { number: 2, body: "Fixes #1", author: alice });

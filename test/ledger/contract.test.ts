@@ -422,6 +422,23 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       }
       expect(await ledger.acquire(key(2), alice, HOUR, later + 2 * HOUR)).toMatchObject({ outcome: "acquired", lease: { token: 2 } });
     });
+
+    it("latest_token_outlives_the_tenure", async () => {
+      // Never leased, even once noted (a row may exist before any tenure): no token.
+      expect(await ledger.latestToken(key(1))).toBeNull();
+      await ledger.note(key(1), alice, T0);
+      expect(await ledger.latestToken(key(1))).toBeNull();
+
+      await ledger.acquire(key(1), alice, HOUR, T0);
+      await ledger.release(key(1), alice, T0 + 1);
+      await ledger.acquire(key(1), bob, HOUR, T0 + 2);
+      expect(await ledger.latestToken(key(1))).toBe(2);
+      // Once the tenure has ended, the free row keeps its token.
+      await ledger.markExpired(key(1), 2, T0 + 2 + HOUR);
+      expect(await ledger.current(key(1), T0 + 3 * HOUR)).toBeNull();
+      expect(await ledger.latestToken(key(1))).toBe(2);
+      expect(await ledger.latestToken(key(1, repoB))).toBeNull();
+    });
   });
 
   it("history_records_every_operation", async () => {
