@@ -9,7 +9,7 @@ import { ConfigCache } from "./config-cache.js";
 import { CONFIG_NAME, type ConfigResult, UnreadableConfig } from "./config.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
-import { handleIssueClosed, handleIssueGone, handleLabelRemoved } from "./handle-issue-event.js";
+import { routeIssueEvents } from "./issue-event-routes.js";
 import { DEFAULT_DATABASE_URL, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/types.js";
 import { Drainer } from "./reflect/drainer.js";
@@ -46,13 +46,6 @@ interface CommentLike {
   body?: string | null;
   user?: { login?: string; type?: string } | null;
   performed_via_github_app?: { id?: number } | null;
-}
-
-/** What `issues.closed` and `pull_request.closed` share. */
-interface ClosedPayload {
-  repository: { id: number; full_name: string; name: string; owner: { login: string } };
-  installation?: { id: number };
-  sender: { id: number; login: string };
 }
 
 /** A comment this app wrote: by its app id, or a bot comment carrying its marker. Never answered. */
@@ -141,11 +134,15 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       track(async () => {
         const { comment, issue, repository, installation } = context.payload;
         if (!installation || !comment.user || isOwnComment(comment, appId)) return;
+        // An edit runs as the comment's author only when they made it: a
+        // maintainer fixing a typo in someone's comment must not run its
+        // command as that person, nor as themselves (they did not write it).
+        if (context.payload.action === "edited" && context.payload.sender.id !== comment.user.id) return;
         const ev: CommentEvent = {
           delivery: context.id,
           installation: installation.id,
           repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
-          issue: { number: issue.number, labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : l.name ?? "")) },
+          issue: { number: issue.number, state: issue.state, labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : l.name ?? "")) },
           author: {
             id: comment.user.id,
             login: comment.user.login,
@@ -197,77 +194,15 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       if (ConfigCache.pushTouchesConfig(context.payload)) configs.invalidate(context.payload.repository.id);
     });
 
-    /** An issue or a pull request was closed: its lease ends. */
-    const closed = (context: { id: string; payload: ClosedPayload }, issue: number, merged: boolean) =>
-      track(async () => {
-        const { repository, installation, sender } = context.payload;
-        if (!installation) return;
-        await rememberRepo(repository.id, repository.full_name, installation.id);
-        const handled = await handleIssueClosed(
-          {
-            delivery: context.id,
-            installation: installation.id,
-            repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
-            issue,
-            actor: { id: sender.id, login: sender.login },
-            merged,
-          },
-          { ledger, now: clock() },
-        );
-        if (handled) drainer.kick();
-      });
-    app.on("issues.closed", (context) =>
-      closed(context, context.payload.issue.number, Boolean((context.payload.issue as { pull_request?: { merged_at?: string | null } }).pull_request?.merged_at)),
-    );
-    // GitHub sends no `issues.closed` for a pull request: closing or merging one ends its lease here.
-    // The lease check handles the same delivery, hence a delivery key of this handler's own.
-    app.on("pull_request.closed", (context) =>
-      closed({ ...context, id: `${context.id}/close` }, context.payload.pull_request.number, Boolean(context.payload.pull_request.merged)),
-    );
-
-    app.on(["issues.transferred", "issues.deleted"], (context) =>
-      track(async () => {
-        const { issue, repository, installation, sender } = context.payload;
-        if (!installation) return;
-        const handled = await handleIssueGone(
-          {
-            delivery: context.id,
-            installation: installation.id,
-            repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
-            issue: issue.number,
-            actor: { id: sender.id, login: sender.login },
-          },
-          { ledger, now: clock() },
-        );
-        if (handled) drainer.kick();
-      }),
-    );
-
-    app.on("issues.unlabeled", (context) =>
-      track(async () => {
-        const { issue, repository, installation, sender, label } = context.payload;
-        if (!installation || !label || sender.type === "Bot") return;
-        const port = octokitPort(context.octokit);
-        const repo = { owner: repository.owner.login, repo: repository.name };
-        const handled = await handleLabelRemoved(
-          {
-            delivery: context.id,
-            installation: installation.id,
-            repo: { id: repository.id, owner: repo.owner, name: repo.repo },
-            issue: issue.number,
-            label: label.name,
-            actor: { id: sender.id, login: sender.login },
-          },
-          {
-            ledger,
-            now: clock(),
-            config: () => loadConfig(context, configs, repository.id),
-            permission: (login) => port.permission(repo, login),
-          },
-        );
-        if (handled) drainer.kick();
-      }),
-    );
+    routeIssueEvents(app, {
+      ledger,
+      clock,
+      track,
+      rememberRepo,
+      config: (context, repoId) => loadConfig(context, configs, repoId),
+      seen: async () => undefined,
+      kick: () => drainer.kick(),
+    });
 
     const health = async (req: IncomingMessage, res: ServerResponse) => {
       if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/health") return false;

@@ -17,7 +17,8 @@ export interface CommentEvent {
   delivery: string;
   installation: number;
   repo: { id: number; owner: string; name: string };
-  issue: { number: number; labels: string[] };
+  /** `state` as the webhook saw it: "open" or "closed". */
+  issue: { number: number; labels: string[]; state?: string };
   author: { id: number; login: string; type: string; association: string };
   body: string;
   /** For an edit: the body before it. */
@@ -115,6 +116,10 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
       // sweep, right after the reply that already says when it ends: no reminder.
       const remindBefore = config.reminderBefore !== null && ttl !== null && ttl > config.reminderBefore ? config.reminderBefore : null;
       if (parsed.kind === "claim") {
+        // Closing ends a lease, so a lease taken on a closed issue would stand for work nobody can do.
+        if (ev.issue.state === "closed") {
+          return refuse("forbidden", "This issue is closed, so it cannot be claimed. Reopen it first if there is work left.");
+        }
         const refusal = mayClaim(ev, config);
         if (refusal) return refuse("forbidden", refusal);
         const applied = await ledger.acquire(key, actor, ttl, now, {
@@ -164,7 +169,8 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
             ? effect(reply("released", leaseView(res.lease), { mentionHolder: true }), true, config)
             : effect(reply("not_holder", leaseView(res.lease)), false),
       });
-      return done(applied.outcome, applied);
+      // No tenure guard is passed, so `stale` cannot come back: a refusal, as not_holder.
+      return done(applied.outcome === "released" ? "released" : "not_holder", applied);
     }
     case "lease": {
       const tenures = tenuresOf(await ledger.history(key, 200), now).slice(-5);

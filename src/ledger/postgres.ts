@@ -9,6 +9,7 @@ import type {
   Effect,
   ExpireResult,
   ForceReleaseOptions,
+  ForceReleaseResult,
   HistoryEntry,
   HistoryOp,
   Holder,
@@ -680,14 +681,14 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ReleaseResult>> {
+  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>> {
     return this.run(key, "force_release", actor, now, opts, async (c, row, now) => {
-      const result = decide.forceRelease(key, row, now, opts?.ifHolder);
+      const result = decide.forceRelease(key, row, now, opts);
       return { result, write: this.freeIfReleased(key, row, result, now) };
     });
   }
 
-  private freeIfReleased(key: IssueKey, row: Row | null, result: ReleaseResult, now: number): Statement | undefined {
+  private freeIfReleased(key: IssueKey, row: Row | null, result: ForceReleaseResult, now: number): Statement | undefined {
     // Freeing keeps the row and its token: the next tenure gets token + 1.
     if (result.outcome !== "released" || row?.holder == null) return undefined;
     return statement(this.sql.free, [key.repoId, key.issue, now]);

@@ -11,6 +11,7 @@ import type {
   Effect,
   ExpireResult,
   ForceReleaseOptions,
+  ForceReleaseResult,
   HistoryEntry,
   HistoryOp,
   Holder,
@@ -420,14 +421,14 @@ export class SqliteLedger implements Ledger {
     });
   }
 
-  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ReleaseResult>> {
+  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>> {
     return this.run(key, "force_release", actor, now, opts, (row) => {
-      const result = decide.forceRelease(key, row, now, opts?.ifHolder);
+      const result = decide.forceRelease(key, row, now, opts);
       return { result, write: this.freeIfReleased(key, row, result, now) };
     });
   }
 
-  private freeIfReleased(key: IssueKey, row: Row | null, result: ReleaseResult, now: number): ((last: number) => void) | undefined {
+  private freeIfReleased(key: IssueKey, row: Row | null, result: ForceReleaseResult, now: number): ((last: number) => void) | undefined {
     // Freeing keeps the row and its token: the next tenure gets token + 1.
     if (result.outcome !== "released" || row?.holder == null) return undefined;
     return (lastHistory) => this.st.free.run({ repoId: key.repoId, issue: key.issue, now, lastHistory });

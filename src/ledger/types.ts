@@ -51,6 +51,9 @@ export type ReleaseResult =
   | { outcome: "released"; lease: Lease | null }
   | { outcome: "not_holder"; lease: Lease | null };
 
+/** A force release also answers `stale`: the event that asked for it was about an older tenure (`lease` is the live one). */
+export type ForceReleaseResult = ReleaseResult | { outcome: "stale"; lease: Lease | null };
+
 /** A reply or other note that changes no lease (an invalid command, a refusal). */
 export interface NoteResult {
   outcome: "noted";
@@ -60,7 +63,7 @@ export interface NoteResult {
 export type ExpireResult = { outcome: "expired"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
 export type RemindResult = { outcome: "reminded"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
 
-export type LedgerResult = AcquireResult | RenewResult | ReleaseResult | NoteResult | ExpireResult | RemindResult;
+export type LedgerResult = AcquireResult | RenewResult | ForceReleaseResult | NoteResult | ExpireResult | RemindResult;
 
 /** What an operation returns: its outcome, and whether the delivery had been applied before. */
 export type Applied<R> = R & { duplicate: boolean };
@@ -105,9 +108,21 @@ export interface AcquireOptions extends OpOptions<AcquireResult> {
   remindBefore?: number | null;
 }
 
-export interface ForceReleaseOptions extends OpOptions<ReleaseResult> {
+export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
   /** Release only if this login (case-insensitive) holds the live lease; otherwise `not_holder`. */
   ifHolder?: string;
+  /**
+   * The tenure the event saw: release only if it is still the live one;
+   * otherwise `stale`. A lease that changed hands between reading it and
+   * this transaction is not the one the event meant to end.
+   */
+  ifToken?: number;
+  /**
+   * When GitHub says the event happened (its `closed_at` or `updated_at`,
+   * whole seconds). An event from before the live tenure began (a late or
+   * redelivered close of an earlier tenure) is `stale`.
+   */
+  eventAt?: number;
 }
 
 export interface RenewOptions extends OpOptions<RenewResult> {
@@ -159,7 +174,7 @@ export interface Ledger {
   renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>>;
   release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>>;
   /** Frees a live lease whoever holds it. The caller checks the actor's permission first. */
-  forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ReleaseResult>>;
+  forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>>;
   /** Records a command that changes no lease (for history, delivery de-duplication and its reply). */
   note(key: IssueKey, actor: Holder | null, now: number, opts?: OpOptions<NoteResult> & { outcome?: string }): Promise<Applied<NoteResult>>;
 
