@@ -16,6 +16,7 @@ import { Drainer } from "./reflect/drainer.js";
 import { type GitHubPort, octokitPort } from "./reflect/github-port.js";
 import { parseMarker } from "./reflect/render.js";
 import { healthReport } from "./health.js";
+import { HolderLogins } from "./holder-logins.js";
 import { Sweeper } from "./sweeper.js";
 
 export interface AppOptions {
@@ -111,6 +112,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       onError: (error) => log.error({ err: error }, "sweep failed; the next one will try again"),
     });
 
+    const logins = new HolderLogins({ ledger, clock, onRenamed: () => drainer.kick() });
+
     const known = new Map<number, string>();
     const rememberRepo = async (repoId: number, full: string, installation: number) => {
       const stamp = `${full}@${installation}`;
@@ -153,6 +156,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
           previousBody:
             context.payload.action === "edited" ? ((context.payload as { changes?: { body?: { from?: string } } }).changes?.body?.from ?? null) : undefined,
         };
+        // Before the command: a renamed holder's `/claim` or `/release` then finds their lease under the new login.
+        await logins.seen(repository.id, { id: comment.user.id, login: comment.user.login });
         const port = octokitPort(context.octokit);
         const handled = await handleComment(ev, {
           ledger,
@@ -171,8 +176,10 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       ["pull_request.opened", "pull_request.edited", "pull_request.synchronize", "pull_request.reopened", "pull_request.closed"],
       (context) =>
         track(async () => {
-          const { pull_request: pr, repository, installation } = context.payload;
+          const { pull_request: pr, repository, installation, sender } = context.payload;
           if (!installation || !pr.user) return;
+          await logins.seen(repository.id, { id: pr.user.id, login: pr.user.login });
+          if (sender && sender.id !== pr.user.id) await logins.seen(repository.id, { id: sender.id, login: sender.login });
           const queued = await handlePullRequest(
             {
               delivery: context.id,
@@ -200,7 +207,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       track,
       rememberRepo,
       config: (context, repoId) => loadConfig(context, configs, repoId),
-      seen: async () => undefined,
+      seen: (repoId, account) => logins.seen(repoId, account),
       kick: () => drainer.kick(),
     });
 

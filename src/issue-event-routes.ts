@@ -18,7 +18,7 @@ export interface IssueEventDeps {
   rememberRepo: (repoId: number, full: string, installation: number) => Promise<void>;
   config: (context: Context, repoId: number) => Promise<ConfigResult>;
   /** An account seen in an event, with its current login (renamed holders). */
-  seen: (repo: IssueEvent["repo"], installation: number, account: Holder) => Promise<void>;
+  seen: (repoId: number, account: Holder) => Promise<void>;
   /** Something was queued: apply the outbox. */
   kick: () => void;
 }
@@ -50,7 +50,7 @@ export function routeIssueEvents(app: Probot, deps: IssueEventDeps): void {
       actor: { id: sender.id, login: sender.login },
       at,
     };
-    await deps.seen(ev.repo, ev.installation, ev.actor);
+    await deps.seen(ev.repo.id, ev.actor);
     return ev;
   };
 

@@ -22,6 +22,7 @@ import type {
   OutboxStats,
   ReleaseResult,
   RemindResult,
+  RenameOptions,
   RenewOptions,
   RepoInfo,
   RenewResult,
@@ -366,6 +367,11 @@ export class PostgresLedger implements Ledger {
                 WHERE ${s}.locks.until <= (SELECT v FROM now) OR ${s}.locks.owner = EXCLUDED.owner
                 RETURNING owner`,
       unlock: `DELETE FROM ${s}.locks WHERE name = $1 AND owner = $2`,
+      // One repository, through leases_held (repo_id, holder_id): what every webhook's sender may cost.
+      renamedIn: `SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND holder_id = $2 AND holder_login <> $3 AND ${live(nowParam(4))} LIMIT 1`,
+      rename: `UPDATE ${s}.leases SET holder_login = $2, updated_at = $3
+               WHERE holder_id = $1 AND holder_login <> $2 AND ${live("$3")} RETURNING *`,
+      reposOf: `SELECT repo_id, repo, installation FROM ${s}.repos WHERE repo_id = ANY($1::bigint[])`,
       current: `SELECT *, ${nowParam(3)} AS now FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
       list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${live(nowParam(2))} ORDER BY issue`,
       listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${live(nowParam(2))} ORDER BY repo_id, issue`,
@@ -704,6 +710,25 @@ export class PostgresLedger implements Ledger {
     // enter the outbox in the order of the decisions they follow.
     return this.run(key, "note", actor, now, opts, async (_c, row, now) => ({ result: decide.note(key, row, now) }), {
       historyOutcome: opts?.outcome,
+    });
+  }
+
+  async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
+    const found = await this.query(this.sql.renamedIn, [repoId, holder.id, holder.login, this.stmtNow(now)]);
+    if (found.rows.length === 0) return [];
+    return this.transaction(now, async (c, now) => {
+      const renamed = (await c.query<LeaseRow>(this.sql.rename, [holder.id, holder.login, now])).rows.map(toLease);
+      const repoIds = [...new Set(renamed.map((l) => l.repoId))];
+      const { rows } = await c.query<{ repo_id: number; repo: string; installation: number }>(this.sql.reposOf, [repoIds]);
+      const repos = new Map(rows.map((r) => [r.repo_id, { repoId: r.repo_id, repo: r.repo, installation: r.installation }]));
+      // In the order of the issues, one statement each: an issue's effects apply in the order of their ids.
+      for (const lease of renamed.sort((a, b) => a.repoId - b.repoId || a.issue - b.issue)) {
+        for (const effect of opts?.effects?.(lease, repos.get(lease.repoId) ?? null) ?? []) {
+          const e = JSON.stringify(effect.payload);
+          await c.query(this.sql.enqueue, [lease.repoId, lease.issue, effect.installation, effect.kind, e, now, effect.priority ?? 0]);
+        }
+      }
+      return { value: renamed };
     });
   }
 

@@ -24,6 +24,7 @@ import type {
   OutboxStats,
   ReleaseResult,
   RemindResult,
+  RenameOptions,
   RepoInfo,
   RenewOptions,
   SchemaVersion,
@@ -207,6 +208,19 @@ export class SqliteLedger implements Ledger {
          WHERE due_at <= @now AND holder_id IS NOT NULL AND reminded = 0 AND remind_at <= @now
            AND (expires_at IS NULL OR expires_at > @now)
          ORDER BY remind_at, repo_id, issue LIMIT @limit`,
+      ),
+      // In one repository, through leases_held (repo_id, holder_id): what
+      // every webhook's sender may cost, so an index probe and no more.
+      renamedIn: db
+        .prepare<{ repoId: number; holderId: number; login: string; now: number }, number>(
+          `SELECT 1 FROM leases INDEXED BY leases_held
+           WHERE repo_id = @repoId AND holder_id = @holderId AND holder_login <> @login AND ${LIVE} LIMIT 1`,
+        )
+        .pluck(),
+      // Every repository: reads all held rows, which only a rename (rare) pays for.
+      rename: db.prepare<{ holderId: number; login: string; now: number }, LeaseRow>(
+        `UPDATE leases INDEXED BY leases_held SET holder_login = @login, updated_at = @now
+         WHERE holder_id = @holderId AND holder_login <> @login AND ${LIVE} RETURNING *`,
       ),
       markReminded: db.prepare(
         "UPDATE leases SET reminded = 1, updated_at = @now, last_history = @lastHistory WHERE repo_id = @repoId AND issue = @issue",
@@ -441,6 +455,30 @@ export class SqliteLedger implements Ledger {
     opts?: OpOptions<NoteResult> & { outcome?: string },
   ): Promise<Applied<NoteResult>> {
     return this.run(key, "note", actor, now, opts, (row) => ({ result: decide.note(key, row, now) }), opts?.outcome);
+  }
+
+  async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
+    const args = { holderId: holder.id, login: holder.login, now };
+    if (this.st.renamedIn.get({ ...args, repoId }) === undefined) return [];
+    return this.immediate(() => {
+      const renamed = this.st.rename.all(args).map(toLease);
+      for (const lease of renamed) {
+        const info = this.st.repoInfo.get(lease.repoId);
+        const repo = info ? { repoId: info.repo_id, repo: info.repo, installation: info.installation } : null;
+        for (const effect of opts?.effects?.(lease, repo) ?? []) {
+          this.st.enqueue.run({
+            repoId: lease.repoId,
+            issue: lease.issue,
+            installation: effect.installation,
+            kind: effect.kind,
+            payload: JSON.stringify(effect.payload),
+            now,
+            priority: effect.priority ?? 0,
+          });
+        }
+      }
+      return renamed;
+    });
   }
 
   async current(key: IssueKey, now: number): Promise<Lease | null> {

@@ -125,6 +125,10 @@ export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
   eventAt?: number;
 }
 
+export interface RenameOptions {
+  effects?: (lease: Lease, repo: RepoInfo | null) => NewEffect[];
+}
+
 export interface RenewOptions extends OpOptions<RenewResult> {
   remindBefore?: number | null;
 }
@@ -177,6 +181,16 @@ export interface Ledger {
   forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>>;
   /** Records a command that changes no lease (for history, delivery de-duplication and its reply). */
   note(key: IssueKey, actor: Holder | null, now: number, opts?: OpOptions<NoteResult> & { outcome?: string }): Promise<Applied<NoteResult>>;
+
+  /**
+   * `holder`'s account shows a new login (GitHub accounts are renamed; the
+   * numeric id stays): every live lease of theirs, in any repository, takes
+   * it, with `effects` (given each lease and its repository, when known)
+   * written in the same transaction. Returns the leases renamed. Checked
+   * first in `repoId` only, with one indexed read and no write: the cost of
+   * a login that did not change, which is nearly every call.
+   */
+  renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]>;
 
   current(key: IssueKey, now: number): Promise<Lease | null>;
   list(repoId: number, now: number): Promise<Lease[]>;
