@@ -18,6 +18,7 @@ import { parseMarker } from "./reflect/render.js";
 import { healthReport } from "./health.js";
 import { HolderLogins } from "./holder-logins.js";
 import { Sweeper } from "./sweeper.js";
+import { assertWebhookSecret } from "./webhook-secret.js";
 
 export interface AppOptions {
   /** The ledger; default: opened from DATABASE_URL. */
@@ -69,6 +70,8 @@ async function loadConfig(context: Context, cache: ConfigCache, repoId: number):
 
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
   return async (app: Probot, { addHandler }) => {
+    // Before the ledger opens: a server that would accept forged deliveries must not start.
+    assertWebhookSecret(process.env);
     const clock = opts.clock ?? Date.now;
     const ledger = opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL));
     const appId = opts.appId ?? (process.env.APP_ID ? Number(process.env.APP_ID) : undefined);

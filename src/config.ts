@@ -169,7 +169,9 @@ const configShape = {
     })
     .default("anyone")
     .describe(
-      "Who may claim: `anyone`, `collaborators` (people with write access to the repository) or `members` (of the organization).",
+      "Who may claim: `anyone`; `collaborators`: a comment whose author has the OWNER, MEMBER or COLLABORATOR association " +
+        "with the repository (GitHub's `author_association`); `members`: OWNER or MEMBER association only. " +
+        "Read from the comment, not from permissions: no API call, and no `members` permission needed.",
     ),
   bots: booleanSchema().default(true).describe("Whether other bots may claim issues."),
   assign: booleanSchema()
