@@ -15,6 +15,7 @@ import type {
   ReleaseResult,
   RemindResult,
   RenewResult,
+  ReplyBudget,
   Ttl,
 } from "./types.js";
 
@@ -125,5 +126,15 @@ export const decide = {
     const current = live(key, row, now);
     if (!current || current.token !== token) return { outcome: "stale", lease: current };
     return { outcome: "reminded", lease: current };
+  },
+
+  /**
+   * The reply budget of an actor who got `replied` replies (notices
+   * included) in the last hour, `noticed` whether one was the notice: at
+   * most `limit` replies and one notice in any rolling hour.
+   */
+  replyBudget(limit: number, replied: number, noticed: boolean): ReplyBudget {
+    if (replied < limit) return "reply";
+    return noticed ? "silent" : "notice";
   },
 };

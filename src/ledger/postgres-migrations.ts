@@ -117,4 +117,10 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   DROP INDEX ${s}.leases_by_holder;
   CREATE INDEX leases_held ON ${s}.leases (repo_id, holder_id) WHERE holder_id IS NOT NULL;
   `,
+  // 8: replies per person per hour (SQLite's 9): whether a counted
+  // command's reply was posted, and an index of the rows whose was.
+  (s) => `
+  ALTER TABLE ${s}.history ADD COLUMN replied integer;
+  CREATE INDEX history_replies ON ${s}.history (repo_id, actor_id, at) WHERE replied > 0;
+  `,
 ];

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { decide, type Row } from "./decide.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
+import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import type {
   AcquireOptions,
@@ -26,6 +27,7 @@ import type {
   RenewOptions,
   RepoInfo,
   RenewResult,
+  ReplyBudget,
   SchemaVersion,
   Ttl,
 } from "./types.js";
@@ -352,8 +354,10 @@ export class PostgresLedger implements Ledger {
              WHERE repo_id = $1 AND issue = $2`,
       markReminded: `UPDATE ${s}.leases SET reminded = true, updated_at = $3 WHERE repo_id = $1 AND issue = $2`,
       history: `INSERT INTO ${s}.history
-                  (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+                  (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, replied)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      replies: `SELECT count(*)::int AS n, max(replied) AS top FROM ${s}.history
+                WHERE repo_id = $1 AND actor_id = $2 AND replied > 0 AND at > $3`,
       claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
       getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
@@ -571,15 +575,25 @@ export class PostgresLedger implements Ledger {
           return { value: { ...(JSON.parse(seen.rows[0]!.result) as R), duplicate: true }, rollback: true };
         }
       }
-      if (extra.holderLock) {
+      const limit = actor ? (opts?.repliesPerHour ?? 0) : 0;
+      // A reply limit counts the actor's replies: the same lock (acquire's
+      // holder is its actor) keeps two of their commands from both seeing the
+      // last reply left.
+      const personLock = extra.holderLock ?? (limit > 0 ? actor! : undefined);
+      if (personLock) {
         // Serialises this holder's acquires in the repository, so two of them on
         // different issues cannot both pass the limit. Taken before the row lock,
         // always in this order: no deadlock with other acquires.
-        await c.query(this.sql.lockHolder, [`${this.schema}/holder`, `${key.repoId}/${extra.holderLock.id}`]);
+        await c.query(this.sql.lockHolder, [`${this.schema}/holder`, `${key.repoId}/${personLock.id}`]);
       }
       const row = await this.lockRow(c, key, now);
       const { result, write } = await body(c, row, now);
       const lease = "lease" in result ? result.lease : null;
+      let budget: ReplyBudget | null = null;
+      if (limit > 0) {
+        const { rows } = await c.query<{ n: number; top: number | null }>(this.sql.replies, [key.repoId, actor!.id, now - HOUR_MS]);
+        budget = decide.replyBudget(limit, rows[0]!.n, rows[0]!.top === REPLIED.notice);
+      }
       // Everything the decision writes goes in one round trip.
       const history = statement(this.sql.history, [
         key.repoId,
@@ -595,10 +609,11 @@ export class PostgresLedger implements Ledger {
         lease ? lease.expiresAt : null,
         now,
         delivery ?? null,
+        budget === null ? null : REPLIED[budget],
       ]);
       const writes = write ? [write, history] : [history];
       if (delivery !== undefined) writes.push(statement(this.sql.putDelivery, [delivery, JSON.stringify(result)]));
-      const enqueues = (opts?.effects?.(result) ?? []).map((effect) =>
+      const enqueues = (opts?.effects?.(result, budget ?? "reply") ?? []).map((effect) =>
         statement(this.sql.enqueue, [
           key.repoId,
           key.issue,

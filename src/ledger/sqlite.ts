@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { decide, type Row } from "./decide.js";
+import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
 import type {
@@ -29,6 +30,7 @@ import type {
   RenewOptions,
   SchemaVersion,
   RenewResult,
+  ReplyBudget,
   Ttl,
 } from "./types.js";
 
@@ -159,8 +161,13 @@ export class SqliteLedger implements Ledger {
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       history: db.prepare(
-        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, prev)
-         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery, @prev)`,
+        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, prev, replied)
+         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery, @prev, @replied)`,
+      ),
+      // The replies an actor got in a repository since @since, and whether one was the notice.
+      replies: db.prepare<{ repoId: number; actorId: number; since: number }, { n: number; top: number | null }>(
+        `SELECT count(*) AS n, max(replied) AS top FROM history INDEXED BY history_replies
+         WHERE repo_id = @repoId AND actor_id = @actorId AND replied > 0 AND at > @since`,
       ),
       setLastHistory: db.prepare("UPDATE leases SET last_history = @id WHERE repo_id = @repoId AND issue = @issue"),
       historyHead: db.prepare<[number, number], number>("SELECT last FROM history_heads WHERE repo_id = ? AND issue = ?").pluck(),
@@ -311,6 +318,7 @@ export class SqliteLedger implements Ledger {
       const state = this.st.get.get(key.repoId, key.issue);
       const { result, write } = body(toRow(state));
       const lease = "lease" in result ? result.lease : null;
+      const budget = this.replyBudget(key.repoId, actor, now, opts?.repliesPerHour);
       // The issue's latest history row, which the new one follows: the lease
       // row names it, or history_heads for an issue that has no lease row.
       const head = state ? state.last_history : this.st.historyHead.get(key.repoId, key.issue);
@@ -329,6 +337,7 @@ export class SqliteLedger implements Ledger {
         at: now,
         delivery: opts?.delivery ?? null,
         prev: head ?? null,
+        replied: budget === null ? null : REPLIED[budget],
       });
       // The history row goes first, so that an operation that writes the
       // lease row names the new head in the same statement. An issue never
@@ -341,7 +350,7 @@ export class SqliteLedger implements Ledger {
       } else if (state) this.st.setLastHistory.run(last);
       else this.st.putHistoryHead.run(last);
       if (opts?.delivery !== undefined) this.st.putDelivery.run(opts.delivery, JSON.stringify(result), now);
-      for (const effect of opts?.effects?.(result) ?? []) {
+      for (const effect of opts?.effects?.(result, budget ?? "reply") ?? []) {
         this.st.enqueue.run({
           repoId: key.repoId,
           issue: key.issue,
@@ -354,6 +363,13 @@ export class SqliteLedger implements Ledger {
       }
       return { ...result, duplicate: false };
     });
+  }
+
+  /** The actor's reply budget under `limit` (null: not counted), read in the operation's transaction. */
+  private replyBudget(repoId: number, actor: Holder | null, now: number, limit: number | undefined): ReplyBudget | null {
+    if (!limit || !actor) return null;
+    const { n, top } = this.st.replies.get({ repoId, actorId: actor.id, since: now - HOUR_MS })!;
+    return decide.replyBudget(limit, n, top === REPLIED.notice);
   }
 
   /** Stores `lease`: a new tenure rewrites the row; the same tenure carrying on only extends it. */

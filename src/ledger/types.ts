@@ -97,9 +97,27 @@ export interface OpOptions<R> {
    * result with `duplicate: true`.
    */
   delivery?: string;
-  /** Effects derived from the result, written to the outbox in the same transaction. */
-  effects?: (result: R) => NewEffect[];
+  /**
+   * Effects derived from the result, written to the outbox in the same
+   * transaction. `reply` says whether the actor may get a reply (see
+   * `repliesPerHour`); always "reply" when no limit applies.
+   */
+  effects?: (result: R, reply: ReplyBudget) => NewEffect[];
+  /**
+   * Replies the actor may get in this repository in any rolling hour; 0 or
+   * absent: no limit, and the operation is not counted. Counted and decided
+   * in the operation's transaction, from the history, so the limit holds
+   * across replicas and costs no API call.
+   */
+  repliesPerHour?: number;
 }
+
+/**
+ * Whether an operation's reply may be posted: "reply" within the limit;
+ * "notice" for the first one over it in the hour, which should say that
+ * further commands apply silently; "silent" after that.
+ */
+export type ReplyBudget = "reply" | "notice" | "silent";
 
 export interface AcquireOptions extends OpOptions<AcquireResult> {
   /** Live leases one holder may have in the repository; 0 or absent: no limit. Checked in the acquire's transaction. */
