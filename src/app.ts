@@ -200,6 +200,16 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         }),
     );
 
+    // The sender of any other event (an issue edited, a label added, a push)
+    // shows their login too. Handlers above check their accounts first, as
+    // they must before acting; for those this finds the pair remembered.
+    app.onAny((context) =>
+      track(async () => {
+        const p = context.payload as { repository?: { id: number }; sender?: { id: number; login: string } };
+        if (p.repository && p.sender) await logins.seen(p.repository.id, { id: p.sender.id, login: p.sender.login });
+      }),
+    );
+
     app.on("push", async (context) => {
       if (ConfigCache.pushTouchesConfig(context.payload)) configs.invalidate(context.payload.repository.id);
     });

@@ -9,6 +9,7 @@ import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
 import type { Permission } from "./reflect/github-port.js";
 import { desiredLabels, labelKind } from "./reflect/labels.js";
 import { leaseView, type Reply } from "./reflect/render.js";
+import { withinBudget } from "./reply-limit.js";
 
 export interface IssueEvent {
   delivery: string;
@@ -141,20 +142,21 @@ export async function handleLabelRemoved(
       now,
     );
   }
+  // Someone without write permission: their removals count against their replies, as their commands do.
+  const limit = config.config.maxRepliesPerHour;
   const res = await ledger.note(key, ev.actor, now, {
     delivery: ev.delivery,
     outcome: "forbidden",
-    effects: (r) =>
-      reflect(
-        ev,
-        {
-          ...base,
-          outcome: "forbidden",
-          lease: leaseView(r.lease),
-          reason: "The lease's labels were put back: only the holder, or someone with write, maintain or admin permission, can end a lease (by removing its label, or with `/release @holder`).",
-        },
-        { labels: templates, assign: config.config.assign },
-      ),
+    repliesPerHour: limit,
+    effects: (r, budget) => {
+      const reply: Reply = {
+        ...base,
+        outcome: "forbidden",
+        lease: leaseView(r.lease),
+        reason: "The lease's labels were put back: only the holder, or someone with write, maintain or admin permission, can end a lease (by removing its label, or with `/release @holder`).",
+      };
+      return withinBudget(reflect(ev, reply, { labels: templates, assign: config.config.assign }), budget, limit);
+    },
   });
   return !res.duplicate;
 }

@@ -20,6 +20,8 @@ const REMEMBERED = 50_000;
 
 export class HolderLogins {
   private readonly checked = new Map<string, string>();
+  /** Checks in flight, so that two handlers of one delivery seeing the same account ask the ledger once. */
+  private readonly asking = new Map<string, Promise<void>>();
 
   constructor(
     private readonly o: { ledger: Ledger; clock: () => number; onRenamed: (count: number) => void },
@@ -29,6 +31,16 @@ export class HolderLogins {
   async seen(repoId: number, account: Holder): Promise<void> {
     const pair = `${repoId}/${account.id}`;
     if (this.checked.get(pair) === account.login) return;
+    const ask = `${pair}/${account.login}`;
+    let pending = this.asking.get(ask);
+    if (!pending) {
+      pending = this.check(repoId, pair, account).finally(() => this.asking.delete(ask));
+      this.asking.set(ask, pending);
+    }
+    return pending;
+  }
+
+  private async check(repoId: number, pair: string, account: Holder): Promise<void> {
     const renamed = await this.o.ledger.renameHolder(repoId, account, this.o.clock(), {
       effects: (_lease, repo): NewEffect[] => {
         // A repository never remembered has no installation to write with; its labels catch up at its next event.

@@ -27,7 +27,7 @@ export function withinBudget(effects: NewEffect[], budget: ReplyBudget, limit: n
     if (!p.reply) return [effect];
     if (budget === "silent") return p.reconcile || p.gone ? [{ ...effect, payload: { ...p, reply: null } }] : [];
     const notice =
-      `You have reached ${limit} replies an hour in this repository: your further commands this hour still run, ` +
+      `You have reached ${limit} ${limit === 1 ? "reply" : "replies"} an hour in this repository: your further commands this hour still run, ` +
       "but get no reply (the labels show the lease).";
     const reason = p.reply.reason ? `${p.reply.reason}\n\n${notice}` : notice;
     return [{ ...effect, payload: { ...p, reply: { ...p.reply, reason } } }];

@@ -90,4 +90,13 @@ describe("a holder who renamed their account", () => {
     expect(gh.writes(before)).toHaveLength(5);
     expect(await h.ledger.current(key(1), h.now())).toBeNull();
   });
+
+  it("follows a rename seen as the sender of an event the app otherwise ignores (issues.labeled)", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true });
+    await h.receive("issues", issuesPayload("labeled", { at: h.now(), sender: alice2, label: "bug" }));
+    renameCalls(gh);
+    await h.drain();
+    expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { id: alice.id, login: "alice2" } });
+  });
 });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/reflect/render.js";
 import { useApp } from "../support/app-harness.js";
-import { alice, commentPayload, maintainer, REPO } from "../support/payloads.js";
+import { alice, commentPayload, issuesPayload, maintainer, REPO, type UserSpec } from "../support/payloads.js";
 
 const MIN = 60_000;
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
@@ -61,5 +61,28 @@ describe("replies per person per hour", () => {
     await h.drain();
     expect(gh.comments()).toHaveLength(25);
     expect(gh.comments().some((c) => c.includes("replies an hour"))).toBe(false);
+  });
+
+  it("counts the replies to labels removed by someone who may not end the lease; the labels are put back every time", async () => {
+    const { h, gh } = t;
+    const triager: UserSpec = { login: "triager", id: 1005, association: "CONTRIBUTOR" };
+    gh.config("max_replies_per_hour: 1\n");
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    gh.claim(1, "alice", { createClaimed: true });
+    await h.drain();
+
+    const before = gh.mark();
+    for (let i = 0; i < 3; i++) {
+      gh.permission("triager", "triage");
+      await h.receive("issues", issuesPayload("unlabeled", { at: h.now(), sender: triager, label: "claimed" }));
+      gh.addLabels(1);
+      if (i < 2) gh.comment(1);
+      await h.drain();
+    }
+    const replies = gh.comments(before);
+    expect(replies).toHaveLength(2);
+    expect(replies[0]).not.toContain("replies an hour");
+    expect(replies[1]).toContain("You have reached 1 reply an hour in this repository");
+    expect(gh.routes(before).filter((r) => r === "POST /issues/1/labels")).toHaveLength(3);
   });
 });
