@@ -9,14 +9,16 @@ import { ConfigCache } from "./config-cache.js";
 import { CONFIG_NAME, type ConfigResult, UnreadableConfig } from "./config.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
-import { handleIssueClosed, handleIssueGone, handleLabelRemoved } from "./handle-issue-event.js";
+import { routeIssueEvents } from "./issue-event-routes.js";
 import { DEFAULT_DATABASE_URL, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/types.js";
 import { Drainer } from "./reflect/drainer.js";
 import { type GitHubPort, octokitPort } from "./reflect/github-port.js";
 import { parseMarker } from "./reflect/render.js";
 import { healthReport } from "./health.js";
+import { HolderLogins } from "./holder-logins.js";
 import { Sweeper } from "./sweeper.js";
+import { assertWebhookSecret } from "./webhook-secret.js";
 
 export interface AppOptions {
   /** The ledger; default: opened from DATABASE_URL. */
@@ -57,13 +59,6 @@ interface CommentLike {
   performed_via_github_app?: { id?: number } | null;
 }
 
-/** What `issues.closed` and `pull_request.closed` share. */
-interface ClosedPayload {
-  repository: { id: number; full_name: string; name: string; owner: { login: string } };
-  installation?: { id: number };
-  sender: { id: number; login: string };
-}
-
 /** A comment this app wrote: by its app id, or a bot comment carrying its marker. Never answered. */
 export function isOwnComment(comment: CommentLike, appId: number | undefined): boolean {
   if (appId !== undefined && comment.performed_via_github_app?.id === appId) return true;
@@ -84,6 +79,8 @@ async function loadConfig(context: Context, cache: ConfigCache, repoId: number):
 
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
   return async (app: Probot, { addHandler }) => {
+    // Before the ledger opens: a server that would accept forged deliveries must not start.
+    assertWebhookSecret(process.env);
     const clock = opts.clock ?? Date.now;
     // Serving a SQLite file: refused while another process serves it (one app process per file).
     const ledger = opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true }));
@@ -128,6 +125,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       onError: (error) => log.error({ err: error }, "sweep failed; the next one will try again"),
     });
 
+    const logins = new HolderLogins({ ledger, clock, onRenamed: () => drainer.kick() });
+
     const known = new Map<number, string>();
     const rememberRepo = async (repoId: number, full: string, installation: number) => {
       const stamp = `${full}@${installation}`;
@@ -140,7 +139,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     let shuttingDown = false;
     const inFlight = new Set<Promise<unknown>>();
     const deadlineMs = opts.deliveryDeadlineMs ?? DELIVERY_DEADLINE_MS;
-    const track = <T>(work: () => Promise<T>): Promise<T | undefined> => {
+    const track = <T>(work: () => Promise<T>): Promise<T> => {
       if (shuttingDown) throw Object.assign(new Error("shutting down; GitHub may redeliver"), { status: 503 });
       const p = work();
       inFlight.add(p);
@@ -163,11 +162,15 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       track(async () => {
         const { comment, issue, repository, installation } = context.payload;
         if (!installation || !comment.user || isOwnComment(comment, appId)) return;
+        // An edit runs as the comment's author only when they made it: a
+        // maintainer fixing a typo in someone's comment must not run its
+        // command as that person, nor as themselves (they did not write it).
+        if (context.payload.action === "edited" && context.payload.sender.id !== comment.user.id) return;
         const ev: CommentEvent = {
           delivery: context.id,
           installation: installation.id,
           repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
-          issue: { number: issue.number, labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : l.name ?? "")) },
+          issue: { number: issue.number, state: issue.state, labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : l.name ?? "")) },
           author: {
             id: comment.user.id,
             login: comment.user.login,
@@ -179,6 +182,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
           previousBody:
             context.payload.action === "edited" ? ((context.payload as { changes?: { body?: { from?: string } } }).changes?.body?.from ?? null) : undefined,
         };
+        // Before the command: a renamed holder's `/claim` or `/release` then finds their lease under the new login.
+        await logins.seen(repository.id, { id: comment.user.id, login: comment.user.login });
         const port = octokitPort(context.octokit);
         const handled = await handleComment(ev, {
           ledger,
@@ -197,8 +202,10 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       ["pull_request.opened", "pull_request.edited", "pull_request.synchronize", "pull_request.reopened", "pull_request.closed"],
       (context) =>
         track(async () => {
-          const { pull_request: pr, repository, installation } = context.payload;
+          const { pull_request: pr, repository, installation, sender } = context.payload;
           if (!installation || !pr.user) return;
+          await logins.seen(repository.id, { id: pr.user.id, login: pr.user.login });
+          if (sender && sender.id !== pr.user.id) await logins.seen(repository.id, { id: sender.id, login: sender.login });
           const queued = await handlePullRequest(
             {
               delivery: context.id,
@@ -216,81 +223,29 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         }),
     );
 
+    // The sender of any other event (an issue edited, a label added, a push)
+    // shows their login too. Handlers above check their accounts first, as
+    // they must before acting; for those this finds the pair remembered.
+    app.onAny((context) =>
+      track(async () => {
+        const p = context.payload as { repository?: { id: number }; sender?: { id: number; login: string } };
+        if (p.repository && p.sender) await logins.seen(p.repository.id, { id: p.sender.id, login: p.sender.login });
+      }),
+    );
+
     app.on("push", async (context) => {
       if (ConfigCache.pushTouchesConfig(context.payload)) configs.invalidate(context.payload.repository.id);
     });
 
-    /** An issue or a pull request was closed: its lease ends. */
-    const closed = (context: { id: string; payload: ClosedPayload }, issue: number, merged: boolean) =>
-      track(async () => {
-        const { repository, installation, sender } = context.payload;
-        if (!installation) return;
-        await rememberRepo(repository.id, repository.full_name, installation.id);
-        const handled = await handleIssueClosed(
-          {
-            delivery: context.id,
-            installation: installation.id,
-            repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
-            issue,
-            actor: { id: sender.id, login: sender.login },
-            merged,
-          },
-          { ledger, now: clock() },
-        );
-        if (handled) drainer.kick();
-      });
-    app.on("issues.closed", (context) =>
-      closed(context, context.payload.issue.number, Boolean((context.payload.issue as { pull_request?: { merged_at?: string | null } }).pull_request?.merged_at)),
-    );
-    // GitHub sends no `issues.closed` for a pull request: closing or merging one ends its lease here.
-    // The lease check handles the same delivery, hence a delivery key of this handler's own.
-    app.on("pull_request.closed", (context) =>
-      closed({ ...context, id: `${context.id}/close` }, context.payload.pull_request.number, Boolean(context.payload.pull_request.merged)),
-    );
-
-    app.on(["issues.transferred", "issues.deleted"], (context) =>
-      track(async () => {
-        const { issue, repository, installation, sender } = context.payload;
-        if (!installation) return;
-        const handled = await handleIssueGone(
-          {
-            delivery: context.id,
-            installation: installation.id,
-            repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
-            issue: issue.number,
-            actor: { id: sender.id, login: sender.login },
-          },
-          { ledger, now: clock() },
-        );
-        if (handled) drainer.kick();
-      }),
-    );
-
-    app.on("issues.unlabeled", (context) =>
-      track(async () => {
-        const { issue, repository, installation, sender, label } = context.payload;
-        if (!installation || !label || sender.type === "Bot") return;
-        const port = octokitPort(context.octokit);
-        const repo = { owner: repository.owner.login, repo: repository.name };
-        const handled = await handleLabelRemoved(
-          {
-            delivery: context.id,
-            installation: installation.id,
-            repo: { id: repository.id, owner: repo.owner, name: repo.repo },
-            issue: issue.number,
-            label: label.name,
-            actor: { id: sender.id, login: sender.login },
-          },
-          {
-            ledger,
-            now: clock(),
-            config: () => loadConfig(context, configs, repository.id),
-            permission: (login) => port.permission(repo, login),
-          },
-        );
-        if (handled) drainer.kick();
-      }),
-    );
+    routeIssueEvents(app, {
+      ledger,
+      clock,
+      track,
+      rememberRepo,
+      config: (context, repoId) => loadConfig(context, configs, repoId),
+      seen: (repoId, account) => logins.seen(repoId, account),
+      kick: () => drainer.kick(),
+    });
 
     const health = async (req: IncomingMessage, res: ServerResponse) => {
       if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/health") return false;

@@ -34,6 +34,8 @@ export interface Config {
   reminderBefore: number | null;
   /** Per holder per repository; 0 means no limit. */
   maxLeasesPerHolder: number;
+  /** Replies one person (without OWNER, MEMBER or COLLABORATOR association) may get per hour in the repository; 0 means no limit. */
+  maxRepliesPerHour: number;
   claimers: "anyone" | "collaborators" | "members";
   bots: boolean;
   assign: boolean;
@@ -173,13 +175,25 @@ const configShape = {
     .min(0, { error: (issue) => `must be 0 (no limit) or more, not ${echo(issue.input)}.` })
     .default(0)
     .describe("How many leases one person may hold at once in this repository; 0 means no limit."),
+  max_replies_per_hour: z
+    .number({ error: (issue) => `must be a whole number (0 for no limit), not ${echo(issue.input)}.` })
+    .int({ error: (issue) => `must be a whole number (0 for no limit), not ${echo(issue.input)}.` })
+    .min(0, { error: (issue) => `must be 0 (no limit) or more, not ${echo(issue.input)}.` })
+    .default(20)
+    .describe(
+      "How many replies the app posts to one person's commands in any hour in this repository (default 20); 0 means no limit. " +
+        "People with the OWNER, MEMBER or COLLABORATOR association are not limited. Past the limit, commands still " +
+        "run and labels still follow; the first reply over it says so, and the rest are not posted until the hour has passed.",
+    ),
   claimers: z
     .enum(CLAIMERS, {
       error: (issue) => `must be one of ${CLAIMERS.map((c) => `\`${c}\``).join(", ")}, not ${echo(issue.input)}.`,
     })
     .default("anyone")
     .describe(
-      "Who may claim: `anyone`, `collaborators` (people with write access to the repository) or `members` (of the organization).",
+      "Who may claim: `anyone`; `collaborators`: a comment whose author has the OWNER, MEMBER or COLLABORATOR association " +
+        "with the repository (GitHub's `author_association`); `members`: OWNER or MEMBER association only. " +
+        "Read from the comment, not from permissions: no API call, and no `members` permission needed.",
     ),
   bots: booleanSchema().default(true).describe("Whether other bots may claim issues."),
   assign: booleanSchema()
@@ -225,6 +239,7 @@ export const configSchema = z
       maxTtl: c.max_ttl,
       reminderBefore: c.reminder_before,
       maxLeasesPerHolder: c.max_leases_per_holder,
+      maxRepliesPerHour: c.max_replies_per_hour,
       claimers: c.claimers,
       bots: c.bots,
       assign: c.assign,

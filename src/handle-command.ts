@@ -6,18 +6,34 @@
  */
 import { type Command, isParseError, type ParseError, parseCommand } from "./commands/parse-command.js";
 import { DURATION_FORMS, formatDuration } from "./commands/parse-duration.js";
-import type { Config, ConfigResult } from "./config.js";
-import type { Applied, Holder, IssueKey, Lease, Ledger, LedgerResult, NewEffect } from "./ledger/types.js";
+import { type Config, type ConfigResult, DEFAULT_CONFIG } from "./config.js";
+import type {
+  AcquireResult,
+  Applied,
+  ForceReleaseResult,
+  Holder,
+  IssueKey,
+  Lease,
+  Ledger,
+  LedgerResult,
+  NewEffect,
+  NoteResult,
+  ReleaseResult,
+  RenewResult,
+  ReplyBudget,
+} from "./ledger/types.js";
 import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
 import type { Permission } from "./reflect/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply, type TenureView } from "./reflect/render.js";
+import { repliesPerHour, withinBudget } from "./reply-limit.js";
 
 /** A comment, reduced to what a command needs. */
 export interface CommentEvent {
   delivery: string;
   installation: number;
   repo: { id: number; owner: string; name: string };
-  issue: { number: number; labels: string[] };
+  /** `state` as the webhook saw it: "open" or "closed". */
+  issue: { number: number; labels: string[]; state?: string };
   author: { id: number; login: string; type: string; association: string };
   body: string;
   /** The comment's id: the reply's marker names it. */
@@ -86,18 +102,25 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
     };
     return [{ installation: ev.installation, kind: REFLECT, payload }];
   };
+  const configResult = await deps.config();
+  // A broken config still limits replies, by the default: its error reply is no way around the limit.
+  const limit = repliesPerHour(ev.author.association, configResult.ok ? configResult.config : DEFAULT_CONFIG);
+  /** Every ledger call's options: the delivery, and effects held to the author's reply budget. */
+  const limited = <R>(effects: (res: R) => NewEffect[]) => ({
+    delivery: ev.delivery,
+    repliesPerHour: limit,
+    effects: (res: R, budget: ReplyBudget) => withinBudget(effects(res), budget, limit),
+  });
   /** A command that changes no lease: its reply, recorded with the delivery. */
   const refuse = async (outcome: "invalid" | "forbidden" | "not_holder" | "status", reason?: string, extra: Partial<Reply> = {}) => {
     const applied = await ledger.note(key, actor, now, {
-      delivery: ev.delivery,
       outcome,
-      effects: (res) => effect(reply(outcome, leaseView(res.lease), { reason, ...extra }), false),
+      ...limited((res: NoteResult) => effect(reply(outcome, leaseView(res.lease), { reason, ...extra }), false)),
     });
     return { op, outcome, duplicate: applied.duplicate };
   };
   const done = (outcome: Outcome, applied: Applied<LedgerResult>): Handled => ({ op, outcome, duplicate: applied.duplicate });
 
-  const configResult = await deps.config();
   if (!configResult.ok) return refuse("invalid", configResult.error);
   const config = configResult.config;
   if (isParseError(parsed)) return refuse("invalid", parsed.message);
@@ -118,37 +141,42 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
       // sweep, right after the reply that already says when it ends: no reminder.
       const remindBefore = config.reminderBefore !== null && ttl !== null && ttl > config.reminderBefore ? config.reminderBefore : null;
       if (parsed.kind === "claim") {
+        // Closing ends a lease, so a lease taken on a closed issue would stand for work nobody can do.
+        if (ev.issue.state === "closed") {
+          return refuse("forbidden", "This issue is closed, so it cannot be claimed. Reopen it first if there is work left.");
+        }
         const refusal = mayClaim(ev, config);
         if (refusal) return refuse("forbidden", refusal);
         const applied = await ledger.acquire(key, actor, ttl, now, {
-          delivery: ev.delivery,
           maxPerHolder: config.maxLeasesPerHolder,
           remindBefore,
-          effects: (res) => {
+          ...limited((res: AcquireResult) => {
             if (res.outcome === "acquired") return effect(reply("acquired", leaseView(res.lease), { newTenure: res.newTenure }), true, config);
             if (res.outcome === "held") return effect(reply("held", leaseView(res.lease)), false);
             return effect(reply("forbidden", null, { reason: limitReason(res.limit, res.held) }), false);
-          },
+          }),
         });
         return done(applied.outcome === "limit" ? "forbidden" : applied.outcome, applied);
       }
       const applied = await ledger.renew(key, actor, ttl, now, {
-        delivery: ev.delivery,
         remindBefore,
-        effects: (res) =>
+        ...limited((res: RenewResult) =>
           res.outcome === "renewed"
             ? effect(reply("renewed", leaseView(res.lease)), true, config)
             : effect(reply("not_holder", leaseView(res.lease)), false),
+        ),
       });
       return done(applied.outcome, applied);
     }
     case "release": {
       const self = parsed.target === null || parsed.target.toLowerCase() === actor.login.toLowerCase();
       if (self) {
-        const applied = await ledger.release(key, actor, now, {
-          delivery: ev.delivery,
-          effects: (res) => effect(reply(res.outcome, leaseView(res.lease)), res.outcome === "released", config),
-        });
+        const applied = await ledger.release(
+          key,
+          actor,
+          now,
+          limited((res: ReleaseResult) => effect(reply(res.outcome, leaseView(res.lease)), res.outcome === "released", config)),
+        );
         return done(applied.outcome, applied);
       }
       // Acting on someone else's lease: ask GitHub, never trust the payload.
@@ -160,14 +188,15 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
         );
       }
       const applied = await ledger.forceRelease(key, actor, now, {
-        delivery: ev.delivery,
         ifHolder: parsed.target ?? undefined,
-        effects: (res) =>
+        ...limited((res: ForceReleaseResult) =>
           res.outcome === "released"
             ? effect(reply("released", leaseView(res.lease), { mentionHolder: true }), true, config)
             : effect(reply("not_holder", leaseView(res.lease)), false),
+        ),
       });
-      return done(applied.outcome, applied);
+      // No tenure guard is passed, so `stale` cannot come back: a refusal, as not_holder.
+      return done(applied.outcome === "released" ? "released" : "not_holder", applied);
     }
     case "lease": {
       const tenures = tenuresOf(await ledger.history(key, 200), now).slice(-5);

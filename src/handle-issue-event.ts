@@ -9,6 +9,7 @@ import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
 import type { Permission } from "./reflect/github-port.js";
 import { desiredLabels, labelKind } from "./reflect/labels.js";
 import { leaseView, type Reply } from "./reflect/render.js";
+import { withinBudget } from "./reply-limit.js";
 
 export interface IssueEvent {
   delivery: string;
@@ -16,6 +17,8 @@ export interface IssueEvent {
   repo: { id: number; owner: string; name: string };
   issue: number;
   actor: Holder;
+  /** When GitHub says it happened (closed_at, or updated_at), ms; the ledger ignores an event older than the live tenure. */
+  at?: number;
 }
 
 function reflect(ev: IssueEvent, reply: Reply | null, extra: Partial<ReflectPayload> = {}): NewEffect[] {
@@ -33,11 +36,15 @@ export async function handleIssueClosed(
   deps: { ledger: Ledger; now: number },
 ): Promise<boolean> {
   const key = keyOf(ev);
-  if (!(await deps.ledger.current(key, deps.now))) return false;
+  const seen = await deps.ledger.current(key, deps.now);
+  if (!seen) return false;
   const res = await deps.ledger.forceRelease(key, ev.actor, deps.now, {
     delivery: ev.delivery,
+    // The tenure this close is about: a late or redelivered close must not end a newer holder's lease.
+    ifToken: seen.token,
+    eventAt: ev.at,
     effects: (r) =>
-      r.lease
+      r.outcome === "released" && r.lease
         ? reflect(ev, {
             op: "release",
             outcome: "released",
@@ -51,7 +58,7 @@ export async function handleIssueClosed(
           })
         : [],
   });
-  return !res.duplicate && res.lease !== null;
+  return !res.duplicate && res.outcome === "released" && res.lease !== null;
 }
 
 /**
@@ -91,6 +98,8 @@ export async function handleLabelRemoved(
   const key = keyOf(ev);
   const lease = await ledger.current(key, now);
   if (!lease) return false;
+  // Removed before this tenure began (a late or redelivered event): not about this lease.
+  if (ev.at !== undefined && ev.at + 1000 <= lease.acquiredAt) return false;
   const config = await deps.config();
   if (!config.ok) return false;
   const templates = config.config.labels;
@@ -109,8 +118,11 @@ export async function handleLabelRemoved(
   if (isHolder || ["admin", "maintain", "write"].includes(await deps.permission(ev.actor.login))) {
     const res = await ledger.forceRelease(key, ev.actor, now, {
       delivery: ev.delivery,
+      // The tenure whose label was removed, and when: one that changed hands since is not ended.
+      ifToken: lease.token,
+      eventAt: ev.at,
       effects: (r) =>
-        r.lease
+        r.outcome === "released" && r.lease
           ? reflect(
               ev,
               { ...base, outcome: "released", lease: leaseView(r.lease), mentionHolder: !isHolder, reason: "Removing the lease's label by hand ended the lease." },
@@ -130,20 +142,21 @@ export async function handleLabelRemoved(
       now,
     );
   }
+  // Someone without write permission: their removals count against their replies, as their commands do.
+  const limit = config.config.maxRepliesPerHour;
   const res = await ledger.note(key, ev.actor, now, {
     delivery: ev.delivery,
     outcome: "forbidden",
-    effects: (r) =>
-      reflect(
-        ev,
-        {
-          ...base,
-          outcome: "forbidden",
-          lease: leaseView(r.lease),
-          reason: "The lease's labels were put back: only the holder, or someone with write, maintain or admin permission, can end a lease (by removing its label, or with `/release @holder`).",
-        },
-        { labels: templates, assign: config.config.assign },
-      ),
+    repliesPerHour: limit,
+    effects: (r, budget) => {
+      const reply: Reply = {
+        ...base,
+        outcome: "forbidden",
+        lease: leaseView(r.lease),
+        reason: "The lease's labels were put back: only the holder, or someone with write, maintain or admin permission, can end a lease (by removing its label, or with `/release @holder`).",
+      };
+      return withinBudget(reflect(ev, reply, { labels: templates, assign: config.config.assign }), budget, limit);
+    },
   });
   return !res.duplicate;
 }

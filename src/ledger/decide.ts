@@ -6,6 +6,8 @@
 import type {
   AcquireResult,
   ExpireResult,
+  ForceReleaseOptions,
+  ForceReleaseResult,
   Holder,
   IssueKey,
   Lease,
@@ -13,6 +15,7 @@ import type {
   ReleaseResult,
   RemindResult,
   RenewResult,
+  ReplyBudget,
   Term,
   Ttl,
 } from "./types.js";
@@ -91,9 +94,20 @@ export const decide = {
     return { outcome: "released", lease: current };
   },
 
-  forceRelease(key: IssueKey, row: Row | null, now: number, ifHolder?: string): ReleaseResult {
+  forceRelease(
+    key: IssueKey,
+    row: Row | null,
+    now: number,
+    guard: Pick<ForceReleaseOptions, "ifHolder" | "ifToken" | "eventAt"> = {},
+  ): ForceReleaseResult {
     const current = live(key, row, now);
-    if (ifHolder !== undefined && current?.holder.login.toLowerCase() !== ifHolder.toLowerCase()) {
+    if (current && guard.ifToken !== undefined && current.token !== guard.ifToken) return { outcome: "stale", lease: current };
+    // GitHub's times are whole seconds: an event stamped in the second the
+    // tenure began may have come after it, so only an earlier second is stale.
+    if (current && guard.eventAt !== undefined && guard.eventAt + 1000 <= current.acquiredAt) {
+      return { outcome: "stale", lease: current };
+    }
+    if (guard.ifHolder !== undefined && current?.holder.login.toLowerCase() !== guard.ifHolder.toLowerCase()) {
       return { outcome: "not_holder", lease: current };
     }
     return { outcome: "released", lease: current };
@@ -118,5 +132,15 @@ export const decide = {
       return { outcome: "stale", lease: current };
     }
     return { outcome: "reminded", lease: current };
+  },
+
+  /**
+   * The reply budget of an actor who got `replied` replies (notices
+   * included) in the last hour, `noticed` whether one was the notice: at
+   * most `limit` replies and one notice in any rolling hour.
+   */
+  replyBudget(limit: number, replied: number, noticed: boolean): ReplyBudget {
+    if (replied < limit) return "reply";
+    return noticed ? "silent" : "notice";
   },
 };

@@ -122,4 +122,10 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   (s) => `
   ALTER TABLE ${s}.outbox ADD COLUMN nonce text, ADD COLUMN late boolean NOT NULL DEFAULT false;
   `,
+  // 9: replies per person per hour (SQLite's 10): whether a counted
+  // command's reply was posted, and an index of the rows whose was.
+  (s) => `
+  ALTER TABLE ${s}.history ADD COLUMN replied integer;
+  CREATE INDEX history_replies ON ${s}.history (repo_id, actor_id, at) WHERE replied > 0;
+  `,
 ];

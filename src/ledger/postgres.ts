@@ -1,6 +1,7 @@
 import pg from "pg";
 import { decide, type Row } from "./decide.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
+import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import type {
   AcquireOptions,
@@ -9,6 +10,7 @@ import type {
   Effect,
   ExpireResult,
   ForceReleaseOptions,
+  ForceReleaseResult,
   HistoryEntry,
   HistoryOp,
   Holder,
@@ -21,9 +23,11 @@ import type {
   OutboxStats,
   ReleaseResult,
   RemindResult,
+  RenameOptions,
   RenewOptions,
   RepoInfo,
   RenewResult,
+  ReplyBudget,
   SchemaVersion,
   Term,
   Ttl,
@@ -368,8 +372,10 @@ export class PostgresLedger implements Ledger {
              WHERE repo_id = $1 AND issue = $2`,
       markReminded: `UPDATE ${s}.leases SET reminded = true, updated_at = $3 WHERE repo_id = $1 AND issue = $2`,
       history: `INSERT INTO ${s}.history
-                  (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+                  (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, replied)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      replies: `SELECT count(*)::int AS n, max(replied) AS top FROM ${s}.history
+                WHERE repo_id = $1 AND actor_id = $2 AND replied > 0 AND at > $3`,
       claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
       getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
@@ -383,6 +389,11 @@ export class PostgresLedger implements Ledger {
                 WHERE ${s}.locks.until <= (SELECT v FROM now) OR ${s}.locks.owner = EXCLUDED.owner
                 RETURNING owner`,
       unlock: `DELETE FROM ${s}.locks WHERE name = $1 AND owner = $2`,
+      // One repository, through leases_held (repo_id, holder_id): what every webhook's sender may cost.
+      renamedIn: `SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND holder_id = $2 AND holder_login <> $3 AND ${live(nowParam(4))} LIMIT 1`,
+      rename: `UPDATE ${s}.leases SET holder_login = $2, updated_at = $3
+               WHERE holder_id = $1 AND holder_login <> $2 AND ${live("$3")} RETURNING *`,
+      reposOf: `SELECT repo_id, repo, installation FROM ${s}.repos WHERE repo_id = ANY($1::bigint[])`,
       current: `SELECT *, ${nowParam(3)} AS now FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
       list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${live(nowParam(2))} ORDER BY issue`,
       listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${live(nowParam(2))} ORDER BY repo_id, issue`,
@@ -593,15 +604,25 @@ export class PostgresLedger implements Ledger {
           return { value: { ...(JSON.parse(seen.rows[0]!.result) as R), duplicate: true }, rollback: true };
         }
       }
-      if (extra.holderLock) {
+      const limit = actor ? (opts?.repliesPerHour ?? 0) : 0;
+      // A reply limit counts the actor's replies: the same lock (acquire's
+      // holder is its actor) keeps two of their commands from both seeing the
+      // last reply left.
+      const personLock = extra.holderLock ?? (limit > 0 ? actor! : undefined);
+      if (personLock) {
         // Serialises this holder's acquires in the repository, so two of them on
         // different issues cannot both pass the limit. Taken before the row lock,
         // always in this order: no deadlock with other acquires.
-        await c.query(this.sql.lockHolder, [`${this.schema}/holder`, `${key.repoId}/${extra.holderLock.id}`]);
+        await c.query(this.sql.lockHolder, [`${this.schema}/holder`, `${key.repoId}/${personLock.id}`]);
       }
       const row = await this.lockRow(c, key, now);
       const { result, write } = await body(c, row, now);
       const lease = "lease" in result ? result.lease : null;
+      let budget: ReplyBudget | null = null;
+      if (limit > 0) {
+        const { rows } = await c.query<{ n: number; top: number | null }>(this.sql.replies, [key.repoId, actor!.id, now - HOUR_MS]);
+        budget = decide.replyBudget(limit, rows[0]!.n, rows[0]!.top === REPLIED.notice);
+      }
       // Everything the decision writes goes in one round trip.
       const history = statement(this.sql.history, [
         key.repoId,
@@ -617,10 +638,11 @@ export class PostgresLedger implements Ledger {
         lease ? lease.expiresAt : null,
         now,
         delivery ?? null,
+        budget === null ? null : REPLIED[budget],
       ]);
       const writes = write ? [write, history] : [history];
       if (delivery !== undefined) writes.push(statement(this.sql.putDelivery, [delivery, JSON.stringify(result)]));
-      const enqueues = (opts?.effects?.(result) ?? []).map((effect) =>
+      const enqueues = (opts?.effects?.(result, budget ?? "reply") ?? []).map((effect) =>
         statement(this.sql.enqueue, [
           key.repoId,
           key.issue,
@@ -709,14 +731,14 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ReleaseResult>> {
+  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>> {
     return this.run(key, "force_release", actor, now, opts, async (c, row, now) => {
-      const result = decide.forceRelease(key, row, now, opts?.ifHolder);
+      const result = decide.forceRelease(key, row, now, opts);
       return { result, write: this.freeIfReleased(key, row, result, now) };
     });
   }
 
-  private freeIfReleased(key: IssueKey, row: Row | null, result: ReleaseResult, now: number): Statement | undefined {
+  private freeIfReleased(key: IssueKey, row: Row | null, result: ForceReleaseResult, now: number): Statement | undefined {
     // Freeing keeps the row and its token: the next tenure gets token + 1.
     if (result.outcome !== "released" || row?.holder == null) return undefined;
     return statement(this.sql.free, [key.repoId, key.issue, now]);
@@ -732,6 +754,25 @@ export class PostgresLedger implements Ledger {
     // enter the outbox in the order of the decisions they follow.
     return this.run(key, "note", actor, now, opts, async (_c, row, now) => ({ result: decide.note(key, row, now) }), {
       historyOutcome: opts?.outcome,
+    });
+  }
+
+  async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
+    const found = await this.query(this.sql.renamedIn, [repoId, holder.id, holder.login, this.stmtNow(now)]);
+    if (found.rows.length === 0) return [];
+    return this.transaction(now, async (c, now) => {
+      const renamed = (await c.query<LeaseRow>(this.sql.rename, [holder.id, holder.login, now])).rows.map(toLease);
+      const repoIds = [...new Set(renamed.map((l) => l.repoId))];
+      const { rows } = await c.query<{ repo_id: number; repo: string; installation: number }>(this.sql.reposOf, [repoIds]);
+      const repos = new Map(rows.map((r) => [r.repo_id, { repoId: r.repo_id, repo: r.repo, installation: r.installation }]));
+      // In the order of the issues, one statement each: an issue's effects apply in the order of their ids.
+      for (const lease of renamed.sort((a, b) => a.repoId - b.repoId || a.issue - b.issue)) {
+        for (const effect of opts?.effects?.(lease, repos.get(lease.repoId) ?? null) ?? []) {
+          const e = JSON.stringify(effect.payload);
+          await c.query(this.sql.enqueue, [lease.repoId, lease.issue, effect.installation, effect.kind, e, now, effect.priority ?? 0]);
+        }
+      }
+      return { value: renamed };
     });
   }
 

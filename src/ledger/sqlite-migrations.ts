@@ -159,4 +159,13 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE outbox ADD COLUMN nonce TEXT;
   ALTER TABLE outbox ADD COLUMN late INTEGER NOT NULL DEFAULT 0;
   `,
+  // 10: replies per person per hour. A command by someone the limit applies
+  // to records whether its reply was posted (replied: 1, 2 for the notice
+  // that the limit was reached, 0 suppressed); the rows with a reply posted
+  // are indexed by (repository, actor, time), so counting a person's last
+  // hour reads only those. Other rows (NULL) write no index entry.
+  `
+  ALTER TABLE history ADD COLUMN replied INTEGER;
+  CREATE INDEX history_replies ON history (repo_id, actor_id, at) WHERE replied > 0;
+  `,
 ];

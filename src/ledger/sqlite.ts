@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { decide, type Row } from "./decide.js";
+import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
 import { claimServing } from "./sqlite-serving.js";
@@ -12,6 +13,7 @@ import type {
   Effect,
   ExpireResult,
   ForceReleaseOptions,
+  ForceReleaseResult,
   HistoryEntry,
   HistoryOp,
   Holder,
@@ -24,10 +26,12 @@ import type {
   OutboxStats,
   ReleaseResult,
   RemindResult,
+  RenameOptions,
   RepoInfo,
   RenewOptions,
   SchemaVersion,
   RenewResult,
+  ReplyBudget,
   Term,
   Ttl,
   EffectFence,
@@ -177,8 +181,13 @@ export class SqliteLedger implements Ledger {
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       history: db.prepare(
-        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, prev)
-         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery, @prev)`,
+        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, prev, replied)
+         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery, @prev, @replied)`,
+      ),
+      // The replies an actor got in a repository since @since, and whether one was the notice.
+      replies: db.prepare<{ repoId: number; actorId: number; since: number }, { n: number; top: number | null }>(
+        `SELECT count(*) AS n, max(replied) AS top FROM history INDEXED BY history_replies
+         WHERE repo_id = @repoId AND actor_id = @actorId AND replied > 0 AND at > @since`,
       ),
       setLastHistory: db.prepare("UPDATE leases SET last_history = @id WHERE repo_id = @repoId AND issue = @issue"),
       historyHead: db.prepare<[number, number], number>("SELECT last FROM history_heads WHERE repo_id = ? AND issue = ?").pluck(),
@@ -226,6 +235,19 @@ export class SqliteLedger implements Ledger {
          WHERE due_at <= @now AND holder_id IS NOT NULL AND reminded = 0 AND remind_at <= @now
            AND (expires_at IS NULL OR expires_at > @now)
          ORDER BY remind_at, repo_id, issue LIMIT @limit`,
+      ),
+      // In one repository, through leases_held (repo_id, holder_id): what
+      // every webhook's sender may cost, so an index probe and no more.
+      renamedIn: db
+        .prepare<{ repoId: number; holderId: number; login: string; now: number }, number>(
+          `SELECT 1 FROM leases INDEXED BY leases_held
+           WHERE repo_id = @repoId AND holder_id = @holderId AND holder_login <> @login AND ${LIVE} LIMIT 1`,
+        )
+        .pluck(),
+      // Every repository: reads all held rows, which only a rename (rare) pays for.
+      rename: db.prepare<{ holderId: number; login: string; now: number }, LeaseRow>(
+        `UPDATE leases INDEXED BY leases_held SET holder_login = @login, updated_at = @now
+         WHERE holder_id = @holderId AND holder_login <> @login AND ${LIVE} RETURNING *`,
       ),
       markReminded: db.prepare(
         "UPDATE leases SET reminded = 1, updated_at = @now, last_history = @lastHistory WHERE repo_id = @repoId AND issue = @issue",
@@ -336,6 +358,7 @@ export class SqliteLedger implements Ledger {
       const state = this.st.get.get(key.repoId, key.issue);
       const { result, write } = body(toRow(state));
       const lease = "lease" in result ? result.lease : null;
+      const budget = this.replyBudget(key.repoId, actor, now, opts?.repliesPerHour);
       // The issue's latest history row, which the new one follows: the lease
       // row names it, or history_heads for an issue that has no lease row.
       const head = state ? state.last_history : this.st.historyHead.get(key.repoId, key.issue);
@@ -354,6 +377,7 @@ export class SqliteLedger implements Ledger {
         at: now,
         delivery: opts?.delivery ?? null,
         prev: head ?? null,
+        replied: budget === null ? null : REPLIED[budget],
       });
       // The history row goes first, so that an operation that writes the
       // lease row names the new head in the same statement. An issue never
@@ -366,7 +390,7 @@ export class SqliteLedger implements Ledger {
       } else if (state) this.st.setLastHistory.run(last);
       else this.st.putHistoryHead.run(last);
       if (opts?.delivery !== undefined) this.st.putDelivery.run(opts.delivery, JSON.stringify(result), now);
-      for (const effect of opts?.effects?.(result) ?? []) {
+      for (const effect of opts?.effects?.(result, budget ?? "reply") ?? []) {
         this.st.enqueue.run({
           repoId: key.repoId,
           issue: key.issue,
@@ -379,6 +403,13 @@ export class SqliteLedger implements Ledger {
       }
       return { ...result, duplicate: false };
     });
+  }
+
+  /** The actor's reply budget under `limit` (null: not counted), read in the operation's transaction. */
+  private replyBudget(repoId: number, actor: Holder | null, now: number, limit: number | undefined): ReplyBudget | null {
+    if (!limit || !actor) return null;
+    const { n, top } = this.st.replies.get({ repoId, actorId: actor.id, since: now - HOUR_MS })!;
+    return decide.replyBudget(limit, n, top === REPLIED.notice);
   }
 
   /** Stores `lease`: a new tenure rewrites the row; the same tenure carrying on only extends it. */
@@ -460,14 +491,14 @@ export class SqliteLedger implements Ledger {
     });
   }
 
-  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ReleaseResult>> {
+  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>> {
     return this.run(key, "force_release", actor, now, opts, (row) => {
-      const result = decide.forceRelease(key, row, now, opts?.ifHolder);
+      const result = decide.forceRelease(key, row, now, opts);
       return { result, write: this.freeIfReleased(key, row, result, now) };
     });
   }
 
-  private freeIfReleased(key: IssueKey, row: Row | null, result: ReleaseResult, now: number): ((last: number) => void) | undefined {
+  private freeIfReleased(key: IssueKey, row: Row | null, result: ForceReleaseResult, now: number): ((last: number) => void) | undefined {
     // Freeing keeps the row and its token: the next tenure gets token + 1.
     if (result.outcome !== "released" || row?.holder == null) return undefined;
     return (lastHistory) => this.st.free.run({ repoId: key.repoId, issue: key.issue, now, lastHistory });
@@ -480,6 +511,30 @@ export class SqliteLedger implements Ledger {
     opts?: OpOptions<NoteResult> & { outcome?: string },
   ): Promise<Applied<NoteResult>> {
     return this.run(key, "note", actor, now, opts, (row) => ({ result: decide.note(key, row, now) }), opts?.outcome);
+  }
+
+  async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
+    const args = { holderId: holder.id, login: holder.login, now };
+    if (this.st.renamedIn.get({ ...args, repoId }) === undefined) return [];
+    return this.immediate(() => {
+      const renamed = this.st.rename.all(args).map(toLease);
+      for (const lease of renamed) {
+        const info = this.st.repoInfo.get(lease.repoId);
+        const repo = info ? { repoId: info.repo_id, repo: info.repo, installation: info.installation } : null;
+        for (const effect of opts?.effects?.(lease, repo) ?? []) {
+          this.st.enqueue.run({
+            repoId: lease.repoId,
+            issue: lease.issue,
+            installation: effect.installation,
+            kind: effect.kind,
+            payload: JSON.stringify(effect.payload),
+            now,
+            priority: effect.priority ?? 0,
+          });
+        }
+      }
+      return renamed;
+    });
   }
 
   async current(key: IssueKey, now: number): Promise<Lease | null> {

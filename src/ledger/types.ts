@@ -51,6 +51,9 @@ export type ReleaseResult =
   | { outcome: "released"; lease: Lease | null }
   | { outcome: "not_holder"; lease: Lease | null };
 
+/** A force release also answers `stale`: the event that asked for it was about an older tenure (`lease` is the live one). */
+export type ForceReleaseResult = ReleaseResult | { outcome: "stale"; lease: Lease | null };
+
 /** A reply or other note that changes no lease (an invalid command, a refusal). */
 export interface NoteResult {
   outcome: "noted";
@@ -60,7 +63,7 @@ export interface NoteResult {
 export type ExpireResult = { outcome: "expired"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
 export type RemindResult = { outcome: "reminded"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
 
-export type LedgerResult = AcquireResult | RenewResult | ReleaseResult | NoteResult | ExpireResult | RemindResult;
+export type LedgerResult = AcquireResult | RenewResult | ForceReleaseResult | NoteResult | ExpireResult | RemindResult;
 
 /** What an operation returns: its outcome, and whether the delivery had been applied before. */
 export type Applied<R> = R & { duplicate: boolean };
@@ -115,9 +118,27 @@ export interface OpOptions<R> {
    * result with `duplicate: true`.
    */
   delivery?: string;
-  /** Effects derived from the result, written to the outbox in the same transaction. */
-  effects?: (result: R) => NewEffect[];
+  /**
+   * Effects derived from the result, written to the outbox in the same
+   * transaction. `reply` says whether the actor may get a reply (see
+   * `repliesPerHour`); always "reply" when no limit applies.
+   */
+  effects?: (result: R, reply: ReplyBudget) => NewEffect[];
+  /**
+   * Replies the actor may get in this repository in any rolling hour; 0 or
+   * absent: no limit, and the operation is not counted. Counted and decided
+   * in the operation's transaction, from the history, so the limit holds
+   * across replicas and costs no API call.
+   */
+  repliesPerHour?: number;
 }
+
+/**
+ * Whether an operation's reply may be posted: "reply" within the limit;
+ * "notice" for the first one over it in the hour, which should say that
+ * further commands apply silently; "silent" after that.
+ */
+export type ReplyBudget = "reply" | "notice" | "silent";
 
 export interface AcquireOptions extends OpOptions<AcquireResult> {
   /** Live leases one holder may have in the repository; 0 or absent: no limit. Checked in the acquire's transaction. */
@@ -126,9 +147,25 @@ export interface AcquireOptions extends OpOptions<AcquireResult> {
   remindBefore?: number | null;
 }
 
-export interface ForceReleaseOptions extends OpOptions<ReleaseResult> {
+export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
   /** Release only if this login (case-insensitive) holds the live lease; otherwise `not_holder`. */
   ifHolder?: string;
+  /**
+   * The tenure the event saw: release only if it is still the live one;
+   * otherwise `stale`. A lease that changed hands between reading it and
+   * this transaction is not the one the event meant to end.
+   */
+  ifToken?: number;
+  /**
+   * When GitHub says the event happened (its `closed_at` or `updated_at`,
+   * whole seconds). An event from before the live tenure began (a late or
+   * redelivered close of an earlier tenure) is `stale`.
+   */
+  eventAt?: number;
+}
+
+export interface RenameOptions {
+  effects?: (lease: Lease, repo: RepoInfo | null) => NewEffect[];
 }
 
 export interface RenewOptions extends OpOptions<RenewResult> {
@@ -180,9 +217,19 @@ export interface Ledger {
   renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>>;
   release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>>;
   /** Frees a live lease whoever holds it. The caller checks the actor's permission first. */
-  forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ReleaseResult>>;
+  forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>>;
   /** Records a command that changes no lease (for history, delivery de-duplication and its reply). */
   note(key: IssueKey, actor: Holder | null, now: number, opts?: OpOptions<NoteResult> & { outcome?: string }): Promise<Applied<NoteResult>>;
+
+  /**
+   * `holder`'s account shows a new login (GitHub accounts are renamed; the
+   * numeric id stays): every live lease of theirs, in any repository, takes
+   * it, with `effects` (given each lease and its repository, when known)
+   * written in the same transaction. Returns the leases renamed. Checked
+   * first in `repoId` only, with one indexed read and no write: the cost of
+   * a login that did not change, which is nearly every call.
+   */
+  renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]>;
 
   current(key: IssueKey, now: number): Promise<Lease | null>;
   list(repoId: number, now: number): Promise<Lease[]>;

@@ -48,7 +48,7 @@ describe("redelivery", () => {
   it("applies a redelivered `issues.closed` once", async () => {
     const { h, gh } = t;
     await claimFor(h, gh, alice, { first: true });
-    const closed = issuesPayload("closed", { sender: maintainer });
+    const closed = issuesPayload("closed", { at: h.now(), sender: maintainer });
     await h.receive("issues", closed, "closed-1");
     gh.release(1, "alice", 1);
     await h.drain();

@@ -19,7 +19,7 @@ describe("issues.closed", () => {
     await claimFor(h, gh, alice, { first: true });
 
     const before = gh.mark();
-    await h.receive("issues", issuesPayload("closed", { sender: maintainer, labels: ["claimed", "claimed-by: alice", "lease #1"] }));
+    await h.receive("issues", issuesPayload("closed", { at: h.now(), sender: maintainer, labels: ["claimed", "claimed-by: alice", "lease #1"] }));
     gh.release(1, "alice", 1);
     await h.drain();
 
@@ -35,7 +35,7 @@ describe("issues.closed", () => {
 
   it("makes no HTTP call when the issue had no lease", async () => {
     const { h, gh } = t;
-    await h.receive("issues", issuesPayload("closed", { sender: maintainer }));
+    await h.receive("issues", issuesPayload("closed", { at: h.now(), sender: maintainer }));
     await h.drain();
     expect(gh.calls).toEqual([]);
     expect(await h.ledger.history(key(1))).toEqual([]);
@@ -56,7 +56,7 @@ describe("pull_request.closed", () => {
     await h.drain();
 
     const before = gh.mark();
-    await h.receive("pull_request", pullRequestPayload("closed", { number: 2, author: alice, sender: maintainer, merged }));
+    await h.receive("pull_request", pullRequestPayload("closed", { at: h.now(), number: 2, author: alice, sender: maintainer, merged }));
     gh.release(2, "alice", 1);
     await h.drain();
     expect(gh.routes(before)).toEqual(releaseRoutes(2, "alice", 1));
@@ -68,7 +68,7 @@ describe("pull_request.closed", () => {
 
   it("makes no HTTP call for a pull request closed without a lease", async () => {
     const { h, gh } = t;
-    await h.receive("pull_request", pullRequestPayload("closed", { number: 2, author: alice, merged: true }));
+    await h.receive("pull_request", pullRequestPayload("closed", { at: h.now(), number: 2, author: alice, merged: true }));
     await h.drain();
     expect(gh.calls).toEqual([]);
   });
@@ -134,7 +134,7 @@ describe("removing the app's labels by hand (issues.unlabeled)", () => {
 
     const before = gh.mark();
     gh.permission("maint", "write");
-    await h.receive("issues", issuesPayload("unlabeled", { sender: maintainer, label: "claimed", labels: ["claimed-by: alice", "lease #1"] }));
+    await h.receive("issues", issuesPayload("unlabeled", { at: h.now(), sender: maintainer, label: "claimed", labels: ["claimed-by: alice", "lease #1"] }));
     // `claimed` is gone already: GitHub answers 404, which is fine.
     gh.removeLabel(1, "claimed", 404).deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).comment(1);
     await h.drain();
@@ -159,7 +159,7 @@ describe("removing the app's labels by hand (issues.unlabeled)", () => {
     await claimFor(h, gh, alice, { first: true });
 
     const before = gh.mark();
-    await h.receive("issues", issuesPayload("unlabeled", { sender: alice, label: "lease #1" }));
+    await h.receive("issues", issuesPayload("unlabeled", { at: h.now(), sender: alice, label: "lease #1" }));
     gh.removeLabel(1, "claimed").deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).comment(1);
     await h.drain();
     expect(gh.reads(before)).toEqual([]);
@@ -175,7 +175,7 @@ describe("removing the app's labels by hand (issues.unlabeled)", () => {
 
     const before = gh.mark();
     gh.permission("triager", "triage");
-    await h.receive("issues", issuesPayload("unlabeled", { sender: triager, label: "claimed" }));
+    await h.receive("issues", issuesPayload("unlabeled", { at: h.now(), sender: triager, label: "claimed" }));
     gh.addLabels(1).comment(1);
     await h.drain();
 
@@ -189,7 +189,7 @@ describe("removing the app's labels by hand (issues.unlabeled)", () => {
 
     // The put-back label is remembered: the holder's release takes all three off again.
     const next = gh.mark();
-    await h.receive("issues", issuesPayload("unlabeled", { sender: alice, label: "claimed-by: alice" }));
+    await h.receive("issues", issuesPayload("unlabeled", { at: h.now(), sender: alice, label: "claimed-by: alice" }));
     gh.removeLabel(1, "claimed").deleteLabel("claimed-by: alice").deleteLabel("lease #1").unassign(1).comment(1);
     await h.drain();
     expect(gh.writes(next)).toHaveLength(5);
@@ -200,7 +200,7 @@ describe("removing the app's labels by hand (issues.unlabeled)", () => {
     await claimFor(h, gh, alice, { first: true });
 
     const before = gh.mark();
-    await h.receive("issues", issuesPayload("unlabeled", { sender: appBot, label: "claimed" }));
+    await h.receive("issues", issuesPayload("unlabeled", { at: h.now(), sender: appBot, label: "claimed" }));
     await h.drain();
     expect(gh.calls.slice(before)).toEqual([]);
     expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { login: "alice" } });
@@ -211,8 +211,8 @@ describe("removing the app's labels by hand (issues.unlabeled)", () => {
     await claimFor(h, gh, alice, { first: true });
 
     const before = gh.mark();
-    await h.receive("issues", issuesPayload("unlabeled", { sender: bob, label: "bug" }));
-    await h.receive("issues", issuesPayload("unlabeled", { sender: bob, label: "claimed", issue: 2 }));
+    await h.receive("issues", issuesPayload("unlabeled", { at: h.now(), sender: bob, label: "bug" }));
+    await h.receive("issues", issuesPayload("unlabeled", { at: h.now(), sender: bob, label: "claimed", issue: 2 }));
     await h.drain();
     expect(gh.calls.slice(before)).toEqual([]);
     expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { login: "alice" } });

@@ -130,7 +130,7 @@ describe("the lease check on pull requests", () => {
     expectClosing(2, { linked: [1] });
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: alice }));
     await h.drain();
-    const closed = pullRequestPayload("closed", { number: 2, body: "Fixes #1", author: alice });
+    const closed = pullRequestPayload("closed", { at: h.now(), number: 2, body: "Fixes #1", author: alice });
     closed.pull_request.state = "closed";
     await h.receive("pull_request", closed);
     await h.drain();

@@ -129,7 +129,7 @@ describe.concurrent("Nothing lost: GitHub's faults and the sweeper", () => {
       const server = await live.start();
       await live.comment(server, "/claim", alice, 1);
       await waitFor("alice's lease", () => replies(fake, 1).length === 1 && labels(fake, 1).length === 3);
-      expect(await server.send("issues", issuesPayload("closed", { issue: 1, sender: maintainer, labels: leaseLabels("alice", 1) }))).toBe(200);
+      expect(await server.send("issues", issuesPayload("closed", { at: Date.now(), issue: 1, sender: maintainer, labels: leaseLabels("alice", 1) }))).toBe(200);
       await waitFor("the release reply", () => replies(fake, 1).length === 2, 30_000);
       await live.settled(server);
       expect(replies(fake, 1)[1]).toMatchObject({ op: "release", outcome: "released", token: 1, holder: "alice" });

@@ -10,6 +10,11 @@ import { commentPosts, FULL, labels, leaseLabels, repoLabelNames, replies } from
 import { withLiveApp } from "./live-app.js";
 
 describe.concurrent("The GitHub App", () => {
+  it("refuses to start with a known default webhook secret, saying how to fix it", () =>
+    withLiveApp(async (live) => {
+      await expect(live.start({ WEBHOOK_SECRET: "development" })).rejects.toThrow(/WEBHOOK_SECRET is "development".*openssl rand -hex 32/s);
+    }));
+
   it("claim, held, renew, release and a second claim show on the issue, one reply each", () =>
     withLiveApp(async (live) => {
       const { fake } = live;

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite.js";
 
 /** Parameters that fill any of the ledger's statements; better-sqlite3 ignores the ones a statement does not name. */
-const NAMED = { repoId: 1, issue: 1, holderId: 1, now: 0, limit: 10 };
+const NAMED = { repoId: 1, issue: 1, holderId: 1, now: 0, limit: 10, login: "a", actorId: 1, since: 0 };
 
 describe("sqlite: query plans of the ledger's reads", () => {
   let ledger: SqliteLedger;
@@ -35,6 +35,10 @@ describe("sqlite: query plans of the ledger's reads", () => {
   it.each([
     ["list", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id>\?\)/],
     ["countHeld", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id=\?\)/],
+    // Every webhook's accounts: a renamed holder is looked for in the event's repository only.
+    ["renamedIn", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id=\?\)/],
+    // A limited person's every command: their replies of the last hour, and no other row.
+    ["replies", /^SEARCH history USING (COVERING )?INDEX history_replies \(repo_id=\? AND actor_id=\? AND at>\?\)/],
     ["listHeld", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id=\?\)/],
     ["expired", /^SEARCH leases USING INDEX leases_by_due \(due_at<\?\)/],
     ["dueReminders", /^SEARCH leases USING INDEX leases_by_due \(due_at<\?\)/],

@@ -46,6 +46,10 @@ export interface CommentSpec {
   performedViaAppId?: number;
   /** Default: "edited" when previousBody is given, else "created". */
   action?: "created" | "edited" | "deleted";
+  /** Who sent the event (for an edit: who edited it); default the author. */
+  sender?: UserSpec;
+  /** The issue's state; default open. */
+  state?: "open" | "closed";
 }
 
 /** An `issue_comment.created` payload (`.edited` with previousBody, or the `action` given). */
@@ -65,20 +69,37 @@ export function commentPayload(spec: CommentSpec): Record<string, any> {
   } else {
     delete p.issue.pull_request;
   }
-  p.sender = user(p.sender, author);
+  p.issue.state = spec.state ?? "open";
+  p.sender = user(p.sender, spec.sender ?? author);
   p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   if (action === "edited") p.changes = { body: { from: spec.previousBody } };
   return p;
 }
 
-/** An `issues.<action>` payload for issue `issue`, by `sender`. */
-export function issuesPayload(action: string, spec: { issue?: number; sender?: UserSpec; label?: string; labels?: string[] }): Record<string, any> {
+/** GitHub's timestamps: whole seconds, in ISO form. */
+export function isoSeconds(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/**
+ * An `issues.<action>` payload for issue `issue`, by `sender`. `at` is when
+ * it happened (the issue's `updated_at`, and `closed_at` when closed): the
+ * app ignores an event from before the live tenure began.
+ */
+export function issuesPayload(
+  action: string,
+  spec: { issue?: number; sender?: UserSpec; label?: string; labels?: string[]; at?: number },
+): Record<string, any> {
   const base = example("issues", action === "closed" ? "reopened" : action);
   base.action = action;
   // GitHub's transferred example is from another repository; every other example is Codertocat/Hello-World.
   if (base.repository.id !== REPO.id) base.repository = example("issues", "reopened").repository;
   base.issue.number = spec.issue ?? 1;
   if (action === "closed") base.issue.state = "closed";
+  if (spec.at !== undefined) {
+    base.issue.updated_at = isoSeconds(spec.at);
+    if (action === "closed") base.issue.closed_at = isoSeconds(spec.at);
+  }
   base.issue.labels = (spec.labels ?? []).map((name, i) => ({ id: i + 1, node_id: `L_${i}`, url: "", name, color: "ededed", default: false, description: null }));
   base.sender = user(base.sender, spec.sender ?? maintainer);
   if (spec.label !== undefined) base.label = { id: 99, node_id: "L_99", url: "", name: spec.label, color: "ededed", default: false, description: null };
@@ -98,9 +119,14 @@ export function pushPayload(spec: { ref?: string; modified?: string[] }): Record
 /** A `pull_request.<action>` payload. */
 export function pullRequestPayload(
   action: string,
-  spec: { number?: number; body?: string; author?: UserSpec; headSha?: string; merged?: boolean; sender?: UserSpec },
+  spec: { number?: number; body?: string; author?: UserSpec; headSha?: string; merged?: boolean; sender?: UserSpec; at?: number; label?: string },
 ): Record<string, any> {
   const p = example("pull_request", action === "edited" ? "opened" : action);
+  if (spec.at !== undefined) {
+    p.pull_request.updated_at = isoSeconds(spec.at);
+    if (action === "closed") p.pull_request.closed_at = isoSeconds(spec.at);
+  }
+  if (spec.label !== undefined) p.label = { id: 99, node_id: "L_99", url: "", name: spec.label, color: "ededed", default: false, description: null };
   if (action === "closed") {
     p.pull_request.state = "closed";
     p.pull_request.merged = spec.merged ?? false;

@@ -1,0 +1,58 @@
+/**
+ * Ledger contract, both backends: an operation carrying `repliesPerHour`
+ * gets its actor's reply budget, counted from the history in its own
+ * transaction, per repository and actor, over a rolling hour.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Holder, IssueKey, Ledger, ReplyBudget } from "../../src/ledger/types.js";
+import { backends, type OpenedBackend } from "./backends.js";
+
+const MIN = 60_000;
+const T0 = 1_700_000_000_000;
+const key = (issue: number, repoId = 100): IssueKey => ({ repoId, repo: `octo/r${repoId}`, issue });
+const alice: Holder = { id: 1, login: "alice" };
+const bob: Holder = { id: 2, login: "bob" };
+
+describe.each(backends)("reply budget: $name", (backend) => {
+  let store: OpenedBackend;
+  let ledger: Ledger;
+  beforeEach(async () => {
+    store = await backend.open();
+    ledger = store.ledger;
+  });
+  afterEach(async () => {
+    await store.cleanup();
+  });
+
+  /** The budget a note by `actor` got. */
+  async function budgetOf(actor: Holder, now: number, k = key(1), limit = 3): Promise<ReplyBudget> {
+    let seen: ReplyBudget | undefined;
+    await ledger.note(k, actor, now, { repliesPerHour: limit, effects: (_r, b) => ((seen = b), []) });
+    return seen!;
+  }
+
+  it("gives `limit` replies, then one notice, then silence, until the hour since the first reply has passed", async () => {
+    const got: ReplyBudget[] = [];
+    for (let i = 0; i < 6; i++) got.push(await budgetOf(alice, T0 + i * MIN, key(1 + (i % 2))));
+    expect(got).toEqual(["reply", "reply", "reply", "notice", "silent", "silent"]);
+    // Others, and the same person in another repository, have budgets of their own.
+    expect(await budgetOf(bob, T0 + 6 * MIN)).toBe("reply");
+    expect(await budgetOf(alice, T0 + 6 * MIN, key(1, 200))).toBe("reply");
+    // An hour after the first reply, the two others and the notice still count (the notice is a post too).
+    expect(await budgetOf(alice, T0 + 60 * MIN)).toBe("silent");
+    // An hour after the second: one reply is free again; the notice, still in the hour, is not repeated.
+    expect(await budgetOf(alice, T0 + 61 * MIN + 1)).toBe("reply");
+    expect(await budgetOf(alice, T0 + 61 * MIN + 2)).toBe("silent");
+    // Every operation is in the history, answered or not.
+    expect(await ledger.history(key(1))).toHaveLength(7);
+  });
+
+  it("counts nothing without a limit: the budget is always a reply", async () => {
+    for (let i = 0; i < 5; i++) {
+      let seen: ReplyBudget | undefined;
+      await ledger.acquire(key(1), alice, MIN, T0 + i, { effects: (_r, b) => ((seen = b), []) });
+      expect(seen).toBe("reply");
+    }
+    expect(await budgetOf(alice, T0 + 10)).toBe("reply");
+  });
+});

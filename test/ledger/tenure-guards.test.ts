@@ -1,0 +1,64 @@
+/**
+ * Ledger contract, both backends: a force release carrying the tenure its
+ * event saw (`ifToken`) or the time of the event (`eventAt`) ends only that
+ * tenure, decided inside the transaction.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Holder, IssueKey, Ledger } from "../../src/ledger/types.js";
+import { backends, type OpenedBackend } from "./backends.js";
+
+const HOUR = 3_600_000;
+const T0 = 1_700_000_000_000;
+const k: IssueKey = { repoId: 100, repo: "octo/alpha", issue: 1 };
+const alice: Holder = { id: 1, login: "alice" };
+const bob: Holder = { id: 2, login: "bob" };
+const maint: Holder = { id: 3, login: "maint" };
+
+describe.each(backends)("force release guards: $name", (backend) => {
+  let store: OpenedBackend;
+  let ledger: Ledger;
+  beforeEach(async () => {
+    store = await backend.open();
+    ledger = store.ledger;
+  });
+  afterEach(async () => {
+    await store.cleanup();
+  });
+
+  it("ifToken: a token that is not the live one is stale and changes nothing; the live one is released", async () => {
+    await ledger.acquire(k, alice, HOUR, T0);
+    await ledger.release(k, alice, T0 + 1);
+    await ledger.acquire(k, bob, HOUR, T0 + 2);
+    const live = await ledger.current(k, T0 + 3);
+
+    const stale = await ledger.forceRelease(k, maint, T0 + 3, { ifToken: 1 });
+    expect(stale).toEqual({ outcome: "stale", lease: live, duplicate: false });
+    expect(await ledger.current(k, T0 + 4)).toEqual(live);
+
+    expect(await ledger.forceRelease(k, maint, T0 + 5, { ifToken: 2 })).toEqual({ outcome: "released", lease: live, duplicate: false });
+    expect(await ledger.current(k, T0 + 6)).toBeNull();
+  });
+
+  it("eventAt: an event from a second before the tenure began is stale; one from the same second is not", async () => {
+    const acquiredAt = T0 + 1_500; // 1.5 s into a second of GitHub's clock
+    await ledger.acquire(k, bob, HOUR, acquiredAt);
+    const live = await ledger.current(k, acquiredAt);
+
+    expect(await ledger.forceRelease(k, maint, T0 + 2_000, { eventAt: T0 })).toEqual({ outcome: "stale", lease: live, duplicate: false });
+    expect(await ledger.current(k, T0 + 2_000)).toEqual(live);
+    // Stamped T0 + 1000 (GitHub truncates to the second): it may have come after the claim.
+    expect(await ledger.forceRelease(k, maint, T0 + 2_000, { eventAt: T0 + 1_000 })).toMatchObject({ outcome: "released", lease: live });
+  });
+
+  it("the stale outcome is recorded with the delivery, and a redelivery replays it", async () => {
+    await ledger.acquire(k, bob, HOUR, T0 + 10_000);
+    const first = await ledger.forceRelease(k, maint, T0 + 11_000, { delivery: "d1", eventAt: T0 });
+    const again = await ledger.forceRelease(k, maint, T0 + 12_000, { delivery: "d1", eventAt: T0 });
+    expect(first.outcome).toBe("stale");
+    expect(again).toEqual({ ...first, duplicate: true });
+    expect((await ledger.history(k)).map((e) => [e.op, e.outcome])).toEqual([
+      ["acquire", "acquired"],
+      ["force_release", "stale"],
+    ]);
+  });
+});
