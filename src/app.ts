@@ -34,6 +34,8 @@ export interface AppOptions {
   drainer?: Partial<ConstructorParameters<typeof Drainer>[0]>;
   /** How long a delivery may take before it is answered 500; default DELIVERY_DEADLINE_MS. */
   deliveryDeadlineMs?: number;
+  /** How long a GitHub request may take once sent; default REQUEST_TIMEOUT_MS (tests scale it with the throttle). */
+  requestTimeoutMs?: number;
   onReady?: (runtime: Runtime) => void;
 }
 
@@ -94,7 +96,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     const github = (installation: number) => {
       let port = ports.get(installation);
       if (!port) {
-        port = app.auth(installation).then((octokit) => octokitPort(octokit, { appId }));
+        port = app.auth(installation).then((octokit) => octokitPort(octokit, { appId, timeoutMs: opts.requestTimeoutMs }));
         port.catch(() => ports.delete(installation));
         ports.set(installation, port);
       }

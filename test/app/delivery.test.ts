@@ -154,6 +154,54 @@ describe("a reply GitHub failed to take", () => {
     expect(await h.ledger.outboxStats()).toMatchObject({ pending: 0, parked: 0 });
   });
 
+  it("is looked for again after it was parked and un-parked on restart, so a reply GitHub created once is not posted twice", async () => {
+    const { h, gh } = t;
+    gh.config(null);
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    // GitHub creates the comment, but the answer is a 502; the look-up that follows is refused for good (parked).
+    gh.createLabel().lookups("claimed-by: alice", "lease #1").addLabels(1).assign(1, "alice").expect("POST", "/issues/1/comments", 502, { message: "Bad Gateway" });
+    await h.drain();
+    const posted = gh.lastComment();
+    h.advance(5_000);
+    gh.expect("GET", "/issues/1/comments", 403, { message: "Resource not accessible by integration" });
+    await h.drain();
+    expect(await h.ledger.outboxStats()).toMatchObject({ pending: 0, parked: 1 });
+
+    // The app restarts: parked effects are pending again, their attempts kept, so the reply is looked for first.
+    expect(await h.ledger.unparkEffects(h.now())).toBe(1);
+    const before = gh.mark();
+    gh.expect("GET", "/issues/1/comments", 200, [{ id: 1, body: posted, performed_via_github_app: { id: APP_ID } }]);
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["GET /issues/1/comments"]);
+    expect(await h.ledger.outboxStats()).toMatchObject({ pending: 0, parked: 0 });
+  });
+
+  it("says when it was decided when it is posted after newer replies on the issue (un-parked late)", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true });
+    h.advance(60_000);
+    const decided = h.now();
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob }));
+    gh.expect("POST", "/issues/1/comments", 422, { message: "Validation Failed" });
+    await h.drain();
+    expect(await h.ledger.outboxStats()).toMatchObject({ parked: 1 });
+
+    // A newer reply on the issue goes first.
+    h.advance(60_000);
+    await h.receive("issue_comment", commentPayload({ body: "/lease", author: bob }));
+    gh.comment(1);
+    await h.drain();
+
+    await h.ledger.unparkEffects(h.now());
+    gh.expect("GET", "/issues/1/comments", 200, []).comment(1);
+    await h.drain();
+    const late = gh.lastComment();
+    expect(parseMarker(late)).toMatchObject({ op: "claim", outcome: "held", holder: "alice" });
+    expect(late.split("\n")[0]).toBe(`_Posted late: this reply was decided at ${new Date(decided).toISOString().replace(/\.\d{3}Z$/, "Z")}, before the replies above it._`);
+    // The newer reply said nothing of the kind.
+    expect(gh.comments().filter((c) => c.includes("Posted late"))).toHaveLength(1);
+  });
+
   it("is posted when only someone else's comment carries its marker: the look-up trusts the app's own comments only", async () => {
     const { h, gh } = t;
     gh.config(null);

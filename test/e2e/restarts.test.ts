@@ -60,6 +60,33 @@ describe.concurrent("Nothing lost: kill -9, SIGTERM and restarts", () => {
       }
     }), 120_000);
 
+  it("a reply GitHub created but answered 502, then a kill -9 before the retry: the restart looks among the app's comments and posts nothing more", () =>
+    withLiveApp(async (live) => {
+      const { fake } = live;
+      const first = await live.start();
+      await live.comment(first, "/claim", alice, 1);
+      await waitFor("alice's reply", () => replies(fake, 1).length === 1);
+      await live.settled(first);
+
+      // bob's `held` reply is one write: GitHub creates the comment, and the answer that comes back is a 502.
+      fake.failNextWritesAfterApplying(1, 502);
+      await live.comment(first, "/claim", bob, 1);
+      await waitFor("the 502", () => fake.requests.some((r) => r.status === 502), 10_000, 2);
+      // Before the retry (a second at the soonest): the process dies.
+      first.kill("SIGKILL");
+      await first.exited;
+      expect(replies(fake, 1).map((r) => r.outcome)).toEqual(["acquired", "held"]);
+
+      const second = await live.start();
+      await live.settled(second);
+      expect(replies(fake, 1).map((r) => r.outcome)).toEqual(["acquired", "held"]);
+      expect(new Set(replies(fake, 1).map((r) => r.ref)).size).toBe(2);
+      // Two posts in all (alice's, and bob's that GitHub answered 502): the restart looked, and posted nothing.
+      const posts = fake.requests.filter((r) => r.method === "POST" && /\/issues\/1\/comments$/.test(r.path));
+      expect(posts.map((r) => r.status)).toEqual([201, 502]);
+      expect(fake.requests.filter((r) => r.method === "GET" && /\/issues\/1\/comments$/.test(r.path))).toHaveLength(1);
+    }), 60_000);
+
   it("a second app process on the same SQLite file is refused at start, saying why; the first carries on", () =>
     withLiveApp(async (live) => {
       const { fake } = live;

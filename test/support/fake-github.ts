@@ -112,6 +112,8 @@ export interface FakeGitHub {
 
   /** The next n writes answer `status` (default 500) and change nothing. */
   failNextWrites(n: number, status?: number): void;
+  /** The next n writes are applied, but answer `status` (default 502), as a gateway that lost GitHub's answer does. */
+  failNextWritesAfterApplying(n: number, status?: number): void;
   /** The next n writes answer 403 secondary rate limit with `retry-after`. */
   rateLimitNextWrites(n: number, retryAfterSeconds: number): void;
   /**
@@ -213,7 +215,7 @@ interface RepoRecord {
   permissions: Map<string, Permission>;
 }
 
-type Fault = { kind: "fail"; status: number } | { kind: "rate-limit"; retryAfter: number };
+type Fault = { kind: "fail"; status: number } | { kind: "applied-then-fail"; status: number } | { kind: "rate-limit"; retryAfter: number };
 
 type RouteKind = "read" | "write" | "content" | "token";
 
@@ -407,6 +409,10 @@ class FakeGitHubServer implements FakeGitHub {
     this.refusedAssignees.add(login.toLowerCase());
   }
 
+  failNextWritesAfterApplying(n: number, status = 502): void {
+    for (let i = 0; i < n; i++) this.faults.push({ kind: "applied-then-fail", status });
+  }
+
   failNextWrites(n: number, status = 500): void {
     for (let i = 0; i < n; i++) this.faults.push({ kind: "fail", status });
   }
@@ -488,6 +494,10 @@ class FakeGitHubServer implements FakeGitHub {
         } catch (err) {
           // A bug in the fake, not a GitHub behaviour: make it loud in the test's failure.
           reply = { status: 500, json: { message: `fake-github: ${err instanceof Error ? err.stack : String(err)}` } };
+        }
+        if (fault?.kind === "applied-then-fail") {
+          const message = STATUS_CODES[fault.status] ?? "Error";
+          reply = { status: fault.status, json: { message, documentation_url: DOCS, status: String(fault.status) } };
         }
       }
     }
