@@ -43,6 +43,7 @@ import { benchRepo, inRepo } from "./support/repos.js";
 import { reporter, round } from "./support/report.js";
 import type { SeedOptions, SeedReport } from "./support/seed-leases.js";
 import { benchArgs, usageExit } from "./support/args.js";
+import { runPace } from "./drain-pace.js";
 
 const REPOS = 5;
 const HOLDERS = 1_000;
@@ -52,7 +53,9 @@ const TTL_MS = 10 * 60_000;
 const CONTENT_MAX = 80;
 const MB = 1024 * 1024;
 
-const USAGE = "node dist/bench/drain.js [--json] [--leases N] [--scale N] [--batch N (drainer batch size; default the app's)]";
+const USAGE =
+  "node dist/bench/drain.js [--json] [--leases N] [--scale N] [--batch N (drainer batch size; default the app's)] " +
+  "[--pace-effects N (default 300)] [--pace-scale N (default 20)] [--pace-only]";
 
 function parse() {
   const values = benchArgs(USAGE, {
@@ -60,13 +63,18 @@ function parse() {
     leases: { type: "string", default: "10000" },
     scale: { type: "string", default: "500" },
     batch: { type: "string" },
+    "pace-effects": { type: "string", default: "300" },
+    "pace-scale": { type: "string", default: "20" },
+    "pace-only": { type: "boolean", default: false },
   });
   const leases = Number(values.leases);
   const scale = Number(values.scale);
   const batch = values.batch === undefined ? undefined : Number(values.batch);
   if (!Number.isInteger(leases) || leases < REPOS || !(scale >= 1)) usageExit(USAGE);
   if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1)) usageExit(USAGE);
-  return { json: values.json === true, leases, scale, batch };
+  const pace = { effects: Number(values["pace-effects"]), scale: Number(values["pace-scale"]), only: values["pace-only"] === true };
+  if (!Number.isInteger(pace.effects) || pace.effects < 1 || !(pace.scale >= 1)) usageExit(USAGE);
+  return { json: values.json === true, leases, scale, batch, pace };
 }
 
 function seed(o: SeedOptions): Promise<SeedReport> {
@@ -98,7 +106,16 @@ async function main(): Promise<void> {
   const leases = perRepo * REPOS;
   let fake: RemoteFake | undefined;
   let runtime: Runtime | undefined;
+  // First, a burst for one installation at the throttle's own pace.
+  const pace = await runPace({ effects: args.pace.effects, scale: args.pace.scale, log });
+  const paceJson = { pace_floor_s: pace.pace_floor_s, drain_s: pace.drain_s, pace_ratio: pace.pace_ratio, timeouts: pace.timeouts, duplicates: pace.duplicates, pace_parked: pace.parked, pace_effects: pace.effects, pace_scale: pace.scale };
+  if (args.pace.only) {
+    if (args.json) console.log(JSON.stringify({ ...paceJson, parked: pace.parked }));
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   try {
+    log("");
     log(`issue-leases drain benchmark: ${leases} leases (${REPOS} repositories, ${HOLDERS} holders) expiring at once`);
     log(`SQLite in ${dir} (WAL, synchronous=FULL); fake GitHub in a child process; everything ${args.scale}× faster than production`);
     fake = await startRemoteFake({ appId: APP_ID });
@@ -252,9 +269,12 @@ async function main(): Promise<void> {
           production_pacing_s: Math.round(productionMs / 1000),
           writes: calls.writes,
           content_requests: calls.content,
-          parked: stats.parked,
           claim_during_drain_ms: Math.round(probeMs),
           expiry_replies_exactly_once: exactlyOnce,
+          ...paceJson,
+          // Parked effects of both runs (each goal 0).
+          parked: stats.parked + pace.parked,
+          wave_parked: stats.parked,
         }),
       );
     }

@@ -18,7 +18,6 @@ import { parseMarker } from "./reflect/render.js";
 import { healthReport } from "./health.js";
 import { HolderLogins } from "./holder-logins.js";
 import { Sweeper } from "./sweeper.js";
-import { assertWebhookSecret } from "./webhook-secret.js";
 
 export interface AppOptions {
   /** The ledger; default: opened from DATABASE_URL. */
@@ -81,8 +80,6 @@ async function loadConfig(context: Context, cache: ConfigCache, repoId: number):
 
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
   return async (app: Probot, { addHandler }) => {
-    // Before the ledger opens: a server that would accept forged deliveries must not start.
-    assertWebhookSecret(process.env);
     const clock = opts.clock ?? Date.now;
     // Serving a SQLite file: refused while another process serves it (one app process per file).
     const ledger = opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true }));

@@ -9,6 +9,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sign } from "@octokit/webhooks-methods";
 import { Probot, ProbotOctokit } from "probot";
+import { pacedOctokit } from "../../test/support/probot-on-fake.js";
 import { privateKey } from "../../test/support/server-process.js";
 import { PacerGroup } from "./pacer.js";
 
@@ -25,7 +26,7 @@ const WEBHOOK_PATH = "/api/github/webhooks";
  *   run `scale` times faster, through the throttling plugin's own logic with
  *   drift-free groups (see `pacer.ts`) in place of its Bottleneck groups.
  */
-export type Pacing = { kind: "off" } | { kind: "scaled"; scale: number };
+export type Pacing = { kind: "off" } | { kind: "scaled"; scale: number } | { kind: "plugin"; scale: number };
 
 type OctokitOptions = Record<string, unknown> & { throttle?: Record<string, unknown> };
 
@@ -36,13 +37,8 @@ type OctokitOptions = Record<string, unknown> & { throttle?: Record<string, unkn
  * sees Probot's options and can amend them.
  */
 export function octokitClass(pacing: Pacing): typeof ProbotOctokit {
-  if (pacing.kind === "off") {
-    return ProbotOctokit.defaults((o: OctokitOptions) => ({
-      ...o,
-      retry: { enabled: false },
-      throttle: { ...o.throttle, enabled: false },
-    }));
-  }
+  if (pacing.kind === "off") return pacedOctokit("off");
+  if (pacing.kind === "plugin") return pacedOctokit({ scale: pacing.scale });
   // @octokit/plugin-throttling's `write` and `notifications` groups, keyed by installation id as Probot does.
   const write = new PacerGroup(1000 / pacing.scale);
   const notifications = new PacerGroup(3000 / pacing.scale);

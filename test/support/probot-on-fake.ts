@@ -27,7 +27,7 @@ export type Throttle = { scale: number } | "off";
 type OctokitOptions = Record<string, unknown> & { throttle?: Record<string, unknown> };
 
 /** Probot merges its own throttle options over the class's defaults: a defaults function sees them and amends. */
-function octokitClass(throttle: Throttle): typeof ProbotOctokit {
+export function pacedOctokit(throttle: Throttle): typeof ProbotOctokit {
   if (throttle === "off") {
     return ProbotOctokit.defaults((o: OctokitOptions) => ({ ...o, retry: { enabled: false }, throttle: { ...o.throttle, enabled: false } }));
   }
@@ -58,7 +58,7 @@ export async function startAppOnFake(
     privateKey: privateKey(),
     secret: "test-secret",
     baseUrl: fake.baseUrl,
-    Octokit: octokitClass(opts.throttle),
+    Octokit: pacedOctokit(opts.throttle),
     logLevel: "fatal",
   });
   let runtime: Runtime | undefined;
