@@ -33,6 +33,14 @@ export interface ReflectPayload {
   assign?: boolean;
   /** The issue's labels as the webhook saw them: a label the issue already had is not the app's to remove. */
   snapshot?: string[];
+  /**
+   * Labels a person took off the issue (or deleted from the repository) by
+   * hand: no longer on the issue, whatever the app last applied. Carried by
+   * the effect, not written into the reflection by the webhook handler, so
+   * that it is applied in the issue's effect order (an effect in flight
+   * would write its reflection over the handler's).
+   */
+  removed?: string[];
   /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
   reconcile: boolean;
   /**
@@ -113,7 +121,14 @@ export class Reflector {
     let refused = prior?.refused ?? null;
     let current: Lease | null = null;
     if (p.reconcile) {
-      const state = await this.reconcile(key, r, github, { templates, assign, prior, snapshot: p.snapshot ?? [], signal });
+      const state = await this.reconcile(key, r, github, {
+        templates,
+        assign,
+        prior,
+        snapshot: p.snapshot ?? [],
+        removed: p.removed ?? [],
+        signal,
+      });
       current = state.current;
       refused = state.reflection.refused ?? null;
       signal.throwIfAborted();
@@ -135,14 +150,27 @@ export class Reflector {
     key: IssueKey,
     r: Repo,
     github: GitHubPort,
-    o: { templates: LabelTemplates; assign: boolean; prior: Reflection | null; snapshot: string[]; signal: AbortSignal },
+    o: {
+      templates: LabelTemplates;
+      assign: boolean;
+      prior: Reflection | null;
+      snapshot: string[];
+      removed: string[];
+      signal: AbortSignal;
+    },
   ): Promise<{ reflection: Reflection; current: Lease | null }> {
     const { ledger, clock } = this.o;
-    const { templates, prior, snapshot, signal } = o;
+    const { templates, prior, snapshot, removed, signal } = o;
     const present = prior?.labels ?? [];
+    // What the app put there, less what a person took off by hand since: a
+    // label the lease still calls for is added again. Without this, a label
+    // removed by hand (ending the lease, or on an issue whose lease had ended)
+    // stayed "applied" in the reflection, and a new lease on the issue,
+    // claimed before the release was drained, never got it back.
+    const shown = present.filter((name) => !among(removed, name));
     // A label the issue had before the app showed the lease is not the app's: neither added nor taken off.
     const missing = (lease: Lease | null) =>
-      desiredLabels(templates, lease).filter((d) => !among(present, d.name) && !among(snapshot, d.name));
+      desiredLabels(templates, lease).filter((d) => !among(shown, d.name) && !among(snapshot, d.name));
     let current = await ledger.current(key, clock());
     const added: string[] = [];
     if (missing(current).length > 0) {
@@ -172,6 +200,7 @@ export class Reflector {
       });
     }
     const desired = desiredLabels(templates, current).map((d) => d.name);
+    // From `present`, removed ones included: a holder or token label taken off by hand may still need deleting from the repository.
     const toRemove = present.filter((name) => !among(desired, name));
     if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false, signal });
 
@@ -187,7 +216,7 @@ export class Reflector {
       else refused = want;
     }
     if (!want) refused = null;
-    const labels = desired.filter((name) => among(present, name) || among(added, name));
+    const labels = desired.filter((name) => among(shown, name) || among(added, name));
     return { reflection: { labels, assignee, refused, templates, assign: o.assign }, current };
   }
 
