@@ -73,6 +73,15 @@ interface RepoReflection {
   made: string[];
   /** Label names that existed before the app first used them: never deleted. */
   foreign: string[];
+  /**
+   * Holder and token labels the app made that were taken off an issue but
+   * left in the repository because another live lease called for them. That
+   * lease may end before its issue ever shows them (its effects reconcile to
+   * the ledger as it is when applied, past that tenure), and then no issue's
+   * effect would delete them: they are deleted once no live lease calls for
+   * them, by the next effect of the repository.
+   */
+  kept: string[];
 }
 
 export interface ReflectorOptions {
@@ -203,6 +212,9 @@ export class Reflector {
     // From `present`, removed ones included: a holder or token label taken off by hand may still need deleting from the repository.
     const toRemove = present.filter((name) => !among(desired, name));
     if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false, signal });
+    else if (((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.kept?.length) {
+      await this.repoTurn(key.repoId, github, signal, (repo, github) => this.deleteUnused(key, r, repo, github, templates));
+    }
 
     let assignee = prior?.assignee ?? null;
     let refused = prior?.refused ?? null;
@@ -254,11 +266,37 @@ export class Reflector {
           repo.deleted.push(name);
         } else if (among(repo.deleted, name)) {
           continue;
-        } else if (!opts.issueGone) {
-          await github.removeIssueLabel(r, key.issue, name);
+        } else {
+          if (among(repo.made, name) && !among(repo.kept, name)) repo.kept.push(name);
+          if (!opts.issueGone) await github.removeIssueLabel(r, key.issue, name);
         }
       }
+      await this.deleteUnused(key, r, repo, github, templates);
     });
+  }
+
+  /**
+   * In a turn: deletes from the repository the labels kept for other leases
+   * (`kept`) that no live lease calls for any more. One still on an issue
+   * whose lease ended goes from it too, as it should; that issue's effect
+   * then finds it deleted.
+   */
+  private async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates): Promise<void> {
+    if (repo.kept.length === 0) return;
+    const { ledger, clock } = this.o;
+    const inUse = new Set<string>();
+    for (const lease of await ledger.list(key.repoId, clock())) {
+      for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
+    }
+    for (const name of [...repo.kept]) {
+      if (inUse.has(name.toLowerCase())) continue;
+      if (among(repo.made, name)) {
+        await github.deleteRepoLabel(r, name);
+        repo.made = repo.made.filter((n) => !same(n, name));
+        repo.deleted.push(name);
+      }
+      repo.kept = repo.kept.filter((n) => !same(n, name));
+    }
   }
 
   /**
@@ -289,6 +327,7 @@ export class Reflector {
           deleted: [...(saved?.deleted ?? [])],
           made: [...(saved?.made ?? [])],
           foreign: [...(saved?.foreign ?? [])],
+          kept: [...(saved?.kept ?? [])],
         };
         const snapshot = JSON.stringify(repo);
         try {
