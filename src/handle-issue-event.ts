@@ -97,14 +97,16 @@ export async function handleLabelRemoved(
   const { ledger, now } = deps;
   const key = keyOf(ev);
   const lease = await ledger.current(key, now);
-  if (!lease) return false;
+  if (!lease) return removedWithoutLease(ev, ledger, now);
   // Removed before this tenure began (a late or redelivered event): not about this lease.
   if (ev.at !== undefined && ev.at + 1000 <= lease.acquiredAt) return false;
   const config = await deps.config();
   if (!config.ok) return false;
   const templates = config.config.labels;
+  if (labelKind(templates, ev.label) === null) return false;
   const ours = desiredLabels(templates, lease).some((d) => d.name.toLowerCase() === ev.label.toLowerCase());
-  if (!ours || labelKind(templates, ev.label) === null) return false;
+  // An earlier tenure's label (its removal from the issue is queued already): ends nothing.
+  if (!ours) return removedWithoutLease(ev, ledger, now);
 
   const base: Omit<Reply, "outcome" | "lease"> = {
     op: "release",
@@ -126,22 +128,14 @@ export async function handleLabelRemoved(
           ? reflect(
               ev,
               { ...base, outcome: "released", lease: leaseView(r.lease), mentionHolder: !isHolder, reason: "Removing the lease's label by hand ended the lease." },
-              { labels: templates, assign: config.config.assign },
+              // Gone from the issue: a lease claimed again before this is applied gets it back.
+              { labels: templates, assign: config.config.assign, removed: [ev.label] },
             )
           : [],
     });
     return !res.duplicate;
   }
-  // Put the label back: forget that it was applied, so that reconciling adds it again.
-  const prior = (await ledger.getReflection(key.repoId, key.issue)) as { labels?: string[] } | null;
-  if (prior?.labels) {
-    await ledger.putReflection(
-      key.repoId,
-      key.issue,
-      { ...prior, labels: prior.labels.filter((n) => n.toLowerCase() !== ev.label.toLowerCase()) },
-      now,
-    );
-  }
+  // Put the label back: the effect says it is gone, so that reconciling adds it again.
   // Someone without write permission: their removals count against their replies, as their commands do.
   const limit = config.config.maxRepliesPerHour;
   const res = await ledger.note(key, ev.actor, now, {
@@ -155,8 +149,29 @@ export async function handleLabelRemoved(
         lease: leaseView(r.lease),
         reason: "The lease's labels were put back: only the holder, or someone with write, maintain or admin permission, can end a lease (by removing its label, or with `/release @holder`).",
       };
-      return withinBudget(reflect(ev, reply, { labels: templates, assign: config.config.assign }), budget, limit);
+      return withinBudget(reflect(ev, reply, { labels: templates, assign: config.config.assign, removed: [ev.label] }), budget, limit);
     },
+  });
+  return !res.duplicate;
+}
+
+/**
+ * One of the app's labels was taken off an issue whose live lease it does
+ * not show (the lease ended, and the effect that takes its labels off is
+ * still queued). Nothing ends, and nothing is posted; but if the app counts
+ * the label as on the issue, a reconcile is queued that knows it is gone,
+ * after the queued effects: otherwise a lease claimed again before they are
+ * applied would be shown without it (the app adds only what it thinks is
+ * missing). Recorded as a `note`, so that a redelivery queues nothing.
+ */
+async function removedWithoutLease(ev: IssueEvent & { label: string }, ledger: Ledger, now: number): Promise<boolean> {
+  const key = keyOf(ev);
+  const prior = (await ledger.getReflection(key.repoId, key.issue)) as { labels?: string[] } | null;
+  if (!prior?.labels?.some((n) => n.toLowerCase() === ev.label.toLowerCase())) return false;
+  const res = await ledger.note(key, ev.actor, now, {
+    delivery: ev.delivery,
+    outcome: "unlabeled",
+    effects: () => reflect(ev, null, { removed: [ev.label] }),
   });
   return !res.duplicate;
 }

@@ -33,6 +33,14 @@ export interface ReflectPayload {
   assign?: boolean;
   /** The issue's labels as the webhook saw them: a label the issue already had is not the app's to remove. */
   snapshot?: string[];
+  /**
+   * Labels a person took off the issue (or deleted from the repository) by
+   * hand: no longer on the issue, whatever the app last applied. Carried by
+   * the effect, not written into the reflection by the webhook handler, so
+   * that it is applied in the issue's effect order (an effect in flight
+   * would write its reflection over the handler's).
+   */
+  removed?: string[];
   /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
   reconcile: boolean;
   /**
@@ -65,6 +73,15 @@ interface RepoReflection {
   made: string[];
   /** Label names that existed before the app first used them: never deleted. */
   foreign: string[];
+  /**
+   * Holder and token labels the app made that were taken off an issue but
+   * left in the repository because another live lease called for them. That
+   * lease may end before its issue ever shows them (its effects reconcile to
+   * the ledger as it is when applied, past that tenure), and then no issue's
+   * effect would delete them: they are deleted once no live lease calls for
+   * them, by the next effect of the repository.
+   */
+  kept: string[];
 }
 
 export interface ReflectorOptions {
@@ -113,7 +130,14 @@ export class Reflector {
     let refused = prior?.refused ?? null;
     let current: Lease | null = null;
     if (p.reconcile) {
-      const state = await this.reconcile(key, r, github, { templates, assign, prior, snapshot: p.snapshot ?? [], signal });
+      const state = await this.reconcile(key, r, github, {
+        templates,
+        assign,
+        prior,
+        snapshot: p.snapshot ?? [],
+        removed: p.removed ?? [],
+        signal,
+      });
       current = state.current;
       refused = state.reflection.refused ?? null;
       signal.throwIfAborted();
@@ -135,14 +159,27 @@ export class Reflector {
     key: IssueKey,
     r: Repo,
     github: GitHubPort,
-    o: { templates: LabelTemplates; assign: boolean; prior: Reflection | null; snapshot: string[]; signal: AbortSignal },
+    o: {
+      templates: LabelTemplates;
+      assign: boolean;
+      prior: Reflection | null;
+      snapshot: string[];
+      removed: string[];
+      signal: AbortSignal;
+    },
   ): Promise<{ reflection: Reflection; current: Lease | null }> {
     const { ledger, clock } = this.o;
-    const { templates, prior, snapshot, signal } = o;
+    const { templates, prior, snapshot, removed, signal } = o;
     const present = prior?.labels ?? [];
+    // What the app put there, less what a person took off by hand since: a
+    // label the lease still calls for is added again. Without this, a label
+    // removed by hand (ending the lease, or on an issue whose lease had ended)
+    // stayed "applied" in the reflection, and a new lease on the issue,
+    // claimed before the release was drained, never got it back.
+    const shown = present.filter((name) => !among(removed, name));
     // A label the issue had before the app showed the lease is not the app's: neither added nor taken off.
     const missing = (lease: Lease | null) =>
-      desiredLabels(templates, lease).filter((d) => !among(present, d.name) && !among(snapshot, d.name));
+      desiredLabels(templates, lease).filter((d) => !among(shown, d.name) && !among(snapshot, d.name));
     let current = await ledger.current(key, clock());
     const added: string[] = [];
     if (missing(current).length > 0) {
@@ -172,8 +209,12 @@ export class Reflector {
       });
     }
     const desired = desiredLabels(templates, current).map((d) => d.name);
+    // From `present`, removed ones included: a holder or token label taken off by hand may still need deleting from the repository.
     const toRemove = present.filter((name) => !among(desired, name));
     if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false, signal });
+    else if (((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.kept?.length) {
+      await this.repoTurn(key.repoId, github, signal, (repo, github) => this.deleteUnused(key, r, repo, github, templates));
+    }
 
     let assignee = prior?.assignee ?? null;
     let refused = prior?.refused ?? null;
@@ -187,7 +228,7 @@ export class Reflector {
       else refused = want;
     }
     if (!want) refused = null;
-    const labels = desired.filter((name) => among(present, name) || among(added, name));
+    const labels = desired.filter((name) => among(shown, name) || among(added, name));
     return { reflection: { labels, assignee, refused, templates, assign: o.assign }, current };
   }
 
@@ -225,11 +266,37 @@ export class Reflector {
           repo.deleted.push(name);
         } else if (among(repo.deleted, name)) {
           continue;
-        } else if (!opts.issueGone) {
-          await github.removeIssueLabel(r, key.issue, name);
+        } else {
+          if (among(repo.made, name) && !among(repo.kept, name)) repo.kept.push(name);
+          if (!opts.issueGone) await github.removeIssueLabel(r, key.issue, name);
         }
       }
+      await this.deleteUnused(key, r, repo, github, templates);
     });
+  }
+
+  /**
+   * In a turn: deletes from the repository the labels kept for other leases
+   * (`kept`) that no live lease calls for any more. One still on an issue
+   * whose lease ended goes from it too, as it should; that issue's effect
+   * then finds it deleted.
+   */
+  private async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates): Promise<void> {
+    if (repo.kept.length === 0) return;
+    const { ledger, clock } = this.o;
+    const inUse = new Set<string>();
+    for (const lease of await ledger.list(key.repoId, clock())) {
+      for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
+    }
+    for (const name of [...repo.kept]) {
+      if (inUse.has(name.toLowerCase())) continue;
+      if (among(repo.made, name)) {
+        await github.deleteRepoLabel(r, name);
+        repo.made = repo.made.filter((n) => !same(n, name));
+        repo.deleted.push(name);
+      }
+      repo.kept = repo.kept.filter((n) => !same(n, name));
+    }
   }
 
   /**
@@ -260,6 +327,7 @@ export class Reflector {
           deleted: [...(saved?.deleted ?? [])],
           made: [...(saved?.made ?? [])],
           foreign: [...(saved?.foreign ?? [])],
+          kept: [...(saved?.kept ?? [])],
         };
         const snapshot = JSON.stringify(repo);
         try {
