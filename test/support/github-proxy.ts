@@ -3,9 +3,10 @@
  * runs after GitHub answered a request and before the app hears the answer.
  * That is the window a crash test needs: GitHub has done the write (a
  * comment is posted) but the app never learns it, so its outbox still holds
- * the effect when it dies.
+ * the effect when it dies. A hook before forwarding plays GitHub failing a
+ * request outright (a 502 from its edge): nothing reaches the fake.
  */
-import { createServer, request, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, request, type Server, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ProxiedRequest {
@@ -20,6 +21,12 @@ export interface GitHubProxy {
   /** "127.0.0.1:PORT", for GHE_HOST. */
   host: string;
   /**
+   * Runs before the request is forwarded; a status number answers the
+   * request with that status and GitHub's error body instead, and the fake
+   * never sees it.
+   */
+  onRequest: ((r: Omit<ProxiedRequest, "status">) => void | number) | null;
+  /**
    * Runs after the upstream answered and before the answer is relayed;
    * `"drop"` destroys the connection instead of answering.
    */
@@ -29,12 +36,18 @@ export interface GitHubProxy {
 
 export async function startGitHubProxy(upstream: { host: string }): Promise<GitHubProxy> {
   const [upHost, upPort] = upstream.host.split(":");
-  const proxy: GitHubProxy = { host: "", onResponse: null, close: () => close() };
+  const proxy: GitHubProxy = { host: "", onRequest: null, onResponse: null, close: () => close() };
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      const refused = proxy.onRequest?.({ method: req.method ?? "GET", path: req.url ?? "/" });
+      if (typeof refused === "number") {
+        const message = STATUS_CODES[refused] ?? "Error";
+        res.writeHead(refused, { "content-type": "application/json" }).end(JSON.stringify({ message, status: String(refused) }));
+        return;
+      }
       const up = request(
         { host: upHost, port: Number(upPort), method: req.method, path: req.url, headers: req.headers },
         (upRes: IncomingMessage) => {
