@@ -103,4 +103,113 @@ describe.concurrent("The outbox on PostgreSQL under real faults", () => {
         await proxy.close();
       }
     }), 120_000);
+
+  it("PostgreSQL away for 20 s, cut mid-drain and mid-delivery: 500s and 503s, no exit, then everything lands once", () =>
+    withCluster(async (c) => {
+      const { fake } = c;
+      const url = new URL(c.db.connectionString);
+      const link = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+      try {
+        url.port = String(link.port);
+        const replicas = [await c.start({}, { databaseUrl: url.toString() }), await c.start({}, { databaseUrl: url.toString() })];
+        const exited = replicas.map((s) => s.exited);
+        // GitHub slow as well as throttled: effects are in flight when the link is cut.
+        fake.delayMs = 300;
+
+        const users = people(12);
+        const ids = users.map(() => randomUUID());
+        const payloads = users.map((u, i) => comment("/claim", u, i + 1));
+        const statuses: number[] = [];
+        const deliver = async (i: number): Promise<{ status: number; ms: number }> => {
+          const t = Date.now();
+          const status = await replicas[i % 2]!.send("issue_comment", payloads[i]!, { id: ids[i] });
+          statuses[i] = status;
+          return { status, ms: Date.now() - t };
+        };
+
+        // Six claims queued; the drain is under way (a first reply landed) when the link goes.
+        for (let i = 0; i < 6; i++) expect((await deliver(i)).status).toBe(200);
+        await waitFor("a first reply", () => [1, 2, 3, 4, 5, 6].some((n) => replies(fake, n).length > 0), 30_000);
+
+        // Three deliveries on their way when the link is cut: committed (200) or not (500).
+        const racing = [6, 7, 8].map((i) => deliver(i));
+        await sleep(15);
+        const cutAt = Date.now();
+        link.cut();
+        // Mid-drain: some of the six had not landed yet.
+        const landedAtCut = [1, 2, 3, 4, 5, 6].filter((n) => replies(fake, n).length > 0).length;
+        expect(landedAtCut).toBeLessThan(6);
+        const raced = await Promise.all(racing);
+        for (const r of raced) {
+          expect([200, 500]).toContain(r.status);
+          expect(r.ms).toBeLessThan(9_000);
+        }
+
+        // While it is cut: every delivery answered 500 (never Probot's 202) within 9 s, /health 503.
+        const during: Array<{ status: number; ms: number }> = [];
+        const healthMs: number[] = [];
+        for (const i of [9, 10, 11]) {
+          during.push(await deliver(i));
+          for (const s of replicas) {
+            const t = Date.now();
+            const h = await s.health();
+            healthMs.push(Date.now() - t);
+            expect(h.status).toBe(503);
+            expect(h.body).toMatchObject({ status: "database unreachable", database: false });
+          }
+          await sleep(3_000);
+        }
+        // A redelivery during the cut fares no better.
+        during.push(await deliver(9));
+        expect(during.map((r) => r.status)).toEqual([500, 500, 500, 500]);
+        for (const r of during) expect(r.ms).toBeLessThan(9_000);
+        // Out to 20 s: the drainer's and the sweeper's retries meet the outage as well.
+        await sleep(Math.max(0, cutAt + 20_000 - Date.now()));
+        for (const s of replicas) expect((await s.health()).status).toBe(503);
+        for (const e of exited) expect(await settledYet(e)).toBe(false);
+
+        link.restore();
+        const restoredAt = Date.now();
+        await waitFor("/health 200 on every replica", async () => (await Promise.all(replicas.map((s) => s.health()))).every((h) => h.status === 200), 15_000, 100);
+        const healthyMs = Date.now() - restoredAt;
+        console.log(
+          `cut ${restoredAt - cutAt} ms; answers at the cut: ${raced.map((r) => `${r.status} in ${r.ms} ms`).join(", ")}; ` +
+            `during it: ${during.map((r) => `${r.status} in ${r.ms} ms`).join(", ")}; /health during it: ${healthMs.join(", ")} ms; ` +
+            `/health 200 ${healthyMs} ms after the restore; replies landed at the cut: ${landedAtCut} of 6`,
+        );
+
+        // GitHub redelivers what failed, with the same delivery id: answered 200 now.
+        const failedIds = statuses.flatMap((s, i) => (s === 500 ? [i] : []));
+        expect(failedIds).toEqual(expect.arrayContaining([9, 10, 11]));
+        for (const i of failedIds) expect((await deliver(i)).status).toBe(200);
+
+        const issues = users.map((_, i) => i + 1);
+        await waitFor(
+          "every reply and every label",
+          () => issues.every((n) => replies(fake, n).length >= 1 && labels(fake, n).length === 3 && fake.assignees(FULL, n).length === 1),
+          60_000,
+          250,
+        );
+        await c.settled(replicas[0]!);
+        for (const [i, u] of users.entries()) {
+          const n = i + 1;
+          expect(replies(fake, n)).toHaveLength(1);
+          expect(replies(fake, n)[0]).toMatchObject({ op: "claim", outcome: "acquired", token: 1, holder: u.login });
+          expect(commentPosts(fake).get(n)).toBe(1);
+          expect(labels(fake, n)).toEqual(leaseLabels(u.login, 1));
+          expect(fake.assignees(FULL, n)).toEqual([u.login]);
+          // One decision per delivery, whichever copy of it got through.
+          expect(await historyOf(c, n)).toEqual([
+            { issue: n, op: "acquire", outcome: "acquired", holder_login: u.login, token: 1, delivery: ids[i] },
+          ]);
+        }
+        expect(await c.query("SELECT state, count(*)::int AS n FROM $S.outbox GROUP BY state")).toEqual([{ state: "done", n: 12 }]);
+        const attempts = await c.query<{ issue: number; attempts: number }>("SELECT issue::int AS issue, attempts FROM $S.outbox WHERE attempts > 1 ORDER BY issue");
+        console.log(`effects taken again after the outage: ${JSON.stringify(attempts)}`);
+        for (const s of replicas) expect((await s.health()).body.outbox).toMatchObject({ pending: 0, parked: 0 });
+        for (const e of exited) expect(await settledYet(e)).toBe(false);
+      } finally {
+        await link.close();
+      }
+    }), 150_000);
 });
