@@ -104,6 +104,31 @@ describe.concurrent("The outbox on PostgreSQL under real faults", () => {
       }
     }), 120_000);
 
+  it("GitHub posts a reply but answers 502: the reply is not posted again", () =>
+    withCluster(async (c) => {
+      const { fake } = c;
+      const proxy = await startGitHubProxy(fake);
+      try {
+        const server = await c.start({}, { github: proxy });
+        // The reply's first POST reaches GitHub, which posts it; the app hears 502.
+        let posts = 0;
+        proxy.onResponse = (r) => {
+          if (r.method === "POST" && /\/issues\/1\/comments$/.test(r.path) && ++posts === 1) return 502;
+        };
+        expect(await server.send("issue_comment", comment("/claim", alice, 1))).toBe(200);
+        await waitFor("alice's reply and labels", () => replies(fake, 1).length >= 1 && labels(fake, 1).length === 3, 30_000);
+        await c.settled(server);
+        // Give a blind re-POST (3 s apart by the throttle) time to show.
+        await sleep(4_000);
+        expect(commentPosts(fake).get(1)).toBe(1);
+        expect(replies(fake, 1)).toHaveLength(1);
+        expect(replies(fake, 1)[0]).toMatchObject({ op: "claim", outcome: "acquired", token: 1, holder: "alice" });
+        expect(await c.query("SELECT state, attempts FROM $S.outbox")).toEqual([{ state: "done", attempts: 2 }]);
+      } finally {
+        await proxy.close();
+      }
+    }), 90_000);
+
   // "cut": the host is gone, connections reset. "stall": a partition, nothing
   // passes but nothing resets, so queries and connects hang until timeouts.
   it.for(["cut", "stall"] as const)("PostgreSQL away for 20 s (%s) mid-drain and mid-delivery: 500s and 503s, no exit, then everything lands once", { timeout: 150_000 }, (mode) =>

@@ -6,7 +6,7 @@
  * the effect when it dies. A hook before forwarding plays GitHub failing a
  * request outright (a 502 from its edge): nothing reaches the fake.
  */
-import { createServer, type IncomingMessage, request, type Server, STATUS_CODES } from "node:http";
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ProxiedRequest {
@@ -28,9 +28,10 @@ export interface GitHubProxy {
   onRequest: ((r: Omit<ProxiedRequest, "status">) => void | number) | null;
   /**
    * Runs after the upstream answered and before the answer is relayed;
-   * `"drop"` destroys the connection instead of answering.
+   * `"drop"` destroys the connection instead of answering, a status number
+   * answers that status instead (GitHub did the write, its edge failed).
    */
-  onResponse: ((r: ProxiedRequest) => void | "drop" | Promise<void | "drop">) | null;
+  onResponse: ((r: ProxiedRequest) => void | "drop" | number | Promise<void | "drop" | number>) | null;
   close(): Promise<void>;
 }
 
@@ -44,8 +45,7 @@ export async function startGitHubProxy(upstream: { host: string }): Promise<GitH
     req.on("end", () => {
       const refused = proxy.onRequest?.({ method: req.method ?? "GET", path: req.url ?? "/" });
       if (typeof refused === "number") {
-        const message = STATUS_CODES[refused] ?? "Error";
-        res.writeHead(refused, { "content-type": "application/json" }).end(JSON.stringify({ message, status: String(refused) }));
+        refuse(res, refused);
         return;
       }
       const up = request(
@@ -59,6 +59,10 @@ export async function startGitHubProxy(upstream: { host: string }): Promise<GitH
               res.destroy();
               return;
             }
+            if (typeof verdict === "number") {
+              refuse(res, verdict);
+              return;
+            }
             res.writeHead(upRes.statusCode ?? 502, upRes.headers).end(Buffer.concat(body));
           });
         },
@@ -69,6 +73,11 @@ export async function startGitHubProxy(upstream: { host: string }): Promise<GitH
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   proxy.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  function refuse(res: ServerResponse, status: number): void {
+    const message = STATUS_CODES[status] ?? "Error";
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ message, status: String(status) }));
+  }
 
   function close(): Promise<void> {
     return new Promise((done) => {
