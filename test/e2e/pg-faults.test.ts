@@ -1,8 +1,9 @@
 /**
  * The outbox's promise under GitHub's real pace and real faults, on
  * PostgreSQL with several real replicas (issue 9): a replica killed while
- * GitHub fails its effect, and the database away for 20 s in the middle of a
- * drain and of deliveries. Each test bounds how long the outcome may take and
+ * GitHub fails its effect, a reply GitHub posted but answered 502, and the
+ * database away for 20 s (reset or partitioned) in the middle of a drain and
+ * of deliveries. Each test bounds how long the outcome may take and
  * counts that everything lands exactly once.
  */
 import { randomUUID } from "node:crypto";
