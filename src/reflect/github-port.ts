@@ -142,7 +142,11 @@ export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): Git
       await octokit.rest.issues.removeAssignees({ ...r, issue_number: issue, assignees: [login], ...request() });
     },
     async createComment(r, issue, body) {
-      await octokit.rest.issues.createComment({ ...r, issue_number: issue, body, ...request() });
+      // Not retried by Octokit's retry plugin: a 5xx or a timeout may come
+      // after GitHub posted the comment, and the plugin would post it again
+      // blindly. The failure goes to the drainer instead, whose next attempt
+      // looks for the reply's marker before posting.
+      await octokit.rest.issues.createComment({ ...r, issue_number: issue, body, request: { fetch, retries: 0 } });
     },
     async hasOwnComment(r, issue, needle) {
       const comments = await octokit.paginate(octokit.rest.issues.listComments, {

@@ -3,9 +3,10 @@
  * runs after GitHub answered a request and before the app hears the answer.
  * That is the window a crash test needs: GitHub has done the write (a
  * comment is posted) but the app never learns it, so its outbox still holds
- * the effect when it dies.
+ * the effect when it dies. A hook before forwarding plays GitHub failing a
+ * request outright (a 502 from its edge): nothing reaches the fake.
  */
-import { createServer, request, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ProxiedRequest {
@@ -20,21 +21,33 @@ export interface GitHubProxy {
   /** "127.0.0.1:PORT", for GHE_HOST. */
   host: string;
   /**
-   * Runs after the upstream answered and before the answer is relayed;
-   * `"drop"` destroys the connection instead of answering.
+   * Runs before the request is forwarded; a status number answers the
+   * request with that status and GitHub's error body instead, and the fake
+   * never sees it.
    */
-  onResponse: ((r: ProxiedRequest) => void | "drop" | Promise<void | "drop">) | null;
+  onRequest: ((r: Omit<ProxiedRequest, "status">) => void | number) | null;
+  /**
+   * Runs after the upstream answered and before the answer is relayed;
+   * `"drop"` destroys the connection instead of answering, a status number
+   * answers that status instead (GitHub did the write, its edge failed).
+   */
+  onResponse: ((r: ProxiedRequest) => void | "drop" | number | Promise<void | "drop" | number>) | null;
   close(): Promise<void>;
 }
 
 export async function startGitHubProxy(upstream: { host: string }): Promise<GitHubProxy> {
   const [upHost, upPort] = upstream.host.split(":");
-  const proxy: GitHubProxy = { host: "", onResponse: null, close: () => close() };
+  const proxy: GitHubProxy = { host: "", onRequest: null, onResponse: null, close: () => close() };
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      const refused = proxy.onRequest?.({ method: req.method ?? "GET", path: req.url ?? "/" });
+      if (typeof refused === "number") {
+        refuse(res, refused);
+        return;
+      }
       const up = request(
         { host: upHost, port: Number(upPort), method: req.method, path: req.url, headers: req.headers },
         (upRes: IncomingMessage) => {
@@ -44,6 +57,10 @@ export async function startGitHubProxy(upstream: { host: string }): Promise<GitH
             const verdict = await proxy.onResponse?.({ method: req.method ?? "GET", path: req.url ?? "/", status: upRes.statusCode ?? 0 });
             if (verdict === "drop" || res.destroyed) {
               res.destroy();
+              return;
+            }
+            if (typeof verdict === "number") {
+              refuse(res, verdict);
               return;
             }
             res.writeHead(upRes.statusCode ?? 502, upRes.headers).end(Buffer.concat(body));
@@ -56,6 +73,11 @@ export async function startGitHubProxy(upstream: { host: string }): Promise<GitH
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   proxy.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  function refuse(res: ServerResponse, status: number): void {
+    const message = STATUS_CODES[status] ?? "Error";
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ message, status: String(status) }));
+  }
 
   function close(): Promise<void> {
     return new Promise((done) => {

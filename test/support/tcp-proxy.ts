@@ -1,8 +1,10 @@
 /**
  * A TCP pass-through on 127.0.0.1 that a test can cut and restore, to play a
  * database going down under a running app: `cut()` destroys every open
- * connection and resets new ones (as a host that is gone would), `restore()`
- * lets connections through again.
+ * connection and resets new ones (as a host that is gone would), `stall()`
+ * lets nothing through either way while keeping connections open (a network
+ * partition: no reset, queries and connects just hang), `restore()` lets
+ * connections through again, bytes held by a stall first.
  */
 import { connect, createServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -13,6 +15,7 @@ export interface TcpProxy {
   /** Connections accepted and passed through so far. */
   connections: number;
   cut(): void;
+  stall(): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -20,6 +23,9 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const open = new Set<Socket>();
   let down = false;
+  let stalled = false;
+  /** Bytes that arrived during a stall, in order, with the socket they are for. */
+  let held: Array<[Socket, Buffer]> = [];
   const server = createServer((client) => {
     if (down) {
       client.resetAndDestroy();
@@ -35,11 +41,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       client.destroy();
       upstream.destroy();
     };
-    for (const s of [client, upstream]) {
-      s.on("error", drop);
-      s.on("close", drop);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      from.on("error", drop);
+      from.on("close", drop);
+      from.on("data", (chunk: Buffer) => {
+        if (stalled) held.push([to, chunk]);
+        else to.write(chunk);
+      });
     }
-    client.pipe(upstream).pipe(client);
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
 
@@ -48,11 +60,20 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     connections: 0,
     cut() {
       down = true;
+      stalled = false;
+      held = [];
       for (const s of open) s.destroy();
       open.clear();
     },
+    stall() {
+      stalled = true;
+    },
     restore() {
       down = false;
+      stalled = false;
+      const pending = held;
+      held = [];
+      for (const [to, chunk] of pending) if (!to.destroyed) to.write(chunk);
     },
     close() {
       proxy.cut();
