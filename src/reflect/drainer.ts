@@ -26,7 +26,9 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
 import type { Effect, EffectFence, IssueKey, Lease, Ledger } from "../ledger/types.js";
-import { fenced, type GitHubPort, type HttpError, httpStatus } from "./github-port.js";
+import { fenced, type GitHubPort, httpStatus } from "./github-port.js";
+import { nextAfterFailure } from "./after-failure.js";
+import { Attempts } from "./attempts.js";
 import { applyCheck, CHECK, type CheckPayload } from "./pull-check.js";
 import { REFLECT, type ReflectPayload, Reflector } from "./reflector.js";
 
@@ -67,32 +69,7 @@ export interface DrainerOptions {
   maxLedgerBackoffMs?: number;
 }
 
-/** One attempt at an effect being applied: aborted when its lock is lost. */
-interface Attempt {
-  effect: Effect;
-  fence: EffectFence;
-  abort: AbortController;
-  /** Until when the lock is known to be held. */
-  until: number;
-}
-
 export const DEFAULT_LOCK_MS = 20_000;
-
-/** How long GitHub asks us to wait, in ms, or null when the error is not a rate limit. */
-export function rateLimitWait(error: unknown, now: number): number | null {
-  const status = httpStatus(error);
-  if (status !== 403 && status !== 429) return null;
-  const headers = (error as HttpError).response?.headers ?? {};
-  const retryAfter = Number(headers["retry-after"]);
-  if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter)) return Math.max(0, retryAfter * 1000);
-  if (String(headers["x-ratelimit-remaining"]) === "0") {
-    const reset = Number(headers["x-ratelimit-reset"]) * 1000;
-    if (Number.isFinite(reset)) return Math.max(1000, reset - now);
-  }
-  const message = String((error as HttpError).message ?? "");
-  if (/secondary rate limit|abuse/i.test(message)) return 60_000;
-  return status === 429 ? 60_000 : null;
-}
 
 export class Drainer {
   private readonly o: Required<Omit<DrainerOptions, "onLeaseChanged">> & Pick<DrainerOptions, "onLeaseChanged">;
@@ -103,9 +80,7 @@ export class Drainer {
   private kicked = false;
   private inFlight: Promise<number> | null = null;
   /** Effects taken and not yet completed or failed, by id. */
-  private readonly applying = new Map<number, Attempt>();
-  private keeper: NodeJS.Timeout | null = null;
-  private extending = false;
+  private readonly applying: Attempts;
   private readonly reflector: Reflector;
 
   constructor(opts: DrainerOptions) {
@@ -123,6 +98,7 @@ export class Drainer {
       maxLedgerBackoffMs: 10_000,
       ...opts,
     };
+    this.applying = new Attempts({ ledger: this.o.ledger, clock: this.o.clock, lockMs: this.o.lockMs, log: this.o.log });
     this.reflector = new Reflector({
       ledger: this.o.ledger,
       clock: this.o.clock,
@@ -161,14 +137,9 @@ export class Drainer {
     clearTimeout(timer);
     if (!finished) {
       const now = this.o.clock();
-      const handBack = [...this.applying.values()];
-      this.applying.clear();
-      this.stopKeeper();
-      for (const a of handBack) {
-        // Aborted first: the attempt makes no further call, and cannot complete over the hand-back.
-        a.abort.abort(new Error("handed back at shutdown"));
-        await this.o.ledger.failEffect(a.fence, now, "handed back at shutdown", now).catch(() => false);
-      }
+      // Aborted first: the attempts make no further call, and cannot complete over the hand-back.
+      const handBack = this.applying.abortAll("handed back at shutdown");
+      for (const a of handBack) await this.o.ledger.failEffect(a.fence, now, "handed back at shutdown", now).catch(() => false);
       this.o.log.warn({ effects: handBack.map((a) => a.effect.id) }, "outbox: shutting down; effects still being applied were handed back");
     }
     this.running = null;
@@ -211,7 +182,7 @@ export class Drainer {
   /** Takes due effects, never one this drainer is applying. */
   private take(room: number): Promise<Effect[]> {
     const now = this.o.clock();
-    return this.o.ledger.takeEffects(now, room, this.o.lockMs, this.paused(now), [...this.applying.keys()]);
+    return this.o.ledger.takeEffects(now, room, this.o.lockMs, this.paused(now), this.applying.ids());
   }
 
   /**
@@ -266,15 +237,8 @@ export class Drainer {
   /** Applies one effect; never throws (what fails is recorded in the ledger, or left to the lock's expiry). */
   private async applyOne(effect: Effect): Promise<void> {
     const { ledger, clock, log } = this.o;
-    const attempt: Attempt = {
-      effect,
-      fence: { id: effect.id, attempt: effect.attempts },
-      abort: new AbortController(),
-      until: clock() + this.o.lockMs,
-    };
+    const attempt = this.applying.begin(effect);
     const where = { effect: effect.id, attempt: effect.attempts, installation: effect.installation, repoId: effect.repoId, issue: effect.issue };
-    this.applying.set(effect.id, attempt);
-    this.startKeeper();
     try {
       try {
         const signal = attempt.abort.signal;
@@ -294,42 +258,7 @@ export class Drainer {
       // The ledger did not answer: the effect stays locked, and is taken again when the lock expires.
       log.error({ ...where, err: error }, "outbox: could not record an effect's outcome; it will be taken again");
     } finally {
-      this.applying.delete(effect.id);
-      if (this.applying.size === 0) this.stopKeeper();
-    }
-  }
-
-  /** Extends the locks of the effects being applied, every third of `lockMs`, while there are any. */
-  private startKeeper(): void {
-    if (this.keeper) return;
-    this.keeper = setInterval(() => void this.extendLocks(), Math.max(5, Math.floor(this.o.lockMs / 3)));
-    this.keeper.unref();
-  }
-
-  private stopKeeper(): void {
-    if (this.keeper) clearInterval(this.keeper);
-    this.keeper = null;
-  }
-
-  private async extendLocks(): Promise<void> {
-    if (this.extending) return;
-    this.extending = true;
-    const { ledger, clock, log, lockMs } = this.o;
-    const attempts = [...this.applying.values()];
-    const at = clock();
-    try {
-      const kept = new Set(await ledger.extendEffects(attempts.map((a) => a.fence), at, lockMs));
-      for (const a of attempts) {
-        if (kept.has(a.effect.id)) a.until = at + lockMs;
-        // Not completed meanwhile, yet not extended: another drainer has taken it.
-        else if (this.applying.get(a.effect.id) === a) a.abort.abort(new Error("the effect's lock was taken by another drainer"));
-      }
-    } catch (error) {
-      log.warn({ err: error }, "outbox: could not extend the locks of effects being applied; will try again");
-      // Past its lock, an effect may be another drainer's: stop it.
-      for (const a of attempts) if (clock() >= a.until) a.abort.abort(new Error("the effect's lock expired while the ledger did not answer"));
-    } finally {
-      this.extending = false;
+      this.applying.end(attempt);
     }
   }
 
@@ -338,31 +267,27 @@ export class Drainer {
     const now = clock();
     const status = httpStatus(error);
     const message = `${status ?? "error"}: ${(error as Error)?.message ?? String(error)}`.slice(0, 500);
-    const where = { effect: effect.id, installation: effect.installation, repoId: effect.repoId, issue: effect.issue };
-    const wait = rateLimitWait(error, now);
-    if (wait !== null) {
-      // Wait as GitHub says, for this installation only; others carry on.
-      this.pausedUntil.set(effect.installation, Math.max(this.pausedUntil.get(effect.installation) ?? 0, now + wait));
-      log.warn({ ...where, waitMs: wait }, "outbox: GitHub rate limit; pausing this installation");
-      await ledger.failEffect(fence, now, message, now + wait);
-      return;
+    const where = { effect: effect.id, installation: effect.installation, repoId: effect.repoId, issue: effect.issue, attempts: effect.attempts };
+    const next = nextAfterFailure(error, effect.attempts, now, this.o);
+    switch (next.action) {
+      case "pause":
+        // Wait as GitHub says, for this installation only; others carry on.
+        this.pausedUntil.set(effect.installation, Math.max(this.pausedUntil.get(effect.installation) ?? 0, now + next.waitMs));
+        log.warn({ ...where, waitMs: next.waitMs }, "outbox: GitHub rate limit; pausing this installation");
+        await ledger.failEffect(fence, now, message, now + next.waitMs);
+        return;
+      case "drop":
+        log.warn({ ...where, status }, "outbox: the issue is gone; dropping the effect");
+        await ledger.completeEffect(fence, now);
+        return;
+      case "park":
+        log.error({ ...where, error: message }, "outbox: effect parked as failed; it is retried on restart");
+        await ledger.failEffect(fence, now, message, null);
+        return;
+      case "retry":
+        log.warn({ ...where, retryAt: next.at, error: message }, "outbox: effect failed; will retry");
+        await ledger.failEffect(fence, now, message, next.at);
     }
-    if (status === 404 || status === 410) {
-      // The issue, the repository or the installation is gone: nothing to show it on.
-      log.warn({ ...where, status }, "outbox: the issue is gone; dropping the effect");
-      await ledger.completeEffect(fence, now);
-      return;
-    }
-    const permanent = status !== null && status >= 400 && status < 500 && status !== 408;
-    if (permanent || effect.attempts >= this.o.maxAttempts) {
-      log.error({ ...where, attempts: effect.attempts, error: message }, "outbox: effect parked as failed; it is retried on restart");
-      await ledger.failEffect(fence, now, message, null);
-      return;
-    }
-    const delay = Math.min(this.o.maxBackoffMs, this.o.backoffMs * 2 ** (effect.attempts - 1));
-    const retryAt = now + Math.round(delay * (0.5 + this.o.random() / 2));
-    log.warn({ ...where, attempts: effect.attempts, retryAt, error: message }, "outbox: effect failed; will retry");
-    await ledger.failEffect(fence, now, message, retryAt);
   }
 
   private async check(effect: Effect, p: CheckPayload, github: GitHubPort): Promise<void> {

@@ -17,8 +17,8 @@
  *   gets no label back that a delete meanwhile took from the repository.
  */
 import type { Effect, IssueKey, Lease, Ledger } from "../ledger/types.js";
-import { keepLock } from "../ledger/keep-lock.js";
-import { fenced, type GitHubPort, type Repo } from "./github-port.js";
+import type { GitHubPort, Repo } from "./github-port.js";
+import { type RepoReflection, RepoTurns } from "./repo-turns.js";
 import { desiredLabels, LABEL_STYLE, type LabelTemplates } from "./labels.js";
 import { renderReply, type Reply } from "./render.js";
 
@@ -63,27 +63,6 @@ interface Reflection {
   assign?: boolean;
 }
 
-/** What the app knows of a repository's labels. */
-interface RepoReflection {
-  /** Labels the app created with its colour and description (`claimed`). */
-  created: string[];
-  /** Holder and token labels the app deleted from the repository, and nothing has added since: known absent. */
-  deleted: string[];
-  /** Holder and token labels the app brought into the repository: the only ones it may delete. */
-  made: string[];
-  /** Label names that existed before the app first used them: never deleted. */
-  foreign: string[];
-  /**
-   * Holder and token labels the app made that were taken off an issue but
-   * left in the repository because another live lease called for them. That
-   * lease may end before its issue ever shows them (its effects reconcile to
-   * the ledger as it is when applied, past that tenure), and then no issue's
-   * effect would delete them: they are deleted once no live lease calls for
-   * them, by the next effect of the repository.
-   */
-  kept: string[];
-}
-
 export interface ReflectorOptions {
   ledger: Ledger;
   clock: () => number;
@@ -108,10 +87,11 @@ export function replyRef(effect: Effect): string {
 }
 
 export class Reflector {
-  /** Per repository, the turn of label changes in progress in this process. */
-  private readonly labelTurns = new Map<number, Promise<void>>();
+  private readonly turns: RepoTurns;
 
-  constructor(private readonly o: ReflectorOptions) {}
+  constructor(private readonly o: ReflectorOptions) {
+    this.turns = new RepoTurns(o);
+  }
 
   async apply(effect: Effect, p: ReflectPayload, github: GitHubPort, signal: AbortSignal): Promise<void> {
     const { ledger, clock } = this.o;
@@ -183,7 +163,7 @@ export class Reflector {
     let current = await ledger.current(key, clock());
     const added: string[] = [];
     if (missing(current).length > 0) {
-      await this.repoTurn(key.repoId, github, signal, async (repo, github) => {
+      await this.turns.run(key.repoId, github, signal, async (repo, github) => {
         // Decided again in the turn: the lease may have ended while this waited for it.
         current = await ledger.current(key, clock());
         const toAdd = missing(current);
@@ -213,7 +193,7 @@ export class Reflector {
     const toRemove = present.filter((name) => !among(desired, name));
     if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false, signal });
     else if (((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.kept?.length) {
-      await this.repoTurn(key.repoId, github, signal, (repo, github) => this.deleteUnused(key, r, repo, github, templates));
+      await this.turns.run(key.repoId, github, signal, (repo, github) => this.deleteUnused(key, r, repo, github, templates));
     }
 
     let assignee = prior?.assignee ?? null;
@@ -251,7 +231,7 @@ export class Reflector {
     opts: { issueGone: boolean; signal: AbortSignal },
   ): Promise<void> {
     const { ledger, clock } = this.o;
-    await this.repoTurn(key.repoId, github, opts.signal, async (repo, github) => {
+    await this.turns.run(key.repoId, github, opts.signal, async (repo, github) => {
       // Read in the turn: a lease that an add waiting for this turn shows is
       // in the ledger by now, and keeps its labels.
       const inUse = new Set<string>();
@@ -297,68 +277,5 @@ export class Reflector {
       }
       repo.kept = repo.kept.filter((n) => !same(n, name));
     }
-  }
-
-  /**
-   * Runs `f` on the repository's label memory and saves what it changed.
-   * Effects of one repository applied at once take turns here, so that only
-   * the first creates the `claimed` label, none deletes a label twice, and
-   * none deletes a label another is adding. What `f` did before failing is
-   * saved too: those calls were made. On a ledger other processes share, a
-   * turn also holds the repository's label lock in the ledger, extended while
-   * the turn lasts, so that the turns of all replicas alternate; a turn that
-   * loses it stops at its next GitHub call.
-   */
-  private async repoTurn(
-    repoId: number,
-    github: GitHubPort,
-    signal: AbortSignal,
-    f: (repo: RepoReflection, github: GitHubPort) => Promise<void>,
-  ): Promise<void> {
-    const { ledger, clock } = this.o;
-    const before = this.labelTurns.get(repoId) ?? Promise.resolve();
-    const turn = before.then(async () => {
-      signal.throwIfAborted();
-      const lock = ledger.sharedByProcesses ? await this.labelLock(repoId) : null;
-      try {
-        const saved = (await ledger.getReflection(repoId, 0)) as Partial<RepoReflection> | null;
-        const repo: RepoReflection = {
-          created: [...(saved?.created ?? [])],
-          deleted: [...(saved?.deleted ?? [])],
-          made: [...(saved?.made ?? [])],
-          foreign: [...(saved?.foreign ?? [])],
-          kept: [...(saved?.kept ?? [])],
-        };
-        const snapshot = JSON.stringify(repo);
-        try {
-          await f(repo, lock ? fenced(github, AbortSignal.any([signal, lock.signal])) : github);
-        } finally {
-          if (JSON.stringify(repo) !== snapshot && !lock?.signal.aborted) await ledger.putReflection(repoId, 0, repo, clock());
-        }
-      } finally {
-        await lock?.release();
-      }
-    });
-    const settled = turn.catch(() => undefined);
-    this.labelTurns.set(repoId, settled);
-    try {
-      await turn;
-    } finally {
-      if (this.labelTurns.get(repoId) === settled) this.labelTurns.delete(repoId);
-    }
-  }
-
-  /** Waits for the repository's label lock in the ledger, and keeps it until released. */
-  private async labelLock(repoId: number): Promise<{ signal: AbortSignal; release(): Promise<void> }> {
-    const { ledger, owner, clock, labelLockMs } = this.o;
-    const name = `labels/${repoId}`;
-    for (let wait = 10; !(await ledger.tryLock(name, owner, clock(), labelLockMs)); wait = Math.min(2 * wait, 500)) {
-      // The effect goes back to the outbox, for this replica's successor or another.
-      if (this.o.stopping()) throw new Error("outbox: shutting down while waiting for a repository's label lock");
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-    const lost = new AbortController();
-    const kept = keepLock({ ledger, name, owner, clock, ttlMs: labelLockMs, onLost: (reason) => lost.abort(new Error(reason)) });
-    return { signal: lost.signal, release: () => kept.release() };
   }
 }
