@@ -18,7 +18,7 @@
  */
 import type { Effect, IssueKey, Lease, Ledger } from "../ledger/types.js";
 import type { GitHubPort, Repo } from "./github-port.js";
-import { type RepoReflection, RepoTurns } from "./repo-turns.js";
+import { type RepoReflection, RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
 import { desiredLabels, LABEL_STYLE, type LabelTemplates } from "./labels.js";
 import { renderReply, type Reply } from "./render.js";
 
@@ -63,15 +63,7 @@ interface Reflection {
   assign?: boolean;
 }
 
-export interface ReflectorOptions {
-  ledger: Ledger;
-  clock: () => number;
-  /** Who this process is, in the ledger's locks. */
-  owner: string;
-  /** How long a repository's label lock lasts if its holder dies holding it (shared ledgers only); extended while held. */
-  labelLockMs: number;
-  /** Whether the process is stopping: a wait for a label lock gives up. */
-  stopping: () => boolean;
+export interface ReflectorOptions extends RepoTurnsOptions {
   onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
 }
 
