@@ -59,6 +59,27 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
     expect(await postgresAvailable()).toBe(true);
   });
 
+  it("commits synchronously on every connection, even when DATABASE_URL asks for synchronous_commit = off", async () => {
+    const url = new URL(fresh.connectionString);
+    url.searchParams.set("options", "-c synchronous_commit=off");
+    const ledger = await replica({ connectionString: url.toString(), poolSize: 2 });
+    // Two connections at once: each new connection is set, not only the first.
+    const clients = await Promise.all([ledger.pool.connect(), ledger.pool.connect()]);
+    try {
+      for (const c of clients) expect((await c.query("SHOW synchronous_commit")).rows).toEqual([{ synchronous_commit: "on" }]);
+    } finally {
+      for (const c of clients) c.release();
+    }
+    // Without the app's setting, the URL's would win: the check above can fail.
+    const plain = new pg.Client({ connectionString: url.toString() });
+    await plain.connect();
+    try {
+      expect((await plain.query("SHOW synchronous_commit")).rows).toEqual([{ synchronous_commit: "off" }]);
+    } finally {
+      await plain.end();
+    }
+  });
+
   describe("concurrency between replicas", () => {
     it("50 concurrent acquires of one issue by 50 holders: exactly one wins", async () => {
       const ledgers = await replicas(5);
