@@ -81,6 +81,18 @@ describe("metrics recorded by the app", () => {
     for (const secret of ["alice", "bob", "Codertocat", "Hello-World", String(REPO.id), "d-1"]) expect(text).not.toContain(secret);
   });
 
+  it("counts an attempt GitHub answered 5xx as retried, and the request by its status", async () => {
+    gh.config(null);
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    gh.expect("POST", "/labels", 502, { message: "Bad Gateway" });
+    await h.drain();
+    expect(await value(metrics, "issue_leases_effect_attempts_total", { kind: "reflect", outcome: "retried" })).toBe(1);
+    expect(await value(metrics, "issue_leases_effect_attempts_total", { kind: "reflect", outcome: "completed" })).toBeUndefined();
+    expect(await value(metrics, "issue_leases_github_requests_total", { method: "write", status: "5xx" })).toBe(1);
+    expect(await value(metrics, "issue_leases_effect_latency_seconds", { kind: "reflect", le: "+Inf" })).toBeUndefined();
+    expect(await value(metrics, "issue_leases_outbox_effects", { state: "pending" })).toBe(1);
+  });
+
   it("counts a sweep and the leases it ended", async () => {
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body: "/claim 1h", author: alice }));
