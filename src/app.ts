@@ -18,6 +18,10 @@ import { parseMarker } from "./reflect/render.js";
 import { healthReport } from "./health.js";
 import { HolderLogins } from "./holder-logins.js";
 import { Sweeper } from "./sweeper.js";
+import { AppMetrics, metricsSettings } from "./metrics/app-metrics.js";
+import { meterDeliveries } from "./metrics/metered-deliveries.js";
+import { meteredLedger } from "./metrics/metered-ledger.js";
+import { metricsHandler } from "./metrics/metrics-handler.js";
 
 export interface AppOptions {
   /** The ledger; default: opened from DATABASE_URL. */
@@ -36,6 +40,8 @@ export interface AppOptions {
   /** How long a GitHub request may take once sent; default REQUEST_TIMEOUT_MS (tests scale it with the throttle). */
   requestTimeoutMs?: number;
   onReady?: (runtime: Runtime) => void;
+  /** Metrics to record into (tests); default: on with METRICS=1 or METRICS_TOKEN, else none. */
+  metrics?: AppMetrics | null;
 }
 
 /**
@@ -81,8 +87,12 @@ async function loadConfig(context: Context, cache: ConfigCache, repoId: number):
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
   return async (app: Probot, { addHandler }) => {
     const clock = opts.clock ?? Date.now;
+    // GET /metrics: off unless METRICS=1 or METRICS_TOKEN. Nothing is metered when off.
+    const metricsServed = metricsSettings(process.env);
+    const metrics = opts.metrics !== undefined ? opts.metrics : metricsServed && new AppMetrics();
+    const metered = (l: Ledger) => (metrics ? meteredLedger(l, metrics) : l);
     // Serving a SQLite file: refused while another process serves it (one app process per file).
-    const ledger = opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true }));
+    const ledger = metered(opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true })));
     const appId = opts.appId ?? (process.env.APP_ID ? Number(process.env.APP_ID) : undefined);
     const configs = new ConfigCache();
     const log = app.log.child({ name: "issue-leases" });
@@ -93,7 +103,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     const github = (installation: number) => {
       let port = ports.get(installation);
       if (!port) {
-        port = app.auth(installation).then((octokit) => octokitPort(octokit, { appId, timeoutMs: opts.requestTimeoutMs }));
+        port = app.auth(installation).then((octokit) => octokitPort(octokit, { appId, timeoutMs: opts.requestTimeoutMs, onResponse: metrics?.githubResponse }));
         port.catch(() => ports.delete(installation));
         ports.set(installation, port);
       }
@@ -108,6 +118,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       clock,
       log,
       ...(lockMs > 0 ? { lockMs } : {}),
+      onAttempt: metrics?.effectAttempt,
       // A lease changed on GitHub: re-check the open pull requests that close the issue.
       onLeaseChanged: async (installation, key) => {
         if ((await recheckPullRequests(ledger, installation, key, clock())) > 0) drainer.kick();
@@ -119,6 +130,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       clock,
       intervalMs: opts.sweepIntervalMs ?? Number(process.env.SWEEP_INTERVAL_MS || 60_000),
       onSwept: (r) => {
+        metrics?.sweep(r);
         if (r.expired + r.reminded > 0) drainer.kick();
       },
       onError: (error) => log.error({ err: error }, "sweep failed; the next one will try again"),
@@ -183,7 +195,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         };
         // Before the command: a renamed holder's `/claim` or `/release` then finds their lease under the new login.
         await logins.seen(repository.id, { id: comment.user.id, login: comment.user.login });
-        const port = octokitPort(context.octokit);
+        const port = octokitPort(context.octokit, { onResponse: metrics?.githubResponse });
         const handled = await handleComment(ev, {
           ledger,
           now: clock(),
@@ -244,6 +256,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       config: (context, repoId) => loadConfig(context, configs, repoId),
       seen: (repoId, account) => logins.seen(repoId, account),
       kick: () => drainer.kick(),
+      port: { onResponse: metrics?.githubResponse },
     });
 
     const health = async (req: IncomingMessage, res: ServerResponse) => {
@@ -252,10 +265,15 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       res.writeHead(report.ok ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(report.body));
       return true;
     };
+    if (metrics) {
+      metrics.watchOutbox(ledger, clock);
+      meterDeliveries(app.webhooks, metrics);
+    }
     try {
       addHandler(health);
+      if (metrics && metricsServed) addHandler(metricsHandler(metrics, metricsServed));
     } catch {
-      // No HTTP server (tests through probot.receive): no /health route.
+      // No HTTP server (tests through probot.receive): no /health or /metrics route.
     }
 
     const runtime: Runtime = {

@@ -8,7 +8,7 @@ import type { Context, Probot } from "probot";
 import type { ConfigResult } from "./config.js";
 import { handleIssueClosed, handleIssueGone, handleLabelRemoved, type IssueEvent } from "./handle-issue-event.js";
 import type { Holder, Ledger } from "./ledger/types.js";
-import { octokitPort } from "./reflect/github-port.js";
+import { octokitPort, type PortOptions } from "./reflect/github-port.js";
 
 export interface IssueEventDeps {
   ledger: Ledger;
@@ -21,6 +21,8 @@ export interface IssueEventDeps {
   seen: (repoId: number, account: Holder) => Promise<void>;
   /** Something was queued: apply the outbox. */
   kick: () => void;
+  /** Options of the GitHub port the handlers read through (metrics). */
+  port?: PortOptions;
 }
 
 interface Payload {
@@ -87,7 +89,7 @@ export function routeIssueEvents(app: Probot, deps: IssueEventDeps): void {
       if (!label || sender.type === "Bot") return;
       const ev = await base(context.id, payload, issue, eventTime(updatedAt));
       if (!ev) return;
-      const port = octokitPort(context.octokit);
+      const port = octokitPort(context.octokit, deps.port);
       const repo = { owner: ev.repo.owner, repo: ev.repo.name };
       const handled = await handleLabelRemoved(
         { ...ev, label: label.name },

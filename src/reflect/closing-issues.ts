@@ -53,7 +53,14 @@ function asHttpError(error: unknown): unknown {
   return Object.assign(new Error(`GitHub GraphQL: ${e?.message ?? types.join(", ")}`), { status, response: { headers: e?.headers ?? {} } });
 }
 
-export async function readClosingIssues(octokit: ProbotOctokit, r: { owner: string; repo: string }, pull: number, timeoutMs: number): Promise<ClosingIssues> {
+export async function readClosingIssues(
+  octokit: ProbotOctokit,
+  r: { owner: string; repo: string },
+  pull: number,
+  timeoutMs: number,
+  /** The port's fetch, when it observes requests (metrics). */
+  fetch?: typeof globalThis.fetch,
+): Promise<ClosingIssues> {
   const out: ClosingIssues = { linked: [], linkedTotal: 0, title: "", commitMessages: [] };
   let after: string | null = null;
   do {
@@ -64,7 +71,7 @@ export async function readClosingIssues(octokit: ProbotOctokit, r: { owner: stri
         repo: r.repo,
         number: pull,
         after,
-        request: { signal: AbortSignal.timeout(timeoutMs) },
+        request: { signal: AbortSignal.timeout(timeoutMs), ...(fetch ? { fetch } : {}) },
       });
     } catch (error) {
       throw asHttpError(error);

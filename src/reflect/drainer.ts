@@ -67,12 +67,17 @@ export interface DrainerOptions {
   labelLockMs?: number;
   /** The longest wait between tries while the ledger does not answer. */
   maxLedgerBackoffMs?: number;
+  /** Told what became of each attempt the ledger recorded, or that lost its lock (for metrics). */
+  onAttempt?: (effect: Effect, outcome: AttemptOutcome, now: number) => void;
 }
+
+/** What became of an attempt at an effect; "lost_lock" when another drainer had taken it meanwhile. */
+export type AttemptOutcome = "completed" | "dropped" | "retried" | "paused" | "parked" | "lost_lock" | "handed_back";
 
 export const DEFAULT_LOCK_MS = 20_000;
 
 export class Drainer {
-  private readonly o: Required<Omit<DrainerOptions, "onLeaseChanged">> & Pick<DrainerOptions, "onLeaseChanged">;
+  private readonly o: Required<Omit<DrainerOptions, "onLeaseChanged" | "onAttempt">> & Pick<DrainerOptions, "onLeaseChanged" | "onAttempt">;
   private readonly pausedUntil = new Map<number, number>();
   private running: Promise<void> | null = null;
   private stopping = false;
@@ -246,9 +251,13 @@ export class Drainer {
         if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal);
         else if (effect.kind === CHECK) await this.check(effect, effect.payload as CheckPayload, github);
         else throw new Error(`unknown effect kind ${effect.kind}`);
-        if (!(await ledger.completeEffect(attempt.fence, clock()))) log.warn(where, "outbox: an effect's lock was lost before it was completed");
+        const now = clock();
+        const completed = await ledger.completeEffect(attempt.fence, now);
+        if (!completed) log.warn(where, "outbox: an effect's lock was lost before it was completed");
+        this.o.onAttempt?.(effect, completed ? "completed" : "lost_lock", now);
       } catch (error) {
         if (attempt.abort.signal.aborted) {
+          this.o.onAttempt?.(effect, this.stopping ? "handed_back" : "lost_lock", clock());
           log.warn({ ...where, reason: String(attempt.abort.signal.reason) }, "outbox: stopped applying an effect whose lock was lost");
         } else {
           await this.failed(effect, attempt.fence, error);
@@ -269,24 +278,23 @@ export class Drainer {
     const message = `${status ?? "error"}: ${(error as Error)?.message ?? String(error)}`.slice(0, 500);
     const where = { effect: effect.id, installation: effect.installation, repoId: effect.repoId, issue: effect.issue, attempts: effect.attempts };
     const next = nextAfterFailure(error, effect.attempts, now, this.o);
+    // The ledger refuses an attempt that is no longer the current one: another drainer took the effect.
+    const recorded = (outcome: AttemptOutcome, current: boolean) => this.o.onAttempt?.(effect, current ? outcome : "lost_lock", now);
     switch (next.action) {
       case "pause":
         // Wait as GitHub says, for this installation only; others carry on.
         this.pausedUntil.set(effect.installation, Math.max(this.pausedUntil.get(effect.installation) ?? 0, now + next.waitMs));
         log.warn({ ...where, waitMs: next.waitMs }, "outbox: GitHub rate limit; pausing this installation");
-        await ledger.failEffect(fence, now, message, now + next.waitMs);
-        return;
+        return recorded("paused", await ledger.failEffect(fence, now, message, now + next.waitMs));
       case "drop":
         log.warn({ ...where, status }, "outbox: the issue is gone; dropping the effect");
-        await ledger.completeEffect(fence, now);
-        return;
+        return recorded("dropped", await ledger.completeEffect(fence, now));
       case "park":
         log.error({ ...where, error: message }, "outbox: effect parked as failed; it is retried on restart");
-        await ledger.failEffect(fence, now, message, null);
-        return;
+        return recorded("parked", await ledger.failEffect(fence, now, message, null));
       case "retry":
         log.warn({ ...where, retryAt: next.at, error: message }, "outbox: effect failed; will retry");
-        await ledger.failEffect(fence, now, message, next.at);
+        return recorded("retried", await ledger.failEffect(fence, now, message, next.at));
     }
   }
 

@@ -90,13 +90,29 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  * is made would abort requests that never reached GitHub, and the retry
  * plugin would queue them again, doomed. Each attempt gets its own limit.
  */
-export function timedFetch(timeoutMs = REQUEST_TIMEOUT_MS): typeof fetch {
+export function timedFetch(timeoutMs = REQUEST_TIMEOUT_MS, onResponse?: ResponseObserver): typeof fetch {
   return (input, init) => {
     const limit = AbortSignal.timeout(timeoutMs);
     // globalThis.fetch at call time, not at import: test interceptors replace it.
-    return globalThis.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, limit]) : limit });
+    const sent = globalThis.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, limit]) : limit });
+    if (!onResponse) return sent;
+    const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    return sent.then(
+      (response) => {
+        onResponse(method, url, response.status);
+        return response;
+      },
+      (error: unknown) => {
+        onResponse(method, url, null);
+        throw error;
+      },
+    );
   };
 }
+
+/** Told of every request sent through the port: its answer's status, or null when none came (network error, timeout). */
+export type ResponseObserver = (method: string, url: string, status: number | null) => void;
 
 /** The port, failing every call once `signal` is aborted (an effect whose lock another process took). */
 export function fenced(port: GitHubPort, signal: AbortSignal): GitHubPort {
@@ -116,10 +132,12 @@ export interface PortOptions {
   /** The app's id: its own comments carry it in `performed_via_github_app`. */
   appId?: number;
   timeoutMs?: number;
+  /** Sees every request and its status (for metrics). */
+  onResponse?: ResponseObserver;
 }
 
 export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): GitHubPort {
-  const fetch = timedFetch(opts.timeoutMs);
+  const fetch = timedFetch(opts.timeoutMs, opts.onResponse);
   const request = () => ({ request: { fetch } });
   return {
     async addLabels(r, issue, labels) {
@@ -199,7 +217,7 @@ export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): Git
       }));
     },
     async closingIssues(r, pull) {
-      return readClosingIssues(octokit, r, pull, REQUEST_TIMEOUT_MS);
+      return readClosingIssues(octokit, r, pull, REQUEST_TIMEOUT_MS, opts.onResponse && fetch);
     },
   };
 }

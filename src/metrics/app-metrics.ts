@@ -1,0 +1,228 @@
+/**
+ * The app's Prometheus metrics, on a registry of its own: the process-wide
+ * default registry would make two app instances in one process (tests,
+ * benchmarks) register the same names and collide.
+ *
+ * Labels carry only what the app's own code names (event names, operations,
+ * outcomes, status classes, effect kinds), never what came from a user: no
+ * logins, no issue numbers, no repository names. Their values are bounded,
+ * so a flood of deliveries cannot grow the number of series.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Effect, Ledger, OutboxStats } from "../ledger/types.js";
+import type { AttemptOutcome } from "../reflect/drainer.js";
+import type { SweepResult } from "../sweeper.js";
+
+/** How `GET /metrics` is served: `token` required as a bearer token, or null for anyone who can reach it. */
+export interface MetricsSettings {
+  token: string | null;
+}
+
+/** On with `METRICS=1` (served openly) or `METRICS_TOKEN` (a bearer token required); null: off. */
+export function metricsSettings(env: NodeJS.ProcessEnv): MetricsSettings | null {
+  const token = env.METRICS_TOKEN?.trim();
+  if (token) return { token };
+  if (env.METRICS === "1" || env.METRICS?.toLowerCase() === "true") return { token: null };
+  return null;
+}
+
+
+/** What became of one webhook delivery. */
+export type DeliveryOutcome = "handled" | "duplicate" | "ignored" | "failed" | "rejected";
+
+/** The outbox gauges give up on the database after this long, so that a scrape still answers. */
+const OUTBOX_SCRAPE_TIMEOUT_MS = 2_000;
+
+/** Ledger calls are transactions: milliseconds, seconds when the database struggles. */
+const LEDGER_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** From a command to GitHub: a second or so behind the throttle, minutes in an expiry wave or a rate limit. */
+const EFFECT_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+
+const EVENT_NAME = /^[a-z_]{1,64}$/;
+
+/** `issue_comment.created`; a name or action not shaped like GitHub's collapses to "other" (labels stay bounded). */
+export function eventLabel(name: unknown, action: unknown): string {
+  if (typeof name !== "string" || !EVENT_NAME.test(name)) return "other";
+  return typeof action === "string" && EVENT_NAME.test(action) ? `${name}.${action}` : name;
+}
+
+/** "2xx", "3xx", the code itself for 4xx (404, 422, 429 say different things), "5xx", or "network_error". */
+export function statusLabel(status: number | null): string {
+  if (status === null || !Number.isInteger(status) || status < 100 || status > 599) return "network_error";
+  if (status >= 400 && status < 500) return String(status);
+  return `${Math.floor(status / 100)}xx`;
+}
+
+/** Reads and writes: GET and HEAD read, and so do the app's GraphQL queries (it sends no mutation). */
+export function methodClass(method: string, url: string): "read" | "write" {
+  const m = method.toUpperCase();
+  if (m === "GET" || m === "HEAD") return "read";
+  return /\/graphql(\?|$)/.test(url) ? "read" : "write";
+}
+
+export class AppMetrics {
+  readonly registry = new Registry();
+  private readonly deliveries: Counter<"event" | "outcome">;
+  private readonly ledgerOps: Counter<"op" | "outcome">;
+  private readonly ledgerSeconds: Histogram<"op">;
+  private readonly outboxEffects: Gauge<"state">;
+  private readonly outboxOldest: Gauge;
+  private readonly effectSeconds: Histogram<"kind">;
+  private readonly attempts: Counter<"kind" | "outcome">;
+  private readonly githubRequests: Counter<"method" | "status">;
+  private readonly sweeps: Counter;
+  private readonly swept: Counter<"outcome">;
+  private outbox: { ledger: Ledger; clock: () => number } | null = null;
+  /** The outbox read of the scrape in progress, shared by the gauges that show it. */
+  private reading: Promise<(OutboxStats & { now: number }) | null> | null = null;
+
+  constructor(opts: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    this.deliveries = new Counter({
+      name: "issue_leases_deliveries_total",
+      help: "Webhook deliveries by event (name.action) and outcome: handled, duplicate (redelivered), ignored (nothing for the app), failed, rejected (bad signature).",
+      labelNames: ["event", "outcome"],
+      registers,
+    });
+    this.ledgerOps = new Counter({
+      name: "issue_leases_ledger_operations_total",
+      help: "Ledger calls by operation and outcome (acquired, held, limit, renewed, released, not_holder, stale, noted, expired, reminded, duplicate; ok for calls without one; error when it threw).",
+      labelNames: ["op", "outcome"],
+      registers,
+    });
+    this.ledgerSeconds = new Histogram({
+      name: "issue_leases_ledger_operation_duration_seconds",
+      help: "Time a ledger call took, until its transaction committed or failed, by operation.",
+      labelNames: ["op"],
+      buckets: LEDGER_BUCKETS,
+      registers,
+    });
+    const self = this;
+    this.outboxEffects = new Gauge({
+      name: "issue_leases_outbox_effects",
+      help: "Effects in the outbox by state: pending (waiting for GitHub) or parked (failed too often; retried on restart). Absent when the database did not answer the scrape.",
+      labelNames: ["state"],
+      registers,
+      async collect() {
+        const s = await self.outboxStats();
+        this.reset();
+        if (s) {
+          this.set({ state: "pending" }, s.pending);
+          this.set({ state: "parked" }, s.parked);
+        }
+      },
+    });
+    this.outboxOldest = new Gauge({
+      name: "issue_leases_outbox_oldest_pending_age_seconds",
+      help: "Age of the oldest pending effect; 0 when none is pending. Absent when the database did not answer the scrape.",
+      registers,
+      async collect() {
+        const s = await self.outboxStats();
+        if (s) this.set(s.oldestPendingAt === null ? 0 : Math.max(0, s.now - s.oldestPendingAt) / 1000);
+        // reset() would leave a gauge without labels at 0; remove() leaves it out.
+        else this.remove();
+      },
+    });
+    this.effectSeconds = new Histogram({
+      name: "issue_leases_effect_latency_seconds",
+      help: "Time from an effect's creation (in the command's transaction) to done on GitHub, by effect kind.",
+      labelNames: ["kind"],
+      buckets: EFFECT_BUCKETS,
+      registers,
+    });
+    this.attempts = new Counter({
+      name: "issue_leases_effect_attempts_total",
+      help: "Attempts at outbox effects by kind and outcome: completed, dropped (the issue is gone), retried, paused (rate limit), parked, lost_lock, handed_back (at shutdown).",
+      labelNames: ["kind", "outcome"],
+      registers,
+    });
+    this.githubRequests = new Counter({
+      name: "issue_leases_github_requests_total",
+      help: "HTTP requests to GitHub through the app's port (each retry counts) by method class (read, write) and status (2xx, 3xx, the 4xx code, 5xx, network_error).",
+      labelNames: ["method", "status"],
+      registers,
+    });
+    this.sweeps = new Counter({
+      name: "issue_leases_sweeps_total",
+      help: "Expiry sweeps run by this process (a replica that did not hold the sweep lock does not count).",
+      registers,
+    });
+    this.swept = new Counter({
+      name: "issue_leases_swept_leases_total",
+      help: "Leases the sweeps ended (expired) or reminded their holder about (reminded).",
+      labelNames: ["outcome"],
+      registers,
+    });
+    // Process CPU, memory, event loop lag and GC: collected on scrape, apart
+    // from a GC observer and an event loop delay monitor, both cheap.
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The ledger whose outbox the gauges read on each scrape. */
+  watchOutbox(ledger: Ledger, clock: () => number = Date.now): void {
+    this.outbox = { ledger, clock };
+  }
+
+  delivery(event: string, outcome: DeliveryOutcome): void {
+    this.deliveries.inc({ event, outcome });
+  }
+
+  ledgerOperation(op: string, outcome: string, seconds: number): void {
+    this.ledgerOps.inc({ op, outcome });
+    this.ledgerSeconds.observe({ op }, seconds);
+  }
+
+  /** For the Drainer's `onAttempt`: an effect done (completed or dropped) also gives its latency. */
+  readonly effectAttempt = (effect: Effect, outcome: AttemptOutcome, now: number): void => {
+    this.attempts.inc({ kind: effect.kind, outcome });
+    if (outcome === "completed" || outcome === "dropped") this.effectSeconds.observe({ kind: effect.kind }, Math.max(0, now - effect.createdAt) / 1000);
+  };
+
+  /** For the GitHub port's `onResponse`: `status` null when no answer came (network error, timeout, abort). */
+  readonly githubResponse = (method: string, url: string, status: number | null): void => {
+    this.githubRequests.inc({ method: methodClass(method, url), status: statusLabel(status) });
+  };
+
+  /** For the Sweeper's `onSwept`. */
+  readonly sweep = (r: SweepResult): void => {
+    this.sweeps.inc();
+    if (r.expired > 0) this.swept.inc({ outcome: "expired" }, r.expired);
+    if (r.reminded > 0) this.swept.inc({ outcome: "reminded" }, r.reminded);
+  };
+
+  /**
+   * Reads the outbox for the gauges, once per scrape. A database that fails
+   * or is slow leaves them absent from this scrape (stale values would look
+   * like a healthy queue), and the scrape answers anyway.
+   */
+  private outboxStats(): Promise<(OutboxStats & { now: number }) | null> {
+    const outbox = this.outbox;
+    if (!outbox) return Promise.resolve(null);
+    if (!this.reading) {
+      const reading = readOutbox(outbox.ledger, outbox.clock);
+      this.reading = reading;
+      void reading.finally(() => {
+        if (this.reading === reading) this.reading = null;
+      });
+    }
+    return this.reading;
+  }
+}
+
+/** The outbox's stats, or null when the database failed or took longer than OUTBOX_SCRAPE_TIMEOUT_MS. Never rejects. */
+async function readOutbox(ledger: Ledger, clock: () => number): Promise<(OutboxStats & { now: number }) | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const s = await Promise.race([
+      ledger.outboxStats(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("outbox stats timed out")), OUTBOX_SCRAPE_TIMEOUT_MS);
+      }),
+    ]);
+    return { ...s, now: clock() };
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
