@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `issue-leases`, the operator CLI (the package's `bin`): list leases, show an
- * issue's history, release a lease, check the database. See `src/cli/run-cli.ts`.
+ * `issue-leases`, the operator CLI (run through the package's bin,
+ * bin/issue-leases.mjs): list leases, show an issue's history, release a
+ * lease, check, back up and restore the database. See `src/cli/run-cli.ts`.
  */
 import { applyDotenv } from "./cli/apply-dotenv.js";
 import { runCli } from "./cli/run-cli.js";

@@ -43,7 +43,7 @@ interface CommandSpec {
   help: string;
 }
 
-const DATABASE_HELP = `  --database URL  the ledger to open; default: $DATABASE_URL, else ${DEFAULT_DATABASE_URL}.
+const DATABASE_HELP = `  --database URL  the ledger to open; default: $DATABASE_URL (./.env's first), else ${DEFAULT_DATABASE_URL}.
                   postgres://… opens PostgreSQL (tables in schema $DATABASE_SCHEMA, default
                   public); anything else is a SQLite file, which must exist. The CLI
                   never changes the schema: a database the app has not migrated to
