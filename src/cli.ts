@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * `issue-leases`, the operator CLI (the package's `bin`): list leases, show an
- * issue's history, release a lease, check the database. See `src/cli/run-cli.ts`.
+ * `issue-leases`, the operator CLI (run through the package's bin,
+ * bin/issue-leases.mjs): list leases, show an issue's history, release a
+ * lease, check, back up and restore the database. See `src/cli/run-cli.ts`.
  */
+import { applyDotenv } from "./cli/apply-dotenv.js";
 import { runCli } from "./cli/run-cli.js";
 
 // `issue-leases list | head` closes the pipe early: that is not an error.
@@ -10,6 +12,14 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   if (err.code === "EPIPE") process.exit(0);
   throw err;
 });
+
+// Into process.env itself, as Probot does: the ledger reads DATABASE_SCHEMA from there.
+try {
+  applyDotenv(process.env, process.cwd());
+} catch (err) {
+  process.stderr.write(`issue-leases: cannot read .env (${err instanceof Error ? err.message : String(err)})\n`);
+  process.exit(1);
+}
 
 process.exitCode = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(`${text}\n`),

@@ -7,7 +7,7 @@
  * anywhere after the program name, parsed strictly per command.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_DATABASE_URL, isPostgresUrl, openLedger, sqlitePath } from "../ledger/open-ledger.js";
@@ -16,7 +16,10 @@ import type { HistoryEntry, Lease, Ledger, RepoInfo } from "../ledger/types.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 import { type DoctorReport, doctorChecks, schemaBehind, schemaBehindReport } from "./doctor-checks.js";
 import { formatTable, isoTime } from "./format-table.js";
+import { BACKUP_HELP } from "./backup.js";
 import { operatorRelease } from "./operator-release.js";
+import { RESTORE_HELP } from "./restore.js";
+import { runBackup, runRestore } from "./run-backup-restore.js";
 import { type IssueRef, parseIssueRef, parseRepoName } from "./parse-issue-ref.js";
 
 export interface CliIo {
@@ -40,7 +43,7 @@ interface CommandSpec {
   help: string;
 }
 
-const DATABASE_HELP = `  --database URL  the ledger to open; default: $DATABASE_URL, else ${DEFAULT_DATABASE_URL}.
+const DATABASE_HELP = `  --database URL  the ledger to open; default: $DATABASE_URL (./.env's first), else ${DEFAULT_DATABASE_URL}.
                   postgres://… opens PostgreSQL (tables in schema $DATABASE_SCHEMA, default
                   public); anything else is a SQLite file, which must exist. The CLI
                   never changes the schema: a database the app has not migrated to
@@ -105,19 +108,25 @@ pending or parked effects) do not fail.
 Database:
 ${DATABASE_HELP}`,
   },
+  backup: { options: { force: { type: "boolean" } }, help: BACKUP_HELP },
+  restore: { options: { "token-gap": { type: "string" }, "token-floor": { type: "string" } }, help: RESTORE_HELP },
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
+
+const COMMAND_NAMES = Object.keys(COMMANDS).join(", ");
 
 const MAIN_HELP = `Usage: issue-leases <command> [options]
 
 Operator tool for the issue-leases GitHub App's lease ledger.
 
-Commands:
+Operator commands (read the database directly):
   list [--repo owner/name] [--holder login] [--json]  live leases
   history owner/name#N [--json]                        every operation on an issue
   release owner/name#N --reason "…"                    end a lease; the running app updates GitHub
   doctor [--json]                                      check the database and the outbox
+  backup FILE [--force]                                copy the SQLite ledger, safely while the app runs
+  restore BACKUP [--token-gap N | --token-floor N]     put a backup in place (app stopped); tokens stay unique
 
 Options:
 ${DATABASE_HELP}
@@ -165,7 +174,11 @@ function strictParse(args: string[], options: Record<string, OptionSpec>, comman
 
 /** Where the database is, as it may be shown: no password (nor query string, which may carry one). */
 function describeDatabase(url: string, env: NodeJS.ProcessEnv): string {
-  if (!isPostgresUrl(url)) return sqlitePath(url);
+  if (!isPostgresUrl(url)) {
+    // Absolute: the operator sees which file was read, whatever directory the CLI ran in.
+    const file = sqlitePath(url);
+    return file === ":memory:" ? file : resolve(file);
+  }
   try {
     const u = new URL(url);
     const schema = env.DATABASE_SCHEMA ? ` schema ${env.DATABASE_SCHEMA}` : "";
@@ -385,7 +398,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       const topic = positionals[1];
       if (topic === undefined) io.out(MAIN_HELP);
       else if (isCommand(topic)) io.out(COMMANDS[topic].help);
-      else throw usageError(`unknown command ${JSON.stringify(topic)}: expected list, history, release or doctor`);
+      else throw usageError(`unknown command ${JSON.stringify(topic)}: expected ${COMMAND_NAMES}`);
       return EXIT.ok;
     }
     if (values.help) {
@@ -397,7 +410,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   if (!isCommand(name)) {
     throw usageError(
-      `unknown command ${JSON.stringify(name)}: expected list, history, release or doctor; see \`issue-leases --help\``,
+      `unknown command ${JSON.stringify(name)}: expected ${COMMAND_NAMES}; see \`issue-leases --help\``,
     );
   }
 
@@ -412,6 +425,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
     io.out(version());
     return EXIT.ok;
   }
+
+  const url = (typeof values.database === "string" && values.database) || io.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  if (name === "backup") return await runBackup(url, positionals, values, io);
+  if (name === "restore") return await runRestore(url, positionals, values, io);
 
   // Arguments are checked before the database is opened: a typo costs no connection.
   let ref: IssueRef | null = null;
@@ -428,7 +445,6 @@ async function run(args: string[], io: CliIo): Promise<number> {
     reason = values.reason;
   }
 
-  const url = (typeof values.database === "string" && values.database) || io.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   if (name === "doctor") {
     let ledger: Ledger;
     try {

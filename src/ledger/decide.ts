@@ -64,6 +64,8 @@ export const decide = {
     ttl: Ttl,
     now: number,
     limit?: { limit: number; held: Lease[] },
+    /** Tokens up to the floor may have been handed out before a restore from a backup: a new tenure gets one above it. */
+    floor = 0,
   ): AcquireResult {
     const current = live(key, row, now);
     if (current && current.holder.id === holder.id) {
@@ -76,7 +78,7 @@ export const decide = {
     return {
       outcome: "acquired",
       newTenure: true,
-      lease: { ...key, holder, token: (row?.token ?? 0) + 1, acquiredAt: now, expiresAt: expiry(ttl, now) },
+      lease: { ...key, holder, token: Math.max(row?.token ?? 0, floor) + 1, acquiredAt: now, expiresAt: expiry(ttl, now) },
     };
   },
 

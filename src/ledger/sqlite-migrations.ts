@@ -168,4 +168,16 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE history ADD COLUMN replied INTEGER;
   CREATE INDEX history_replies ON history (repo_id, actor_id, at) WHERE replied > 0;
   `,
+  // 11: the token floor. A backup knows fewer tokens than GitHub saw (those
+  // handed out after it are in labels, replies and pull requests), so
+  // `issue-leases restore` records a floor: every new tenure, on any issue,
+  // even one the backup never saw, gets a token above it. One row at most.
+  `
+  CREATE TABLE token_floor (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    floor    INTEGER NOT NULL,
+    set_at   INTEGER NOT NULL,
+    backup   TEXT    NOT NULL
+  );
+  `,
 ];

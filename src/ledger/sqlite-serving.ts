@@ -8,7 +8,8 @@
  * system lets go of it when the process dies, even by `kill -9`, so the next
  * process knows at once that the locks it finds in the ledger are a dead
  * process's, and takes them over. The operator CLI reads the ledger itself
- * and never touches this file.
+ * and leaves this file alone, except `issue-leases restore`, which takes the
+ * lock so that no app serves the file while it is replaced.
  */
 import Database from "better-sqlite3";
 

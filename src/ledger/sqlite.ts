@@ -104,6 +104,13 @@ export function migrateSqlite(db: Database.Database, upTo = SQLITE_MIGRATIONS.le
   return db.pragma("user_version", { simple: true }) as number;
 }
 
+/** The token floor recorded by a restore, 0 when none (or on a schema before migration 11, which the caller refuses or migrates). */
+export function readTokenFloor(db: Database.Database): number {
+  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'token_floor'").get();
+  if (!hasTable) return 0;
+  return (db.prepare("SELECT floor FROM token_floor WHERE id = 1").pluck().get() as number | undefined) ?? 0;
+}
+
 function toLease(row: LeaseRow): Lease {
   return {
     repoId: row.repo_id,
@@ -143,6 +150,13 @@ export class SqliteLedger implements Ledger {
   /** The serving lock, held while this ledger serves its file as the app. */
   private readonly serving: Database.Database | null = null;
 
+  /**
+   * The token floor a restore recorded (0: none). Read once: only
+   * `issue-leases restore` sets it, on a copy that no process has open, and
+   * moves that copy into place while no app serves the file.
+   */
+  private readonly tokenFloor: number;
+
   constructor(fileOrDb: string | Database.Database, opts: SqliteLedgerOptions = {}) {
     const serves = opts.serve === true && typeof fileOrDb === "string" && fileOrDb !== ":memory:";
     // Before the database is opened: a refused process changes nothing in it.
@@ -154,6 +168,7 @@ export class SqliteLedger implements Ledger {
       throw error;
     }
     const db = this.db;
+    this.tokenFloor = readTokenFloor(db);
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.st = {
@@ -454,14 +469,15 @@ export class SqliteLedger implements Ledger {
   async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
     return this.run(key, "acquire", holder, now, opts, (row) => {
       const limit = opts?.maxPerHolder ?? 0;
-      let result = decide.acquire(key, row, holder, ttl, now);
+      let result = decide.acquire(key, row, holder, ttl, now, undefined, this.tokenFloor);
       // The limit bears only on a new tenure, and only once the holder is at
       // it: count their other live leases then, and only at the limit read
       // them (three times the cost of counting) and let the rules decide again.
       if (limit > 0 && result.outcome === "acquired" && result.newTenure) {
         const others = { repoId: key.repoId, holderId: holder.id, issue: key.issue, now };
         if (this.st.countHeld.get(others)! >= limit) {
-          result = decide.acquire(key, row, holder, ttl, now, { limit, held: this.st.listHeld.all(others).map(toLease) });
+          const held = this.st.listHeld.all(others).map(toLease);
+          result = decide.acquire(key, row, holder, ttl, now, { limit, held }, this.tokenFloor);
         }
       }
       return {

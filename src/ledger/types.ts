@@ -172,7 +172,8 @@ export interface RenewOptions extends OpOptions<RenewResult> {
   remindBefore?: number | null;
 }
 
-export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note";
+/** `restore`: the operator restored the ledger from a backup (`issue-leases restore`), which raised the token floor. */
+export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note" | "restore";
 
 export interface HistoryEntry {
   id: number;

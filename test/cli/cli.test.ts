@@ -127,7 +127,7 @@ describe("help, version and usage errors", () => {
   });
 
   it.each([
-    [["frob"], /unknown command "frob": expected list, history, release or doctor/],
+    [["frob"], /unknown command "frob": expected list, history, release, doctor, backup, restore/],
     [["list", "--bogus"], /Unknown option '--bogus'.*issue-leases list --help/],
     [["--bogus"], /Unknown option '--bogus'/],
     [["list", "extra"], /unexpected argument extra/],
