@@ -64,6 +64,6 @@ export async function openLedger(
     if (["AlreadyServedError", "SchemaBehindError"].includes((error as Error).name)) throw error;
     // mkdir or open failed (ENOTDIR, EACCES, SQLITE_CANTOPEN, not a database): the path is what to fix.
     const { code, message } = error as { code?: string; message: string };
-    throw new DatabaseConfigError(`cannot open the SQLite file ${file} (${code ? `${code}: ` : ""}${message.split("\n")[0]}): check DATABASE_URL`, { cause: error });
+    throw new DatabaseConfigError(`cannot open database at ${file} (${code ? `${code}: ` : ""}${message.split("\n")[0]}): check DATABASE_URL`, { cause: error });
   }
 }

@@ -112,7 +112,7 @@ describe.concurrent("A wrong variable ends the start-up with one line naming it"
   }, 60_000);
 
   it("a DATABASE_URL whose folder cannot be created", async () => {
-    expectOneLine(await failedStart(await registered({ DATABASE_URL: "/dev/null/x/leases.db" })), /cannot open the SQLite file \/dev\/null\/x\/leases\.db.*DATABASE_URL/);
+    expectOneLine(await failedStart(await registered({ DATABASE_URL: "/dev/null/x/leases.db" })), /cannot open database at \/dev\/null\/x\/leases\.db.*DATABASE_URL/);
   }, 60_000);
 
   it("a DATABASE_URL with a scheme issue-leases does not support creates no file", async () => {
