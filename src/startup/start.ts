@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { run } from "probot";
 import { checkEnvironment } from "./check-environment.js";
-import { exitOnStartupError } from "./startup-error.js";
+import { exitOnStartupError, StartupError } from "./startup-error.js";
 
 /** .env over the environment, as Probot's own `applyEnv` does, so that both see the same values. */
 function applyDotEnv(): void {
@@ -26,5 +26,12 @@ try {
   checkEnvironment(process.env);
   await run([fileURLToPath(new URL("../index.js", import.meta.url))], { env: process.env });
 } catch (error) {
+  // The smee client rejects with an EventSource error event (not an Error)
+  // when it cannot reach the channel: the last step of Probot's start.
+  if (!(error instanceof Error) && process.env.WEBHOOK_PROXY_URL) {
+    exitOnStartupError(
+      new StartupError(`cannot connect to WEBHOOK_PROXY_URL ${process.env.WEBHOOK_PROXY_URL}: check the URL and the network, or unset WEBHOOK_PROXY_URL`),
+    );
+  }
   exitOnStartupError(error);
 }
