@@ -10,13 +10,14 @@ import { CONFIG_NAME, type ConfigResult, UnreadableConfig } from "./config.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
 import { routeIssueEvents } from "./issue-event-routes.js";
-import { DEFAULT_DATABASE_URL, openLedger } from "./ledger/open-ledger.js";
+import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/types.js";
 import { Drainer } from "./reflect/drainer.js";
 import { type GitHubPort, octokitPort } from "./reflect/github-port.js";
 import { parseMarker } from "./reflect/render.js";
 import { healthReport } from "./health.js";
 import { HolderLogins } from "./holder-logins.js";
+import { rootWebhookHandler } from "./root-webhook.js";
 import { Sweeper } from "./sweeper.js";
 import { AppMetrics, metricsSettings } from "./metrics/app-metrics.js";
 import { meterDeliveries } from "./metrics/metered-deliveries.js";
@@ -272,9 +273,13 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     try {
       addHandler(health);
       if (metrics && metricsServed) addHandler(metricsHandler(metrics, metricsServed));
+      addHandler(await rootWebhookHandler(app));
     } catch {
-      // No HTTP server (tests through probot.receive): no /health or /metrics route.
+      // No HTTP server (tests through probot.receive): no /health or /metrics route, no webhooks at /.
     }
+    const database = opts.ledger ? "the ledger given to issueLeases()" : describeDatabase(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+    const schema = (await ledger.schemaVersion()).current;
+    log.info({ database, schema_version: schema, app_id: appId }, `issue-leases ready: app ${appId}, ${database}, schema version ${schema}`);
 
     const runtime: Runtime = {
       ledger,

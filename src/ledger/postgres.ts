@@ -2,6 +2,7 @@ import pg from "pg";
 import { decide, type Row } from "./decide.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
+import { DatabaseConfigError } from "./database-config-error.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import type {
   AcquireOptions,
@@ -264,7 +265,7 @@ export async function openPostgres(opts: PostgresLedgerOptions & { migrate?: boo
   } catch (err) {
     await ledger.close();
     if (isConnectionError(err)) {
-      throw new Error(
+      throw new DatabaseConfigError(
         `cannot reach PostgreSQL at ${describeUrl(opts.connectionString)} (${(err as Error).message}): ` +
           "check DATABASE_URL and that the server accepts connections from this host",
         { cause: err },

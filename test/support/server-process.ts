@@ -1,5 +1,5 @@
 /**
- * The real app as GitHub runs it: `probot run ./dist/src/index.js` in a child
+ * The real app as GitHub runs it: `npm start` (Probot's `run` behind our checks) in a child
  * process, talking HTTP to a fake GitHub, receiving signed webhook
  * deliveries. For end-to-end and fault tests (kill -9, SIGTERM, restarts on
  * the same database file).
@@ -19,8 +19,8 @@ import { sign } from "@octokit/webhooks-methods";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const WEBHOOK_SECRET = "e2e-secret";
-const PROBOT_BIN = join(ROOT, "node_modules/probot/bin/probot.js");
-const ENTRY = "./dist/src/index.js";
+// What `npm start` runs: the environment checks, then `probot run ./dist/src/index.js`.
+export const LAUNCHER = "./dist/src/startup/start.js";
 
 export interface ServerOptions {
   /** Where GitHub is: the fake (or a proxy in front of it), served over http at `host`. */
@@ -194,7 +194,7 @@ export async function startSetupServer(env: Record<string, string> = {}): Promis
 }
 
 async function launch(env: Record<string, string>, port: number, readyPath: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [PROBOT_BIN, "run", ENTRY], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [LAUNCHER], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
   let out = "";
   let err = "";

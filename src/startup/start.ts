@@ -1,0 +1,37 @@
+/**
+ * `npm start`: checks the environment, then runs Probot as `probot run
+ * ./dist/src/index.js` would. This launcher exists because Probot reads the
+ * private key before it loads the app: a key it cannot read is printed with a
+ * stack and the setup page is served instead, as if the app had never been
+ * registered. Here a wrong variable ends the process with one line and exit 1.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseEnv } from "node:util";
+import { run } from "probot";
+import { checkEnvironment } from "./check-environment.js";
+import { exitOnStartupError, StartupError } from "./startup-error.js";
+
+/** .env over the environment, as Probot's own `applyEnv` does, so that both see the same values. */
+function applyDotEnv(): void {
+  try {
+    Object.assign(process.env, parseEnv(readFileSync(".env", "utf8")));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") exitOnStartupError(error);
+  }
+}
+
+applyDotEnv();
+try {
+  checkEnvironment(process.env);
+  await run([fileURLToPath(new URL("../index.js", import.meta.url))], { env: process.env });
+} catch (error) {
+  // The smee client rejects with an EventSource error event (not an Error)
+  // when it cannot reach the channel: the last step of Probot's start.
+  if (!(error instanceof Error) && process.env.WEBHOOK_PROXY_URL) {
+    exitOnStartupError(
+      new StartupError(`cannot connect to WEBHOOK_PROXY_URL ${process.env.WEBHOOK_PROXY_URL}: check the URL and the network, or unset WEBHOOK_PROXY_URL`),
+    );
+  }
+  exitOnStartupError(error);
+}

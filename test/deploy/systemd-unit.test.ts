@@ -1,0 +1,61 @@
+/**
+ * deploy/issue-leases.service: the keys the README's Deploy section relies
+ * on, parsed always; `systemd-analyze verify` as well where systemd is.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../support/server-process.js";
+
+const UNIT = join(ROOT, "deploy/issue-leases.service");
+
+/** Section -> key -> values (a key may repeat, as Environment= does). */
+function parseUnit(text: string): Map<string, Map<string, string[]>> {
+  const sections = new Map<string, Map<string, string[]>>();
+  let current: Map<string, string[]> | undefined;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const section = /^\[(.+)\]$/.exec(line);
+    if (section) {
+      current = new Map();
+      sections.set(section[1]!, current);
+      continue;
+    }
+    const eq = line.indexOf("=");
+    if (!current || eq < 1) throw new Error(`not a key=value line in a section: ${raw}`);
+    const key = line.slice(0, eq).trim();
+    current.set(key, [...(current.get(key) ?? []), line.slice(eq + 1).trim()]);
+  }
+  return sections;
+}
+
+const hasSystemdAnalyze = spawnSync("systemd-analyze", ["--version"]).status === 0;
+
+describe("deploy/issue-leases.service", () => {
+  const unit = parseUnit(readFileSync(UNIT, "utf8"));
+  const service = unit.get("Service")!;
+
+  it("starts what npm start runs, from the environment file, and restarts on failure", () => {
+    expect(service.get("ExecStart")).toEqual(["/usr/bin/node dist/src/startup/start.js"]);
+    expect(readFileSync(join(ROOT, "package.json"), "utf8")).toContain('"start": "node dist/src/startup/start.js"');
+    expect(service.get("EnvironmentFile")).toHaveLength(1);
+    expect(service.get("Environment")).toContain("NODE_ENV=production");
+    expect(service.get("Restart")).toEqual(["on-failure"]);
+  });
+
+  it("stops with SIGTERM, which the app handles, and keeps the SQLite file in its state directory", () => {
+    expect(service.get("KillSignal")).toEqual(["SIGTERM"]);
+    expect(service.get("StateDirectory")).toEqual(["issue-leases"]);
+    expect(service.get("Environment")).toContain("DATABASE_URL=/var/lib/issue-leases/leases.db");
+    expect(service.get("NoNewPrivileges")).toEqual(["true"]);
+    expect(unit.get("Install")?.get("WantedBy")).toEqual(["multi-user.target"]);
+  });
+
+  it.runIf(hasSystemdAnalyze)("passes systemd-analyze verify", () => {
+    // verify checks that ExecStart's program exists, and reads the EnvironmentFile only at start.
+    const out = execFileSync("systemd-analyze", ["verify", UNIT], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    expect(out).toBe("");
+  });
+});
