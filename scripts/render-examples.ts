@@ -309,11 +309,11 @@ export function readmeExamples(): string {
   return [
     GENERATED,
     "",
-    replySection(r.acquired!, "####"),
+    replySection(r.acquired!, "###"),
     "",
-    replySection(r.held!, "####"),
+    replySection(r.held!, "###"),
     "",
-    "#### The lease check: a stale `Lease-Token`",
+    "### The lease check: a stale `Lease-Token`",
     "",
     checkBody(stale),
   ].join("\n");
