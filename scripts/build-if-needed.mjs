@@ -22,6 +22,7 @@ const isStale = () =>
   Math.max(
     newest("src"),
     newest("bench"),
+    newest("scripts"),
     // The benchmarks compile the fake GitHub and the payload builders from here (tsconfig.build.json).
     newest("test/support"),
     statSync("tsconfig.json").mtimeMs,

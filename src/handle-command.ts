@@ -182,10 +182,7 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
       // Acting on someone else's lease: ask GitHub, never trust the payload.
       const permission = await deps.permission(actor.login);
       if (!WRITERS.includes(permission)) {
-        return refuse(
-          "forbidden",
-          "Only people with write, maintain or admin permission on this repository can release someone else's lease. Use `/release` on its own to end your own.",
-        );
+        return refuse("forbidden", RELEASE_OTHERS_FORBIDDEN);
       }
       const applied = await ledger.forceRelease(key, actor, now, {
         ifHolder: parsed.target ?? undefined,
@@ -204,6 +201,10 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
     }
   }
 }
+
+/** The refusal of `/release @user` to someone without write, maintain or admin permission. */
+export const RELEASE_OTHERS_FORBIDDEN =
+  "Only people with write, maintain or admin permission on this repository can release someone else's lease. Use `/release` on its own to end your own.";
 
 function mayClaim(ev: CommentEvent, config: Config): string | null {
   if (!config.bots && ev.author.type === "Bot") {

@@ -54,11 +54,16 @@ export async function handleIssueClosed(
             actor: null,
             lease: leaseView(r.lease),
             ignored: 0,
-            reason: ev.merged ? "The pull request was merged, so its lease ended." : "The issue was closed, so its lease ended.",
+            reason: closedReason(ev.merged),
           })
         : [],
   });
   return !res.duplicate && res.outcome === "released" && res.lease !== null;
+}
+
+/** Why a lease ended when its issue closed (the reply's reason line). */
+export function closedReason(merged: boolean): string {
+  return merged ? "The pull request was merged, so its lease ended." : "The issue was closed, so its lease ended.";
 }
 
 /**
