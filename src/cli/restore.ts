@@ -47,7 +47,10 @@ replaced if that is higher; every issue's history records the restore.
   --token-floor N  the floor itself, e.g. the highest token seen on GitHub; at
                    least the backup's highest token
 
-PostgreSQL: nothing is restored; the \`pg_restore\` command is printed, exit 2.
+PostgreSQL: nothing is restored; two commands are printed, exit 2: the
+\`pg_restore\` to run (app stopped), then \`issue-leases token-floor\` with
+the same --token-gap or --token-floor (as --gap or --floor), before the app
+starts again.
 
 Database: --database URL, else $DATABASE_URL (also read from ./.env), else
 ./data/leases.db, as for the other commands.`;
