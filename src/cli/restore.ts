@@ -22,7 +22,8 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { SQLITE_MIGRATIONS } from "../ledger/sqlite-migrations.js";
-import { openSqlite, readTokenFloor } from "../ledger/sqlite.js";
+import { openSqlite } from "../ledger/sqlite.js";
+import { readTokenFloor, recordTokenFloor } from "../ledger/sqlite-token-floor.js";
 import { AlreadyServedError, claimServing } from "../ledger/sqlite-serving.js";
 import { fsyncPath, type LedgerSummary, summarize } from "./backup.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
@@ -46,7 +47,10 @@ replaced if that is higher; every issue's history records the restore.
   --token-floor N  the floor itself, e.g. the highest token seen on GitHub; at
                    least the backup's highest token
 
-PostgreSQL: nothing is restored; the \`pg_restore\` command is printed, exit 2.
+PostgreSQL: nothing is restored; two commands are printed, exit 2: the
+\`pg_restore\` to run (app stopped), then \`issue-leases token-floor\` with
+the same --token-gap or --token-floor (as --gap or --floor), before the app
+starts again.
 
 Database: --database URL, else $DATABASE_URL (also read from ./.env), else
 ./data/leases.db, as for the other commands.`;
@@ -123,44 +127,6 @@ async function keepAside(target: string, now: number): Promise<{ aside: string; 
   return { aside, highestToken };
 }
 
-/** Records the floor, raises free rows to it, and writes a `restore` entry in every issue's history. */
-function applyFloor(db: Database.Database, floor: number, backupName: string, now: number): number {
-  db.prepare(
-    `INSERT INTO token_floor (id, floor, set_at, backup) VALUES (1, @floor, @now, @backup)
-     ON CONFLICT (id) DO UPDATE SET floor = max(floor, excluded.floor), set_at = excluded.set_at, backup = excluded.backup`,
-  ).run({ floor, now, backup: backupName });
-  // A free row's token is the one its next tenure follows (and what replies
-  // announce as "the next lease gets token N + 1"): raising it keeps them
-  // right. A held row keeps its token: its holder has it.
-  db.prepare("UPDATE leases SET token = @floor WHERE holder_id IS NULL AND token < @floor").run({ floor });
-  const append = db.prepare(
-    `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, prev)
-     VALUES (@repoId, @repo, @issue, 'restore', 'restored', @actorId, @actorLogin, @holderId, @holderLogin, NULL, NULL, @now, NULL, @prev)`,
-  );
-  const actor = { actorId: OPERATOR.id, actorLogin: OPERATOR.login, now };
-  let issues = 0;
-  const leases = db
-    .prepare("SELECT repo_id AS repoId, repo, issue, holder_id AS holderId, holder_login AS holderLogin, last_history AS prev FROM leases")
-    .all() as { repoId: number; repo: string; issue: number; holderId: number | null; holderLogin: string | null; prev: number | null }[];
-  const setLast = db.prepare("UPDATE leases SET last_history = ? WHERE repo_id = ? AND issue = ?");
-  for (const l of leases) {
-    const id = append.run({ ...l, ...actor }).lastInsertRowid;
-    setLast.run(id, l.repoId, l.issue);
-    issues++;
-  }
-  // Issues never held have no lease row; their history's head is here.
-  const heads = db
-    .prepare("SELECT h.repo_id AS repoId, r.repo, h.issue, h.last AS prev FROM history_heads h JOIN history r ON r.id = h.last")
-    .all() as { repoId: number; repo: string; issue: number; prev: number }[];
-  const setHead = db.prepare("UPDATE history_heads SET last = ? WHERE repo_id = ? AND issue = ?");
-  for (const h of heads) {
-    const id = append.run({ ...h, holderId: null, holderLogin: null, ...actor }).lastInsertRowid;
-    setHead.run(id, h.repoId, h.issue);
-    issues++;
-  }
-  return issues;
-}
-
 export async function restoreSqlite(opts: RestoreOptions): Promise<RestoreSummary> {
   const backup = resolve(opts.backup);
   const target = resolve(opts.target);
@@ -209,7 +175,7 @@ export async function restoreSqlite(opts: RestoreOptions): Promise<RestoreSummar
     try {
       // A backup taken after an earlier restore carries that restore's floor: never lower it.
       floor = Math.max(floor, readTokenFloor(db));
-      issues = db.transaction(() => applyFloor(db, floor, basename(backup), opts.now)).immediate();
+      issues = db.transaction(() => recordTokenFloor(db, floor, basename(backup), "restored", OPERATOR, opts.now)).immediate();
       db.pragma("wal_checkpoint(TRUNCATE)");
     } finally {
       db.close();

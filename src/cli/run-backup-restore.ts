@@ -9,6 +9,7 @@ import { backupSqlite, pgDumpCommand, shellWord, urlWithoutPassword } from "./ba
 import { EXIT, usageError } from "./cli-error.js";
 import { DEFAULT_TOKEN_GAP, integerOption, restoreSqlite } from "./restore.js";
 import type { CliIo } from "./run-cli.js";
+import { tokenFloorCommand } from "./token-floor.js";
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -62,11 +63,14 @@ export async function runRestore(url: string, positionals: string[], values: Val
   if (floor !== null && gap !== null) throw usageError("give --token-floor or --token-gap, not both");
   if (isPostgresUrl(url)) {
     const schema = io.env.DATABASE_SCHEMA || "public";
+    const raise = floor !== null ? { floor } : { gap: gap ?? DEFAULT_TOKEN_GAP };
     return postgresAdvice(
       io,
-      `pg_restore --clean --if-exists --schema=${schema} --dbname=${shellWord(urlWithoutPassword(url))} ${shellWord(file)}`,
-      "the ledger is in PostgreSQL: restore it with pg_restore, with the app stopped. " +
-        "This version records no token floor in PostgreSQL: tokens handed out after the dump can be handed out again",
+      `pg_restore --clean --if-exists --schema=${schema} --dbname=${shellWord(urlWithoutPassword(url))} ${shellWord(file)}\n` +
+        tokenFloorCommand(raise),
+      "the ledger is in PostgreSQL: with the app stopped, restore it with pg_restore (password from PGPASSWORD or ~/.pgpass), " +
+        "then raise the token floor (same DATABASE_URL or --database) so that tokens handed out after the dump are never " +
+        "handed out again, then start the app:",
     );
   }
   const target = sqliteFile(url);

@@ -20,6 +20,7 @@ import { BACKUP_HELP } from "./backup.js";
 import { operatorRelease } from "./operator-release.js";
 import { RESTORE_HELP } from "./restore.js";
 import { runBackup, runRestore } from "./run-backup-restore.js";
+import { runTokenFloor, TOKEN_FLOOR_HELP, tokenFloorRaise } from "./token-floor.js";
 import { type IssueRef, parseIssueRef, parseRepoName } from "./parse-issue-ref.js";
 
 export interface CliIo {
@@ -110,6 +111,7 @@ ${DATABASE_HELP}`,
   },
   backup: { options: { force: { type: "boolean" } }, help: BACKUP_HELP },
   restore: { options: { "token-gap": { type: "string" }, "token-floor": { type: "string" } }, help: RESTORE_HELP },
+  "token-floor": { options: { gap: { type: "string" }, floor: { type: "string" } }, help: TOKEN_FLOOR_HELP },
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -127,6 +129,7 @@ Operator commands (read the database directly):
   doctor [--json]                                      check the database and the outbox
   backup FILE [--force]                                copy the SQLite ledger, safely while the app runs
   restore BACKUP [--token-gap N | --token-floor N]     put a backup in place (app stopped); tokens stay unique
+  token-floor [--gap N | --floor N]                    after pg_restore: new tenures get tokens above every one issued
 
 Options:
 ${DATABASE_HELP}
@@ -436,6 +439,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (name === "history" || name === "release") ref = issueArg(positionals, name);
   else noArgs(positionals, name);
   if (name === "list") repoOption(values);
+  const raise = name === "token-floor" ? tokenFloorRaise(values) : null;
   if (name === "release") {
     if (typeof values.reason !== "string" || values.reason.trim() === "") {
       throw usageError(
@@ -472,6 +476,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
         return await history(ledger, ref!, values, io);
       case "release":
         return await release(ledger, ref!, reason, io);
+      case "token-floor":
+        return await runTokenFloor(ledger, raise!, io);
     }
   } finally {
     await ledger.close();

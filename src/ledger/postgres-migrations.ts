@@ -128,4 +128,17 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   ALTER TABLE ${s}.history ADD COLUMN replied integer;
   CREATE INDEX history_replies ON ${s}.history (repo_id, actor_id, at) WHERE replied > 0;
   `,
+  // 10: the token floor (SQLite's 11). A dump knows fewer tokens than GitHub
+  // saw (those handed out after it are in labels, replies and pull requests),
+  // so after a pg_restore `issue-leases token-floor` records a floor: every
+  // new tenure, on any issue, even one the dump never saw, gets a token above
+  // it. One row at most; `backup` says what set it.
+  (s) => `
+  CREATE TABLE ${s}.token_floor (
+    id     integer PRIMARY KEY CHECK (id = 1),
+    floor  bigint  NOT NULL,
+    set_at bigint  NOT NULL,
+    backup text    NOT NULL
+  );
+  `,
 ];

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { decide, type Row } from "./decide.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
+import { floorOf, raisePostgresTokenFloor } from "./postgres-token-floor.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { DatabaseConfigError } from "./database-config-error.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
@@ -31,6 +32,8 @@ import type {
   ReplyBudget,
   SchemaVersion,
   Term,
+  TokenFloorRaise,
+  TokenFloorResult,
   Ttl,
   EffectFence,
 } from "./types.js";
@@ -363,6 +366,10 @@ export class PostgresLedger implements Ledger {
     this.sql = {
       lockHolder: "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))",
       lockRow: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND issue = $2 FOR UPDATE`,
+      // Acquire's: the token floor read in the same statement, so that a floor
+      // an operator raised applies to the next acquire on every replica, at no
+      // extra round trip.
+      lockRowFloor: `SELECT l.*, ${floorOf(s)} AS token_floor FROM ${s}.leases l WHERE l.repo_id = $1 AND l.issue = $2 FOR UPDATE OF l`,
       insertFree: `INSERT INTO ${s}.leases (repo_id, issue, repo, token, updated_at) VALUES ($1, $2, $3, 0, $4)
                    ON CONFLICT (repo_id, issue) DO NOTHING`,
       write: `UPDATE ${s}.leases SET repo = $3, holder_id = $4, holder_login = $5, token = $6, acquired_at = $7, expires_at = $8,
@@ -591,8 +598,8 @@ export class PostgresLedger implements Ledger {
     actor: Holder | null,
     callerNow: number,
     opts: OpOptions<R> | undefined,
-    body: (c: Client, row: Row | null, now: number) => Promise<{ result: R; write?: Statement }>,
-    extra: { historyOutcome?: string; holderLock?: Holder } = {},
+    body: (c: Client, row: Row | null, now: number, floor: number) => Promise<{ result: R; write?: Statement }>,
+    extra: { historyOutcome?: string; holderLock?: Holder; readFloor?: boolean } = {},
   ): Promise<Applied<R>> {
     return this.transaction(callerNow, async (c, now): Promise<Outcome<Applied<R>>> => {
       const delivery = opts?.delivery;
@@ -616,8 +623,8 @@ export class PostgresLedger implements Ledger {
         // always in this order: no deadlock with other acquires.
         await c.query(this.sql.lockHolder, [`${this.schema}/holder`, `${key.repoId}/${personLock.id}`]);
       }
-      const row = await this.lockRow(c, key, now);
-      const { result, write } = await body(c, row, now);
+      const { row, floor } = await this.lockRow(c, key, now, extra.readFloor === true);
+      const { result, write } = await body(c, row, now, floor);
       const lease = "lease" in result ? result.lease : null;
       let budget: ReplyBudget | null = null;
       if (limit > 0) {
@@ -668,13 +675,17 @@ export class PostgresLedger implements Ledger {
   /**
    * Locks the issue's row for the rest of the transaction. An issue never seen
    * gets a free row with token 0 first, so that two first claims have a row to
-   * queue on; it reads exactly like no row.
+   * queue on; it reads exactly like no row. With `readFloor`, the token
+   * floor comes with the row (0 otherwise).
    */
-  private async lockRow(c: Client, key: IssueKey, now: number): Promise<Row | null> {
-    const found = await c.query<LeaseRow>(this.sql.lockRow, [key.repoId, key.issue]);
-    if (found.rows[0]) return toRow(found.rows[0]);
-    await c.query(this.sql.insertFree, [key.repoId, key.issue, key.repo, now]);
-    return toRow((await c.query<LeaseRow>(this.sql.lockRow, [key.repoId, key.issue])).rows[0]);
+  private async lockRow(c: Client, key: IssueKey, now: number, readFloor: boolean): Promise<{ row: Row | null; floor: number }> {
+    const text = readFloor ? this.sql.lockRowFloor : this.sql.lockRow;
+    let found = (await c.query<LeaseRow & { token_floor?: number }>(text, [key.repoId, key.issue])).rows[0];
+    if (!found) {
+      await c.query(this.sql.insertFree, [key.repoId, key.issue, key.repo, now]);
+      found = (await c.query<LeaseRow & { token_floor?: number }>(text, [key.repoId, key.issue])).rows[0];
+    }
+    return { row: toRow(found), floor: found?.token_floor ?? 0 };
   }
 
   private write(key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined): Statement {
@@ -702,16 +713,16 @@ export class PostgresLedger implements Ledger {
       holder,
       now,
       opts,
-      async (c, row, now) => {
+      async (c, row, now, floor) => {
         const others =
           limit > 0 ? (await c.query<LeaseRow>(this.sql.countHeld, [key.repoId, holder.id, key.issue, now])).rows.map(toLease) : [];
-        const result = decide.acquire(key, row, holder, ttl, now, limit > 0 ? { limit, held: others } : undefined);
+        const result = decide.acquire(key, row, holder, ttl, now, limit > 0 ? { limit, held: others } : undefined, floor);
         return {
           result,
           write: result.outcome === "acquired" ? this.write(key, result.lease, now, opts?.remindBefore) : undefined,
         };
       },
-      { holderLock: limit > 0 ? holder : undefined },
+      { holderLock: limit > 0 ? holder : undefined, readFloor: true },
     );
   }
 
@@ -930,6 +941,11 @@ export class PostgresLedger implements Ledger {
     if (this.closed) return;
     this.closed = true;
     await this.pool.end();
+  }
+
+  async raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult> {
+    const s = pg.escapeIdentifier(this.schema);
+    return this.transaction(now, async (c, now) => ({ value: await raisePostgresTokenFloor(c, s, raise, actor, setBy, now) }));
   }
 
   async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {

@@ -6,6 +6,7 @@ import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
 import { claimServing } from "./sqlite-serving.js";
+import { raiseSqliteTokenFloor } from "./sqlite-token-floor.js";
 import type {
   AcquireOptions,
   AcquireResult,
@@ -33,6 +34,8 @@ import type {
   RenewResult,
   ReplyBudget,
   Term,
+  TokenFloorRaise,
+  TokenFloorResult,
   Ttl,
   EffectFence,
 } from "./types.js";
@@ -104,13 +107,6 @@ export function migrateSqlite(db: Database.Database, upTo = SQLITE_MIGRATIONS.le
   return db.pragma("user_version", { simple: true }) as number;
 }
 
-/** The token floor recorded by a restore, 0 when none (or on a schema before migration 11, which the caller refuses or migrates). */
-export function readTokenFloor(db: Database.Database): number {
-  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'token_floor'").get();
-  if (!hasTable) return 0;
-  return (db.prepare("SELECT floor FROM token_floor WHERE id = 1").pluck().get() as number | undefined) ?? 0;
-}
-
 function toLease(row: LeaseRow): Lease {
   return {
     repoId: row.repo_id,
@@ -150,13 +146,6 @@ export class SqliteLedger implements Ledger {
   /** The serving lock, held while this ledger serves its file as the app. */
   private readonly serving: Database.Database | null = null;
 
-  /**
-   * The token floor a restore recorded (0: none). Read once: only
-   * `issue-leases restore` sets it, on a copy that no process has open, and
-   * moves that copy into place while no app serves the file.
-   */
-  private readonly tokenFloor: number;
-
   constructor(fileOrDb: string | Database.Database, opts: SqliteLedgerOptions = {}) {
     const serves = opts.serve === true && typeof fileOrDb === "string" && fileOrDb !== ":memory:";
     // Before the database is opened: a refused process changes nothing in it.
@@ -168,7 +157,6 @@ export class SqliteLedger implements Ledger {
       throw error;
     }
     const db = this.db;
-    this.tokenFloor = readTokenFloor(db);
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.st = {
@@ -211,6 +199,9 @@ export class SqliteLedger implements Ledger {
          ON CONFLICT (repo_id, issue) DO UPDATE SET last = excluded.last`,
       ),
       dropHistoryHead: db.prepare("DELETE FROM history_heads WHERE repo_id = ? AND issue = ?"),
+      // Read in each acquire's transaction, not once: `issue-leases token-floor`
+      // may raise it while the app serves the file.
+      tokenFloor: db.prepare<[], number>("SELECT floor FROM token_floor WHERE id = 1").pluck(),
       // INDEXED BY: left to itself the planner prefers the primary key's
       // (repo_id = ?) prefix and reads every row the repository ever had, on
       // every limited acquire; rows are never deleted, so that only grows.
@@ -469,7 +460,8 @@ export class SqliteLedger implements Ledger {
   async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
     return this.run(key, "acquire", holder, now, opts, (row) => {
       const limit = opts?.maxPerHolder ?? 0;
-      let result = decide.acquire(key, row, holder, ttl, now, undefined, this.tokenFloor);
+      const floor = this.st.tokenFloor.get() ?? 0;
+      let result = decide.acquire(key, row, holder, ttl, now, undefined, floor);
       // The limit bears only on a new tenure, and only once the holder is at
       // it: count their other live leases then, and only at the limit read
       // them (three times the cost of counting) and let the rules decide again.
@@ -477,7 +469,7 @@ export class SqliteLedger implements Ledger {
         const others = { repoId: key.repoId, holderId: holder.id, issue: key.issue, now };
         if (this.st.countHeld.get(others)! >= limit) {
           const held = this.st.listHeld.all(others).map(toLease);
-          result = decide.acquire(key, row, holder, ttl, now, { limit, held }, this.tokenFloor);
+          result = decide.acquire(key, row, holder, ttl, now, { limit, held }, floor);
         }
       }
       return {
@@ -732,5 +724,9 @@ export class SqliteLedger implements Ledger {
     // A row may exist with token 0 before any tenure (a note on a fresh issue).
     const token = this.st.get.get(key.repoId, key.issue)?.token ?? 0;
     return token > 0 ? token : null;
+  }
+
+  async raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult> {
+    return this.immediate(() => raiseSqliteTokenFloor(this.db, raise, actor, setBy, now));
   }
 }

@@ -172,7 +172,11 @@ export interface RenewOptions extends OpOptions<RenewResult> {
   remindBefore?: number | null;
 }
 
-/** `restore`: the operator restored the ledger from a backup (`issue-leases restore`), which raised the token floor. */
+/**
+ * `restore`: the operator raised the token floor, restoring a backup
+ * (`issue-leases restore`, outcome `restored`) or after restoring one with the
+ * database's own tools (`issue-leases token-floor`, outcome `floor_raised`).
+ */
 export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note" | "restore";
 
 export interface HistoryEntry {
@@ -318,6 +322,32 @@ export interface Ledger {
    * fenced against when the issue is free.
    */
   latestToken(key: { repoId: number; issue: number }): Promise<number | null>;
+  /**
+   * Raises the token floor (never lowers it), for the operator after a
+   * restore from a backup: every new tenure, on any issue, then gets a token
+   * above it. Free rows take the floor as their token, so that "the next
+   * lease gets token N + 1" stays true; live leases keep theirs. Every
+   * issue's history records it (op `restore`, outcome `floor_raised`, actor
+   * `actor`). A floor given below the ledger's highest token is refused
+   * (RangeError), as it looks like a mistake.
+   */
+  raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult>;
+}
+
+/** How `raiseTokenFloor` sets the floor: the ledger's highest token plus a gap, or a value given. */
+export type TokenFloorRaise = { gap: number } | { floor: number };
+
+export interface TokenFloorResult {
+  /** The floor before, 0 when none was ever set. */
+  before: number;
+  /** The floor now: never below `before`. */
+  floor: number;
+  /** The highest token in the ledger's rows and history when the floor was raised. */
+  highestToken: number;
+  /** false when the floor asked for was not above the floor already set (nothing was written). */
+  raised: boolean;
+  /** The issues whose history records the raise (0 when not raised). */
+  issues: number;
 }
 
 /** The fence of an effect's attempt as it was taken. */

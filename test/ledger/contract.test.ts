@@ -441,6 +441,80 @@ describe.each(backends)("ledger contract: $name", (backend) => {
     });
   });
 
+  describe("token floor", () => {
+    const operator: Holder = { id: 0, login: "operator" };
+
+    it("after a raise, new tenures on known and unknown issues, through any replica, get tokens above the floor; a live tenure keeps its token", async () => {
+      acquired(await ledger.acquire(key(1), alice, HOUR, T0));
+      await ledger.release(key(1), alice, T0 + 1);
+      acquired(await ledger.acquire(key(2), bob, null, T0 + 2));
+      acquired(await ledger.acquire(key(3), carol, HOUR, T0 + 3));
+      await ledger.note(key(4), dave, T0 + 4);
+
+      const raised = await ledger.raiseTokenFloor({ gap: 100 }, operator, "test", T0 + 10);
+      expect(raised).toEqual({ before: 0, floor: 101, highestToken: 1, raised: true, issues: 4 });
+      // Every issue the ledger knows records the raise, a held one with its holder.
+      for (const n of [1, 2, 3, 4]) {
+        expect((await ledger.history(key(n))).at(-1), `issue ${n}`).toMatchObject({
+          op: "restore",
+          outcome: "floor_raised",
+          actor: operator,
+          token: null,
+          at: T0 + 10,
+        });
+      }
+      expect((await ledger.history(key(2))).at(-1)?.holder).toEqual(bob);
+      // A free row takes the floor: "the next lease gets token N + 1" stays true.
+      expect(await ledger.latestToken(key(1))).toBe(101);
+
+      // Live tenures carry on with the tokens their holders have.
+      expect(await ledger.acquire(key(2), bob, null, T0 + 11)).toMatchObject({ outcome: "acquired", newTenure: false, lease: { token: 1 } });
+      expect(await ledger.renew(key(3), carol, HOUR, T0 + 12)).toMatchObject({ outcome: "renewed", lease: { token: 1 } });
+      expect(await ledger.latestToken(key(3))).toBe(1);
+
+      // Another replica (or process) sees the raise at its next acquire: nothing cached.
+      const other = store.another ? await store.another() : ledger;
+      expect(acquired(await other.acquire(key(1), dave, HOUR, T0 + 20)).token).toBe(102);
+      expect(acquired(await other.acquire(key(4), dave, HOUR, T0 + 21)).token).toBe(102);
+      expect(acquired(await other.acquire(key(99), erin, HOUR, T0 + 22)).token).toBe(102);
+      expect(acquired(await ledger.acquire(key(1, repoB), erin, HOUR, T0 + 23)).token).toBe(102);
+      await ledger.forceRelease(key(3), operator, T0 + 24);
+      expect(acquired(await ledger.acquire(key(3), alice, HOUR, T0 + 25)).token).toBe(102);
+      // Past the floor, tokens go on from each issue's own.
+      await ledger.release(key(3), alice, T0 + 26);
+      expect(acquired(await ledger.acquire(key(3), bob, HOUR, T0 + 27)).token).toBe(103);
+    });
+
+    it("never goes down, refuses a floor below a token handed out, and a gap counts from the floor", async () => {
+      for (const n of [1, 2, 3]) {
+        acquired(await ledger.acquire(key(n), alice, HOUR, T0 + n));
+        await ledger.release(key(n), alice, T0 + n);
+      }
+      acquired(await ledger.acquire(key(1), bob, HOUR, T0 + 5));
+      // Below a token already handed out: a mistake, refused, nothing written.
+      await expect(ledger.raiseTokenFloor({ floor: 1 }, operator, "test", T0 + 6)).rejects.toThrow(
+        "a token floor of 1 is below the ledger's highest token, 2",
+      );
+      expect((await ledger.history(key(2))).filter((h) => h.op === "restore")).toHaveLength(0);
+      expect(await ledger.raiseTokenFloor({ floor: 1000 }, operator, "test", T0 + 10)).toMatchObject({
+        before: 0,
+        floor: 1000,
+        highestToken: 2,
+        raised: true,
+      });
+      const lower = await ledger.raiseTokenFloor({ floor: 500 }, operator, "test", T0 + 11);
+      expect(lower).toEqual({ before: 1000, floor: 1000, highestToken: 1000, raised: false, issues: 0 });
+      // Nothing written when nothing was raised (so the same --floor twice is harmless).
+      expect((await ledger.history(key(2))).filter((h) => h.op === "restore")).toHaveLength(1);
+      expect(acquired(await ledger.acquire(key(7), carol, HOUR, T0 + 13)).token).toBe(1001);
+      // The next gap starts from the highest token or the floor, whichever is higher.
+      expect(await ledger.raiseTokenFloor({ gap: 10 }, operator, "test", T0 + 14)).toMatchObject({ before: 1000, floor: 1011, raised: true });
+      expect(acquired(await ledger.acquire(key(8), carol, HOUR, T0 + 15)).token).toBe(1012);
+      // bob's tenure, begun before both raises, is untouched.
+      expect(await ledger.current(key(1), T0 + 16)).toMatchObject({ holder: bob, token: 2 });
+    });
+  });
+
   it("history_records_every_operation", async () => {
     const k = key(1);
     const steps: Array<() => Promise<unknown>> = [
