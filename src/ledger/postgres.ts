@@ -142,6 +142,26 @@ export function isConnectionError(err: unknown): boolean {
   return /connection terminated|not queryable|connection error|timeout exceeded when trying to connect/i.test(message);
 }
 
+/**
+ * The connection settings with `synchronous_commit = on` for the session. A
+ * token handed out must survive a crash of the server, whatever the database,
+ * the role or DATABASE_URL say: the setting goes in the connection's startup
+ * `options`, after any the URL gives (the last `-c` of a setting wins), so
+ * it is in force before the first statement, with no query of its own.
+ */
+export function synchronousCommit(connectionString: string): { connectionString: string; options: string } {
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return { connectionString, options: "-c synchronous_commit=on" };
+  }
+  const given = url.searchParams.get("options");
+  // Removed from the URL: pg lets the URL's parameters override the config's.
+  url.searchParams.delete("options");
+  return { connectionString: url.toString(), options: `${given ?? ""} -c synchronous_commit=on`.trim() };
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -336,7 +356,7 @@ export class PostgresLedger implements Ledger {
     const types = new pg.TypeOverrides();
     types.setTypeParser(INT8_OID, (value: string) => Number(value));
     this.pool = new pg.Pool({
-      connectionString: opts.connectionString,
+      ...synchronousCommit(opts.connectionString),
       max: opts.poolSize ?? 10,
       types,
       // Fail instead of waiting when the server is unreachable or the pool is
@@ -354,12 +374,6 @@ export class PostgresLedger implements Ledger {
     // is reported here; without a listener it would crash the process. The pool
     // discards it and opens another when needed.
     this.pool.on("error", (err) => this.log("an idle PostgreSQL connection failed; the pool will open a new one", err));
-    // A token handed out must survive a crash of the server: whatever the
-    // database, the role or DATABASE_URL say, every connection commits
-    // synchronously. Sent first on each new connection, before any statement.
-    this.pool.on("connect", (client) => {
-      client.query("SET synchronous_commit = on").catch((err: unknown) => this.log("could not set synchronous_commit = on", err));
-    });
 
     const s = pg.escapeIdentifier(this.schema);
     const live = (now: string) => `holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ${now})`;
