@@ -45,6 +45,11 @@ export async function raisePostgresTokenFloor(
   // announce as "the next lease gets token N + 1"): raising it keeps them
   // right. A held row keeps its token: its holder has it.
   await c.query(`UPDATE ${s}.leases SET token = $1 WHERE holder_id IS NULL AND token < $1`, [floor]);
+  // Effects a dump had not applied yet may have been applied after it was
+  // taken: their next attempt must look for the reply it would post, as a
+  // retry does, instead of posting it again. Attempts in flight (1 or more)
+  // are left alone, so running replicas' fences hold.
+  await c.query(`UPDATE ${s}.outbox SET attempts = 1 WHERE state <> 'done' AND attempts = 0`);
   // Every issue the ledger knows: those with a row, and those only in the history (never held).
   const recorded = await c.query(
     `INSERT INTO ${s}.history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at)

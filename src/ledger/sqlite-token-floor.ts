@@ -44,6 +44,11 @@ export function recordTokenFloor(
   // announce as "the next lease gets token N + 1"): raising it keeps them
   // right. A held row keeps its token: its holder has it.
   db.prepare("UPDATE leases SET token = @floor WHERE holder_id IS NULL AND token < @floor").run({ floor });
+  // Effects a backup had not applied yet may have been applied after it was
+  // taken: their next attempt must look for the reply it would post, as a
+  // retry does, instead of posting it again. Attempts in flight (1 or more)
+  // are left alone, so a running app's fences hold.
+  db.prepare("UPDATE outbox SET attempts = 1 WHERE state <> 'done' AND attempts = 0").run();
   const append = db.prepare(
     `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, prev)
      VALUES (@repoId, @repo, @issue, 'restore', @outcome, @actorId, @actorLogin, @holderId, @holderLogin, NULL, NULL, @now, NULL, @prev)`,
