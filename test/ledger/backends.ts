@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { openPostgres, type PostgresLedger } from "../../src/ledger/postgres.js";
 import { SqliteLedger } from "../../src/ledger/sqlite.js";
 import type { Ledger } from "../../src/ledger/types.js";
+import { afterEach, beforeEach } from "vitest";
 import { freshSchema, skipPostgres } from "../support/pg-schema.js";
 
 export interface OpenedBackend {
@@ -82,3 +83,32 @@ export const postgres: Backend = {
 
 /** CI always runs both; developers without PostgreSQL set SKIP_POSTGRES=1. */
 export const backends: Backend[] = skipPostgres ? [sqlite] : [sqlite, postgres];
+
+/**
+ * Registers a fresh store of `backend` for each test (opened before, cleaned
+ * up after) and returns its ledger: a stand-in that forwards every call to
+ * the current test's ledger, so a suite writes `ledger.acquire(...)` as if it
+ * held the ledger itself.
+ */
+export function useBackend(backend: Backend): { ledger: Ledger; store(): OpenedBackend } {
+  let opened: OpenedBackend | undefined;
+  beforeEach(async () => {
+    opened = await backend.open();
+  });
+  afterEach(async () => {
+    await opened?.cleanup();
+    opened = undefined;
+  });
+  const store = () => {
+    if (!opened) throw new Error("no store outside a test");
+    return opened;
+  };
+  const ledger = new Proxy({} as Ledger, {
+    get(_, prop) {
+      const current = store().ledger as unknown as Record<PropertyKey, unknown>;
+      const value = current[prop];
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(current) : value;
+    },
+  });
+  return { ledger, store };
+}

@@ -2,9 +2,9 @@
  * The ledger contract: what every backend in `backends.ts` must do. Each test
  * gets a fresh, empty store, and drives time through `now`.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AcquireResult, fenceOf, type Holder, type IssueKey, type Lease, type Ledger, type NewEffect } from "../../src/ledger/types.js";
-import { backends, type OpenedBackend } from "./backends.js";
+import { describe, expect, it } from "vitest";
+import { type AcquireResult, fenceOf, type Holder, type IssueKey, type Lease, type NewEffect } from "../../src/ledger/types.js";
+import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -35,16 +35,7 @@ function acquired(r: AcquireResult): Lease {
 const effect = (kind: string, payload: unknown = {}, installation = 7): NewEffect => ({ installation, kind, payload });
 
 describe.each(backends)("ledger contract: $name", (backend) => {
-  let store: OpenedBackend;
-  let ledger: Ledger;
-
-  beforeEach(async () => {
-    store = await backend.open();
-    ledger = store.ledger;
-  });
-  afterEach(async () => {
-    await store.cleanup();
-  });
+  const { ledger, store } = useBackend(backend);
 
   describe("acquire", () => {
     it("acquire_on_free_issue_gets_token_1", async () => {
@@ -473,7 +464,8 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await ledger.latestToken(key(3))).toBe(1);
 
       // Another replica (or process) sees the raise at its next acquire: nothing cached.
-      const other = store.another ? await store.another() : ledger;
+      const another = store().another;
+      const other = another ? await another() : ledger;
       expect(acquired(await other.acquire(key(1), dave, HOUR, T0 + 20)).token).toBe(102);
       expect(acquired(await other.acquire(key(4), dave, HOUR, T0 + 21)).token).toBe(102);
       expect(acquired(await other.acquire(key(99), erin, HOUR, T0 + 22)).token).toBe(102);
@@ -601,8 +593,8 @@ describe.each(backends)("ledger contract: $name", (backend) => {
     expect(await ledger.listHeldBy(dave.id, T0)).toHaveLength(2);
 
     // Two ledgers on the same store (as two processes would be), interleaved.
-    if (store.another) {
-      const other = await store.another();
+    if (store().another) {
+      const other = await store().another!();
       const pair = [ledger, other];
       for (const limit of [1, 3]) {
         const holder = { ...erin, id: erin.id + limit };

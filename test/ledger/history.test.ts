@@ -4,9 +4,9 @@
  * lease) and through its first tenure. (SQLite walks it back from the issue's
  * latest row rather than through an index.)
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Holder, IssueKey, Ledger } from "../../src/ledger/types.js";
-import { backends, type OpenedBackend } from "./backends.js";
+import { describe, expect, it } from "vitest";
+import type { Holder, IssueKey } from "../../src/ledger/types.js";
+import { backends, useBackend } from "./backends.js";
 
 const HOUR = 3_600_000;
 const T0 = 1_700_000_000_000;
@@ -17,16 +17,7 @@ const alice: Holder = { id: 1, login: "alice" };
 const bob: Holder = { id: 2, login: "bob" };
 
 describe.each(backends)("history: $name", (backend) => {
-  let store: OpenedBackend;
-  let ledger: Ledger;
-
-  beforeEach(async () => {
-    store = await backend.open();
-    ledger = store.ledger;
-  });
-  afterEach(async () => {
-    await store.cleanup();
-  });
+  const { ledger } = useBackend(backend);
 
   const ops = async (k: IssueKey, limit?: number) => (await ledger.history(k, limit)).map((h) => `${h.op}:${h.outcome}`);
 

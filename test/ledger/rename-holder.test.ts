@@ -3,9 +3,9 @@
  * (every repository) to their new login with one effect each, and does
  * nothing for a login that did not change or for leases no longer live.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Holder, IssueKey, Ledger } from "../../src/ledger/types.js";
-import { backends, type OpenedBackend } from "./backends.js";
+import { describe, expect, it } from "vitest";
+import type { Holder, IssueKey } from "../../src/ledger/types.js";
+import { backends, useBackend } from "./backends.js";
 
 const HOUR = 3_600_000;
 const T0 = 1_700_000_000_000;
@@ -17,15 +17,7 @@ const alice2: Holder = { id: 1, login: "alice2" };
 const bob: Holder = { id: 2, login: "bob" };
 
 describe.each(backends)("renameHolder: $name", (backend) => {
-  let store: OpenedBackend;
-  let ledger: Ledger;
-  beforeEach(async () => {
-    store = await backend.open();
-    ledger = store.ledger;
-  });
-  afterEach(async () => {
-    await store.cleanup();
-  });
+  const { ledger } = useBackend(backend);
 
   it("renames the holder's live leases in every repository, with one effect each naming the repository's installation", async () => {
     await ledger.rememberRepo({ ...repoA, installation: 7 }, T0);

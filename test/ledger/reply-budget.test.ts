@@ -3,9 +3,9 @@
  * gets its actor's reply budget, counted from the history in its own
  * transaction, per repository and actor, over a rolling hour.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Holder, IssueKey, Ledger, ReplyBudget } from "../../src/ledger/types.js";
-import { backends, type OpenedBackend } from "./backends.js";
+import { describe, expect, it } from "vitest";
+import type { Holder, IssueKey, ReplyBudget } from "../../src/ledger/types.js";
+import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;
 const T0 = 1_700_000_000_000;
@@ -14,15 +14,7 @@ const alice: Holder = { id: 1, login: "alice" };
 const bob: Holder = { id: 2, login: "bob" };
 
 describe.each(backends)("reply budget: $name", (backend) => {
-  let store: OpenedBackend;
-  let ledger: Ledger;
-  beforeEach(async () => {
-    store = await backend.open();
-    ledger = store.ledger;
-  });
-  afterEach(async () => {
-    await store.cleanup();
-  });
+  const { ledger } = useBackend(backend);
 
   /** The budget a note by `actor` got. */
   async function budgetOf(actor: Holder, now: number, k = key(1), limit = 3): Promise<ReplyBudget> {

@@ -5,9 +5,9 @@
  * whichever of the two comes first for a lease; the order of that index is
  * not the order either read returns.)
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Holder, IssueKey, Lease, Ledger } from "../../src/ledger/types.js";
-import { backends, type OpenedBackend } from "./backends.js";
+import { describe, expect, it } from "vitest";
+import type { Holder, IssueKey, Lease } from "../../src/ledger/types.js";
+import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -17,16 +17,7 @@ const key = (issue: number): IssueKey => ({ ...repo, issue });
 const holder = (id: number): Holder => ({ id, login: `user${id}` });
 
 describe.each(backends)("sweeps with reminders and expiries interleaved: $name", (backend) => {
-  let store: OpenedBackend;
-  let ledger: Ledger;
-
-  beforeEach(async () => {
-    store = await backend.open();
-    ledger = store.ledger;
-  });
-  afterEach(async () => {
-    await store.cleanup();
-  });
+  const { ledger } = useBackend(backend);
 
   /** Acquires, returning the lease. */
   async function take(issue: number, ttl: number | null, remindBefore: number | null): Promise<Lease> {

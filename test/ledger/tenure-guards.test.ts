@@ -3,9 +3,9 @@
  * event saw (`ifToken`) or the time of the event (`eventAt`) ends only that
  * tenure, decided inside the transaction.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Holder, IssueKey, Ledger } from "../../src/ledger/types.js";
-import { backends, type OpenedBackend } from "./backends.js";
+import { describe, expect, it } from "vitest";
+import type { Holder, IssueKey } from "../../src/ledger/types.js";
+import { backends, useBackend } from "./backends.js";
 
 const HOUR = 3_600_000;
 const T0 = 1_700_000_000_000;
@@ -15,15 +15,7 @@ const bob: Holder = { id: 2, login: "bob" };
 const maint: Holder = { id: 3, login: "maint" };
 
 describe.each(backends)("force release guards: $name", (backend) => {
-  let store: OpenedBackend;
-  let ledger: Ledger;
-  beforeEach(async () => {
-    store = await backend.open();
-    ledger = store.ledger;
-  });
-  afterEach(async () => {
-    await store.cleanup();
-  });
+  const { ledger } = useBackend(backend);
 
   it("ifToken: a token that is not the live one is stale and changes nothing; the live one is released", async () => {
     await ledger.acquire(k, alice, HOUR, T0);
