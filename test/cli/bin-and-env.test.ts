@@ -2,35 +2,16 @@
  * How an operator starts the CLI: the package's bin after `npm ci`, and the
  * `.env` beside the app, read as Probot reads it.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite.js";
+import { ROOT, runBuiltCli, runProcess } from "../support/cli-process.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `file` (a script with a shebang, or the built CLI through node) in `cwd`, DATABASE_URL only from `env`. */
-function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  const { DATABASE_URL: _url, DATABASE_SCHEMA: _schema, ...inherited } = process.env;
-  return new Promise((done) => {
-    execFile(cmd, args, { cwd, env: { ...inherited, ...env } }, (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-const cli = (args: string[], cwd: string, env?: Record<string, string>) =>
-  run(process.execPath, [join(ROOT, "dist/src/cli.js"), ...args], cwd, env);
+const cli = (args: string[], cwd: string, env?: Record<string, string>) => runBuiltCli(args, cwd, env);
 
 let dir: string;
 
@@ -59,7 +40,7 @@ describe("the package's bin", () => {
   });
 
   it("runs as a program (shebang and execute bit) and prints the operator commands under their heading", async () => {
-    const r = await run(bin, ["--help"], dir);
+    const r = await runProcess(bin, ["--help"], dir);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Operator commands (read the database directly):\n  list ");

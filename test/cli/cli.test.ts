@@ -3,11 +3,10 @@
  * process, against a real ledger (a SQLite file, and PostgreSQL) seeded
  * through the ledger API in this process.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import pgDriver from "pg";
@@ -19,9 +18,8 @@ import { fenceOf, type Holder, type IssueKey, type Ledger } from "../../src/ledg
 import type { ReflectPayload } from "../../src/reflect/drainer.js";
 import { renderReply } from "../../src/reflect/render.js";
 import { freshSchema, type FreshSchema, skipPostgres } from "../support/pg-schema.js";
+import { ROOT, runBuiltCli } from "../support/cli-process.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const BIN = join(ROOT, "dist/src/cli.js");
 const HOUR = 3_600_000;
 const WEEK = 7 * 24 * HOUR;
 
@@ -34,21 +32,8 @@ const widgets = { repoId: 101, repo: "Octo-Org/Widgets", installation: 7 };
 const tools = { repoId: 202, repo: "acme/tools", installation: 8 };
 const key = (r: { repoId: number; repo: string }, issue: number): IssueKey => ({ repoId: r.repoId, repo: r.repo, issue });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI; DATABASE_URL and DATABASE_SCHEMA come only from `env`, never from the test's environment. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const { DATABASE_URL: _url, DATABASE_SCHEMA: _schema, ...inherited } = process.env;
-  return new Promise((done) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...inherited, ...env } }, (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+/** Runs the built CLI from the project's root. */
+const cli = (args: string[], env: Record<string, string> = {}) => runBuiltCli(args, ROOT, env);
 
 /** A stderr that is one clear line, not a stack trace. */
 function expectOneLine(stderr: string): void {

@@ -3,40 +3,26 @@
  * process): after PostgreSQL is put back to an older state (a pg_restore of
  * an older dump), the next tenures get tokens above every one handed out.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import pgDriver from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres, type PostgresLedger } from "../../src/ledger/postgres.js";
 import { SqliteLedger } from "../../src/ledger/sqlite.js";
 import type { Holder, IssueKey, Ledger } from "../../src/ledger/types.js";
 import { type FreshSchema, freshSchema, skipPostgres, withClient } from "../support/pg-schema.js";
+import { ROOT, runBuiltCli } from "../support/cli-process.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const alice: Holder = { id: 11, login: "alice" };
 const bob: Holder = { id: 12, login: "bob" };
 const carol: Holder = { id: 13, login: "carol" };
 const issue = (n: number): IssueKey => ({ repoId: 101, repo: "octo-org/widgets", issue: n });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 let dir: string;
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const { DATABASE_URL: _url, DATABASE_SCHEMA: _schema, ...inherited } = process.env;
-  return new Promise((done) => {
-    execFile(process.execPath, [join(ROOT, "dist/src/cli.js"), ...args], { cwd: dir, env: { ...inherited, ...env } }, (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runBuiltCli(args, dir, env);
 
 let clock = Date.parse("2026-12-01T12:00:00Z");
 const tick = () => (clock += 1000);

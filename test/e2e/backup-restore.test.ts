@@ -4,26 +4,16 @@
  * after it, then the app stopped, the old backup restored, and the app
  * started again on it. No token is handed out twice.
  */
-import { execFile } from "node:child_process";
-import { join, resolve, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { ROOT, runBuiltCli } from "../support/cli-process.js";
 import { alice, bob, type UserSpec } from "../support/payloads.js";
 import { waitFor } from "../support/server-process.js";
 import { replies } from "./issue-view.js";
 import { withLiveApp } from "./live-app.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const carol: UserSpec = { login: "carol", id: 1005, association: "CONTRIBUTOR" };
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { DATABASE_URL: _url, ...env } = process.env;
-  return new Promise((done) => {
-    execFile(process.execPath, [join(ROOT, "dist/src/cli.js"), ...args], { env }, (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[]) => runBuiltCli(args, ROOT);
 
 const tokens = (fake: Parameters<typeof replies>[0], issue: number) =>
   replies(fake, issue).filter((r) => r.outcome === "acquired").map((r) => r.token!);
