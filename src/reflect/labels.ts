@@ -62,7 +62,8 @@ export function labelKind(templates: LabelTemplates, name: string): LabelKind | 
   if (templates.claimed !== false && name.toLowerCase() === fitLabel(templates.claimed).toLowerCase()) return "claimed";
   if (templates.token !== false && templatePattern(templates.token, "{token}", "\\d+").test(name)) return "token";
   if (templates.holder !== false) {
-    if (templatePattern(templates.holder, "{holder}", "[A-Za-z0-9-]+(\\[bot\\])?").test(name)) return "holder";
+    // Logins: letters, digits, hyphens, and underscores (Enterprise Managed Users: `alice_contoso`).
+    if (templatePattern(templates.holder, "{holder}", "[A-Za-z0-9_-]+(\\[bot\\])?").test(name)) return "holder";
     if (Array.from(name).length === MAX_LABEL_LENGTH && /~[0-9a-f]{8}$/.test(name)) {
       const prefix = templates.holder.split("{holder}", 1)[0] ?? "";
       if (name.toLowerCase().startsWith(prefix.toLowerCase())) return "holder";

@@ -134,7 +134,7 @@ describe("/claim", () => {
     expect(history.map((e) => [e.op, e.outcome])).toEqual([["note", "invalid"]]);
   });
 
-  it.each(["/claim I'll take this", "/claim -2h"])("answers `%s` with `invalid` and the accepted forms", async (body) => {
+  it.each(["/claim 2 parsecs", "/claim -2h"])("answers `%s` with `invalid` and the accepted forms", async (body) => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body, author: alice }));
@@ -143,7 +143,7 @@ describe("/claim", () => {
 
     const reply = gh.lastComment();
     expect(reply.split("\n")[0]).toBe(`> \`${body}\``);
-    expect(reply).toContain(`\`/claim\` takes an optional duration such as ${DURATION_FORMS}.`);
+    expect(reply).toContain(`\`/claim\` reads a number right after it as a duration: write one such as ${DURATION_FORMS}, or start your note with a word.`);
     expect(parseMarker(reply)).toMatchObject({ op: "claim", outcome: "invalid" });
     expect((await h.ledger.history(key(1))).map((e) => e.op)).toEqual(["note"]);
     expect(await h.ledger.current(key(1), h.now())).toBeNull();

@@ -4,7 +4,7 @@ import { parseCommand, type Command, type ParseError } from "../../src/commands/
 
 const FRAGMENTS = [
   "/claim", "/renew", "/release", "/lease", "/CLAIM", "/claimed",
-  " 2h", " 3 days", " soon", " @x", " @dependabot[bot]", "@x", "@",
+  " 2h", " 3 days", " soon", " @x", " @dependabot[bot]", "@x", "@", " @alice_contoso", ".", "!", "    ", "\t", "# ",
   "```", "~~~", "````", "`", "``", "> ", ">", "- ", "1. ",
   "<!--", "-->", "<!-->",
   "\n", "\r\n", "\r", " ", "\t", "x", "Thanks!",
@@ -25,15 +25,19 @@ function expectWellFormed(result: Command | ParseError | null): void {
   expect(KINDS).toContain(result.kind);
   expect(Number.isInteger(result.ignored) && result.ignored >= 0).toBe(true);
   expect(result.line).toBe(result.line.trim());
-  expect(result.line).toMatch(/^\/(claim|renew|release|lease)(\s|$)/i);
+  // The word ends at the end of the line, whitespace, or punctuation (`/claim.`).
+  expect(result.line).toMatch(/^\/(claim|renew|release|lease)([\s.!?,;:]|$)/i);
   expect(result.line).not.toMatch(/[\r\n]/);
   switch (result.kind) {
     case "claim":
+      if (result.target !== undefined) expect(result.target).toMatch(/^[a-z\d_-]{1,39}(\[bot\])?$/i);
+      if (result.ttl !== null) expect(result.ttl > 0 && Number.isFinite(result.ttl)).toBe(true);
+      break;
     case "renew":
       if (result.ttl !== null) expect(result.ttl > 0 && Number.isFinite(result.ttl)).toBe(true);
       break;
     case "release":
-      if (result.target !== null) expect(result.target).toMatch(/^[a-z\d-]{1,39}(\[bot\])?$/i);
+      if (result.target !== null) expect(result.target).toMatch(/^[a-z\d_-]{1,39}(\[bot\])?$/i);
       break;
     case "error":
       expect(result.message.length).toBeGreaterThan(0);
@@ -83,8 +87,41 @@ describe("parseCommand on arbitrary input", () => {
     );
   });
 
+  it("finds nothing in a body indented four spaces after a blank line (an indented code block)", () => {
+    fc.assert(
+      fc.property(body, (text) => {
+        expect(parseCommand(`Run this:\n\n${lines(text).map((line) => `    ${line}`).join("\n")}`)).toBeNull();
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  const commandLine = fc.constantFrom("/claim", "/renew 2h", "/release @x", "/lease", "/claim soon", "/claim.", "/release @alice_contoso");
+
+  it("finds nothing right after a quoted paragraph (a lazy continuation line)", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z][^\r\n<`>]{0,20}$/), commandLine, (quoted, command) => {
+        expect(parseCommand(`> ${quoted}\n${command}`)).toBeNull();
+        expect(parseCommand(`> ${quoted}\n\n${command}`)?.line).toBe(command);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("reads text after a command as a note, leaving the command as it was", () => {
+    // A note that starts with a letter: not a duration, not a mention.
+    const note = fc.stringMatching(/^[A-Za-z(][^\r\n<]{0,40}$/);
+    fc.assert(
+      fc.property(fc.constantFrom("claim", "renew", "release", "lease"), note, (name, text) => {
+        const plain = parseCommand(`/${name}`)!;
+        const result = parseCommand(`/${name} ${text}`);
+        expect(result).toEqual({ ...plain, line: `/${name} ${text}`.trim(), note: text.trim() });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it("runs the first command line and counts the rest", () => {
-    const commandLine = fc.constantFrom("/claim", "/renew 2h", "/release @x", "/lease", "/claim soon");
     fc.assert(
       fc.property(fc.array(commandLine, { minLength: 1, maxLength: 20 }), (commands) => {
         const result = parseCommand(commands.join("\n"));

@@ -9,6 +9,10 @@ const claim = (line: string, ttl: number | null = null, ignored = 0): Command =>
 const renew = (line: string, ttl: number | null = null, ignored = 0): Command => ({ kind: "renew", ttl, line, ignored });
 const release = (line: string, target: string | null = null, ignored = 0): Command => ({ kind: "release", target, line, ignored });
 const lease = (line: string, ignored = 0): Command => ({ kind: "lease", line, ignored });
+/** A claim given to `target` (`/claim @user`). */
+const given = (command: Command, target: string): Command => ({ ...(command as Extract<Command, { kind: "claim" }>), target });
+/** A command with a note (and, for a claim, a login to give it to). */
+const noted = <C extends Command>(command: C, note: string, extra: Partial<C> = {}): C => ({ ...command, ...extra, note });
 const error = (command: CommandName, line: string, ignored = 0): ParseError => ({
   kind: "error",
   command,
@@ -37,7 +41,8 @@ const cases: Array<[name: string, body: string, expected: Command | ParseError |
   ["upper case", "/CLAIM 2H", claim("/CLAIM 2H", 2 * HOUR)],
   ["mixed case", "/Release @x", release("/Release @x", "x")],
   ["leading spaces", "   /claim", claim("/claim")],
-  ["leading tab", "\t/renew", renew("/renew")],
+  // A tab is four columns: at the start of a body it makes an indented code block (see below).
+  ["leading tab after text", "Hi\n\t/renew", renew("/renew")],
   ["trailing spaces", "/claim 2h   ", claim("/claim 2h", 2 * HOUR)],
   ["tab before the argument", "/claim\t2h", claim("/claim\t2h", 2 * HOUR)],
   ["several spaces before the argument", "/claim    2h", claim("/claim    2h", 2 * HOUR)],
@@ -52,7 +57,6 @@ const cases: Array<[name: string, body: string, expected: Command | ParseError |
   ["no command", "I'd like to work on this", null],
   ["a longer word", "/claimed", null],
   ["a hyphenated word", "/claim-it", null],
-  ["punctuation after the word", "/claim.", null],
   ["a plural", "/releases", null],
   ["mid-line", "x /claim", null],
   ["mid-line after words", "Could I /claim this?", null],
@@ -100,7 +104,7 @@ const cases: Array<[name: string, body: string, expected: Command | ParseError |
   ["a span closed on the same line", "run `x`\n/claim", claim("/claim")],
   ["runs of other lengths do not close", "``x\n/claim\n`", claim("/claim")],
   ["a blank line ends a paragraph and its spans", "`\n\n/claim\n`", claim("/claim")],
-  ["inline code after a command", "/claim `2h`", error("claim", "/claim `2h`")],
+  ["inline code after a command is a note", "/claim `2h`", noted(claim("/claim `2h`"), "`2h`")],
 
   // HTML comments.
   ["HTML comment", "<!-- /claim -->", null],
@@ -121,34 +125,132 @@ const cases: Array<[name: string, body: string, expected: Command | ParseError |
   ["two commands", "/claim\n/renew 2h", claim("/claim", null, 1)],
   ["three commands", "/lease\n/claim 2h\n/release", lease("/lease", 2)],
   ["a bad command still counts", "/claim\n/renew forever", claim("/claim", null, 1)],
-  ["the first command is bad", "/claim forever\n/renew", error("claim", "/claim forever", 1)],
-  ["quoted and fenced commands are not counted", "> /renew\n/claim\n```\n/lease\n```\n<!-- /release -->", claim("/claim")],
+  ["the first command is bad", "/claim 2 parsecs\n/renew", error("claim", "/claim 2 parsecs", 1)],
+  ["quoted and fenced commands are not counted", "> /renew\n\n/claim\n```\n/lease\n```\n<!-- /release -->", claim("/claim")],
   ["the same command twice", "/claim 2h\n\n/claim 3d", claim("/claim 2h", 2 * HOUR, 1)],
 
   // Arguments that do not parse.
-  ["claim with words", "/claim I'll take this", error("claim", "/claim I'll take this")],
   ["claim with a negative duration", "/claim -2h", error("claim", "/claim -2h")],
   ["claim with a zero duration", "/claim 0s", error("claim", "/claim 0s")],
   ["claim with an unknown unit", "/claim 2 parsecs", error("claim", "/claim 2 parsecs")],
   ["claim with two durations", "/claim 2h 30m", error("claim", "/claim 2h 30m")],
   ["claim with a number alone", "/claim 2", error("claim", "/claim 2")],
-  ["renew with words", "/renew please", error("renew", "/renew please")],
-  ["release without @", "/release octocat", error("release", "/release octocat")],
+  ["claim with a number and words", "/claim 2 of them", error("claim", "/claim 2 of them")],
+  ["claim with a duration then a second one", "/claim 2h 3 days", error("claim", "/claim 2h 3 days")],
+  ["claim with a bad duration after a mention", "/claim @bob 2x", error("claim", "/claim @bob 2x")],
   ["release two people", "/release @a @b", error("release", "/release @a @b")],
+  ["claim for two people", "/claim @a @b", error("claim", "/claim @a @b")],
+  ["release someone for a duration", "/release @a 2h", error("release", "/release @a 2h")],
+  ["renew for someone", "/renew @octocat", error("renew", "/renew @octocat")],
+  ["renew with a second duration", "/renew 2h 30m", error("renew", "/renew 2h 30m")],
   ["release @ alone", "/release @", error("release", "/release @")],
   ["release a login with a double hyphen", "/release @a--b", error("release", "/release @a--b")],
   ["release a login starting with a hyphen", "/release @-a", error("release", "/release @-a")],
   ["release a login ending with a hyphen", "/release @a-", error("release", "/release @a-")],
   ["release a 40-character login", `/release @${"a".repeat(40)}`, error("release", `/release @${"a".repeat(40)}`)],
-  ["release a login with punctuation", "/release @octocat,", error("release", "/release @octocat,")],
+  ["release a login with an apostrophe", "/release @octocat's", error("release", "/release @octocat's")],
+  ["release a login with a double underscore", "/release @a__b", error("release", "/release @a__b")],
+  ["release a login ending with an underscore", "/release @a_", error("release", "/release @a_")],
+  ["release a login starting with an underscore", "/release @_a", error("release", "/release @_a")],
   ["release a misspelt bot", "/release @dependabot[bots]", error("release", "/release @dependabot[bots]")],
   ["release with a duration", "/release 2h", error("release", "/release 2h")],
-  ["lease with an argument", "/lease extra", error("lease", "/lease extra")],
-  ["lease with a mention", "/LEASE @octocat", error("lease", "/LEASE @octocat")],
+];
+
+/**
+ * Commands as people type them (issue 11): comment bodies of the kinds
+ * triagebot's, prow's and assign-issue-action's tests feed their parsers,
+ * mapped to our commands. Text after a command is a note; punctuation may end
+ * the command word; logins may have underscores; what GitHub shows as code or
+ * as a quote is never a command.
+ */
+const asTyped: Array<[name: string, body: string, expected: Command | ParseError | null]> = [
+  // Text after the command is a note, not an error.
+  ["claim with a sentence", "/claim I'd like to work on this", noted(claim("/claim I'd like to work on this"), "I'd like to work on this")],
+  ["claim please", "/claim please", noted(claim("/claim please"), "please")],
+  ["claim with words", "/claim I'll take this", noted(claim("/claim I'll take this"), "I'll take this")],
+  ["release with an excuse in parentheses", "/release (no time, sorry)", noted(release("/release (no time, sorry)"), "(no time, sorry)")],
+  ["release with a bare word", "/release octocat", noted(release("/release octocat"), "octocat")],
+  ["renew please", "/renew please", noted(renew("/renew please"), "please")],
+  ["lease with a word", "/lease extra", noted(lease("/lease extra"), "extra")],
+  ["lease with a mention", "/LEASE @octocat", noted(lease("/LEASE @octocat"), "@octocat")],
+  ["a mention later in the note is text", "/claim I'll pair with @bob", noted(claim("/claim I'll pair with @bob"), "I'll pair with @bob")],
+  ["a number later in the note is text", "/claim should take 2 days", noted(claim("/claim should take 2 days"), "should take 2 days")],
+  ["a note after an HTML comment", "/claim <!-- x --> soon", noted(claim("/claim   soon"), "soon")],
+  ["words in another script", "/claim 我来做", noted(claim("/claim 我来做"), "我来做")],
+
+  // A duration right after the command is still a duration; what follows it is the note.
+  ["claim 2h and a note", "/claim 2h so I can finish", noted(claim("/claim 2h so I can finish", 2 * HOUR), "so I can finish")],
+  ["claim 3 days and a note", "/claim 3 days, then a PR", noted(claim("/claim 3 days, then a PR", 3 * DAY), "then a PR")],
+  ["claim a duration ending a sentence", "/claim 2h.", claim("/claim 2h.", 2 * HOUR)],
+  ["claim a long-form duration ending a sentence", "/claim 3 days.", claim("/claim 3 days.", 3 * DAY)],
+  ["renew 1d and a note", "/renew 1d almost done", noted(renew("/renew 1d almost done", DAY), "almost done")],
+
+  // Punctuation after the command word.
+  ["claim with a full stop", "/claim.", claim("/claim.")],
+  ["claim with an exclamation mark", "/claim!", claim("/claim!")],
+  ["claim with an exclamation mark and a note", "/claim! Sounds fun", noted(claim("/claim! Sounds fun"), "Sounds fun")],
+  ["release with a full stop", "/release.", release("/release.")],
+  ["lease with a question mark", "/lease?", lease("/lease?")],
+  ["claim with a colon and a duration", "/claim: 2h", claim("/claim: 2h", 2 * HOUR)],
+  ["claim with a comma and a note", "/claim, thanks", noted(claim("/claim, thanks"), "thanks")],
+  ["an ellipsis", "/claim...", claim("/claim...")],
+  ["a hyphen still makes another word", "/claim-it", null],
+  ["a slash still makes another word", "/claim/x", null],
+  ["a parenthesis still makes another word", "/claim(x)", null],
+
+  // Logins with underscores (Enterprise Managed Users), everywhere a login goes.
+  ["release a login with an underscore", "/release @alice_contoso", release("/release @alice_contoso", "alice_contoso")],
+  ["release a login with hyphens and an underscore", "/release @mona-lisa_octo-corp", release("/release @mona-lisa_octo-corp", "mona-lisa_octo-corp")],
+  ["release a mention followed by a comma", "/release @octocat, inactive", noted(release("/release @octocat, inactive", "octocat"), "inactive")],
+  ["release a login with punctuation", "/release @octocat,", release("/release @octocat,", "octocat")],
+  ["release someone with a note", "/release @x inactive for a month", noted(release("/release @x inactive for a month", "x"), "inactive for a month")],
+
+  // `/claim @user`: a maintainer gives the lease; never a note.
+  ["claim for someone", "/claim @bob", given(claim("/claim @bob"), "bob")],
+  ["claim for someone with an underscore", "/claim @alice_contoso", given(claim("/claim @alice_contoso"), "alice_contoso")],
+  ["claim for someone, then a duration", "/claim @bob 3d", given(claim("/claim @bob 3d", 3 * DAY), "bob")],
+  ["claim a duration, then for someone", "/claim 3d @bob", given(claim("/claim 3d @bob", 3 * DAY), "bob")],
+  ["claim for someone with a note", "/claim @bob, who asked on Slack", noted(claim("/claim @bob, who asked on Slack"), "who asked on Slack", { target: "bob" })],
+  ["claim for a bot", "/claim @renovate[bot]", given(claim("/claim @renovate[bot]"), "renovate[bot]")],
+
+  // An indented code block: four columns after a blank line, or at the start of the body.
+  ["indented code after a blank line", "Try this:\n\n    /claim", null],
+  ["indented code at the start", "    /claim", null],
+  ["a tab at the start", "\t/renew", null],
+  ["indented code runs over blank lines", "x\n\n    a\n\n    /claim", null],
+  ["a command after the indented code", "x\n\n    code\n/claim", claim("/claim")],
+  ["three spaces are not code", "x\n\n   /claim", claim("/claim")],
+  ["an indented line continues a paragraph", "Thanks!\n    /claim", claim("/claim")],
+  ["a fence indented four spaces is code, not a fence", "\n    ```\n/claim", claim("/claim")],
+  ["indented code after a heading", "# Plan\n    /claim", null],
+  ["inside a list item the same indent is text", "- first\n\n    /claim", claim("/claim")],
+  ["inside a numbered list item too", "1. first\n\n    /claim 2h", claim("/claim 2h", 2 * HOUR)],
+  ["inside a list item, four more columns are code", "- first\n\n      /claim", null],
+  ["a list ends at a line less indented than its content", "- first\n\n      x\n\nafter\n\n    /claim", null],
+  ["a command in a list after indented code", "- a\n\n      code\n\n  /claim", claim("/claim")],
+
+  // Lazy continuation: a line right after a quoted paragraph is in the quote.
+  ["a line after a quote", "> I'll do it\n/claim", null],
+  ["lines after a quote", "> I'll do it\nme too\n/claim", null],
+  ["a line after a nested quote", "> > quoted twice\n/claim", null],
+  ["a quote of a list item", "> - item\n/claim", null],
+  ["a blank line ends the quote", "> I'll do it\n\n/claim", claim("/claim")],
+  ["an empty quote line holds no paragraph", "> text\n>\n/claim", claim("/claim")],
+  ["a quoted heading holds no paragraph", "> # Title\n/claim", claim("/claim")],
+  ["a quoted fence holds no paragraph", "> ```\n/claim", claim("/claim")],
+  ["quoted indented code holds no paragraph", ">     code\n/claim", claim("/claim")],
+  ["a list item ends the quote", "> quote\n- item\n\n/claim", claim("/claim")],
+  ["an indented line continues the quote", "> quote\n    /claim", null],
 ];
 
 describe("parseCommand", () => {
   it.each(cases)("%s", (_name, body, expected) => {
+    expect(parseCommand(body)).toEqual(expected);
+  });
+});
+
+describe("parseCommand on commands as people type them", () => {
+  it.each(asTyped)("%s", (_name, body, expected) => {
     expect(parseCommand(body)).toEqual(expected);
   });
 });
@@ -161,21 +263,26 @@ describe("parse error messages", () => {
   };
 
   it("says what a duration looks like", () => {
-    expect(messageOf("/claim soon")).toBe(
-      "`/claim` takes an optional duration such as `30s`, `45m`, `2h`, `3d`, `2w`, or `2 hours`, `3 days`.",
+    expect(messageOf("/claim 2 soon")).toBe(
+      "`/claim` reads a number right after it as a duration: write one such as `30s`, `45m`, `2h`, `3d`, `2w`, or `2 hours`, `3 days`, " +
+        "or start your note with a word.",
     );
-    expect(messageOf("/renew soon")).toMatch(/^`\/renew` takes an optional duration such as /);
+    expect(messageOf("/renew 5x")).toMatch(/^`\/renew` reads a number right after it as a duration/);
   });
 
-  it("says /release takes nothing or an @login", () => {
-    expect(messageOf("/release bob")).toMatch(/`\/release` takes nothing.*`@login`/);
+  it("says /release takes one @login, with an example of an underscore", () => {
+    expect(messageOf("/release @bob!x")).toMatch(/`\/release` takes one `@login`.*`@alice_contoso`/);
   });
 
-  it("says /lease takes nothing", () => {
-    expect(messageOf("/lease now")).toMatch(/`\/lease` takes no arguments/);
+  it("says /release takes no duration", () => {
+    expect(messageOf("/release 2h")).toMatch(/`\/release` takes no duration: it ends the lease now/);
   });
 
-  it.each(["/claim <script>zzqx", "/renew zzqx", "/release zzqx", "/lease zzqx"])(
+  it("says /renew takes no @login", () => {
+    expect(messageOf("/renew @bob")).toMatch(/`\/renew` extends your own lease and takes no `@login`/);
+  });
+
+  it.each(["/claim 9zzqx", "/renew 9zzqx", "/release @zz!qx", "/release 9zzqx", "/renew @zzqx", "/claim @zz @qx"])(
     "does not echo the user's text: %s",
     (body) => {
       expect(messageOf(body)).not.toContain("zzqx");
@@ -185,7 +292,8 @@ describe("parse error messages", () => {
 
 describe("isParseError", () => {
   it("tells errors from commands and null", () => {
-    expect(isParseError(parseCommand("/claim soon"))).toBe(true);
+    expect(isParseError(parseCommand("/claim 2 soon"))).toBe(true);
+    expect(isParseError(parseCommand("/claim soon"))).toBe(false);
     expect(isParseError(parseCommand("/claim"))).toBe(false);
     expect(isParseError(parseCommand("hello"))).toBe(false);
   });

@@ -368,5 +368,5 @@ export function mentionsIn(body: string): string[] {
   const visible = body
     .replace(/<!--[\s\S]*?-->/g, "")
     .replace(/(`+)[\s\S]*?\1/g, "");
-  return Array.from(visible.matchAll(/(?<![\w`])@([A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?)/g), (m) => m[1]!);
+  return Array.from(visible.matchAll(/(?<![\w`])@([A-Za-z0-9](?:[-_]?[A-Za-z0-9])*(?:\[bot\])?)/g), (m) => m[1]!);
 }
