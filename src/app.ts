@@ -6,7 +6,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { ConfigCache } from "./config-cache.js";
-import { CONFIG_NAME, type ConfigResult, UnreadableConfig } from "./config.js";
+import type { ConfigResult } from "./config.js";
+import { parseConfigSources, readConfigSources } from "./config-sources.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
 import { routeIssueEvents } from "./issue-event-routes.js";
@@ -73,16 +74,9 @@ export function isOwnComment(comment: CommentLike, appId: number | undefined): b
   return comment.user?.type === "Bot" && parseMarker(comment.body ?? "") !== null;
 }
 
+/** The repository's config, with its organisation's limits (config-sources.ts); GitHub's errors are thrown and not cached. */
 async function loadConfig(context: Context, cache: ConfigCache, repoId: number): Promise<ConfigResult> {
-  return cache.get(repoId, async () => {
-    try {
-      return await context.config(CONFIG_NAME);
-    } catch (error) {
-      const status = (error as { status?: number }).status;
-      if (status !== undefined) throw error; // GitHub had a problem: not a config error, not cached
-      return new UnreadableConfig((error as Error).message);
-    }
-  });
+  return cache.get(repoId, () => readConfigSources(context), parseConfigSources);
 }
 
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {

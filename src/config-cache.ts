@@ -51,9 +51,10 @@ export class ConfigCache {
    * The cached result for the repository if fresh; otherwise calls `load()`
    * once (concurrent callers for the same repository share the load) and
    * caches what it returns. `load()` returns the parsed YAML or null when
-   * there is no file. If it throws, nothing is cached and the error is rethrown.
+   * there is no file, and `parse` validates it (default: `parseConfig`). If
+   * it throws, nothing is cached and the error is rethrown.
    */
-  get(repoId: number, load: () => Promise<unknown>): Promise<ConfigResult> {
+  get<Raw = unknown>(repoId: number, load: () => Promise<Raw>, parse: (raw: Raw) => ConfigResult = parseConfig): Promise<ConfigResult> {
     const entry = this.entries.get(repoId);
     if (entry !== undefined) {
       if (this.now() - entry.loadedAt < this.ttlMs) {
@@ -73,7 +74,7 @@ export class ConfigCache {
       .then(load)
       .then(
         (raw) => {
-          const result = parseConfig(raw);
+          const result = parse(raw);
           // Not ours any more when invalidate ran meanwhile: the load may have read the old file.
           if (this.loading.get(repoId) === promise) {
             this.loading.delete(repoId);

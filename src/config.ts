@@ -41,6 +41,16 @@ export interface Config {
   assign: boolean;
   labels: { claimed: string | false; holder: string | false; token: string | false };
   requireLeaseForPullRequests: boolean;
+  /** Live leases one person may hold on issues carrying a label, per label (names compared case-insensitively); empty: none. */
+  limitsByLabel: ReadonlyArray<{ label: string; limit: number }>;
+  /**
+   * Live leases one person may hold across every repository of the
+   * installation; 0 means no limit. Once loaded (see config-sources.ts), the
+   * strictest of the repository's value and its organisation's.
+   */
+  maxLeasesPerHolderInOrg: number;
+  /** Milliseconds after an issue is opened during which only its author and people with write permission may claim it; null: none. */
+  authorFirst: number | null;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
@@ -135,6 +145,44 @@ function codePoints(value: string): number {
   return [...value.slice(0, 2 * LABEL_MAX + 2)].length;
 }
 
+/** A whole number of leases, 0 for no limit. */
+export function leaseLimitSchema() {
+  const message = (input: unknown) => `must be a whole number (0 for no limit), not ${echo(input)}.`;
+  return z
+    .number({ error: (issue) => message(issue.input) })
+    .int({ error: (issue) => message(issue.input) })
+    .min(0, { error: (issue) => `must be 0 (no limit) or more, not ${echo(issue.input)}.` });
+}
+
+function limitsByLabelSchema() {
+  return z
+    .record(
+      z.string().superRefine((label, ctx) => {
+        if (label.trim() === "") ctx.addIssue({ code: "custom", input: label, message: "is not a label name; write the label's name as the key." });
+        else if (codePoints(label) > LABEL_MAX) {
+          ctx.addIssue({ code: "custom", input: label, message: `is too long for a label name; GitHub allows at most ${LABEL_MAX} characters.` });
+        }
+      }),
+      leaseLimitSchema(),
+      {
+        error: (issue) =>
+          // A key that is not a label name: the key's own problem.
+          issue.code === "invalid_key"
+            ? (issue.issues[0]?.message ?? "is not a label name.")
+            : `must be a mapping of label names to limits, such as \`"good first issue": 1\`; it is ${describeKind(issue.input)}.`,
+      },
+    )
+    .superRefine((limits, ctx) => {
+      // GitHub's label names are case-insensitive: two keys naming one label would be two limits for it.
+      const seen = new Set<string>();
+      for (const label of Object.keys(limits)) {
+        const key = label.trim().toLowerCase();
+        if (seen.has(key)) ctx.addIssue({ code: "custom", path: [label], input: label, message: "names a label already listed (label names ignore case)." });
+        seen.add(key);
+      }
+    });
+}
+
 function booleanSchema() {
   return z.boolean({ error: (issue) => `must be \`true\` or \`false\`, not ${echo(issue.input)}.` });
 }
@@ -207,6 +255,25 @@ const configShape = {
   require_lease_for_pull_requests: booleanSchema()
     .default(false)
     .describe("Whether a pull request that closes an issue must be opened by the holder of that issue's lease."),
+  limits_by_label: limitsByLabelSchema()
+    .default({})
+    .describe(
+      'Live leases one person may hold at once on issues carrying a label, in this repository, per label: `{"good first issue": 1}`. ' +
+        "The issue's labels are those it had when it was claimed; 0 means no limit.",
+    ),
+  max_leases_per_holder_in_org: leaseLimitSchema()
+    .default(0)
+    .describe(
+      "How many leases one person may hold at once across every repository of the installation; 0 means no limit. " +
+        "Set in the organisation's `.github` repository, it applies even where a repository has a file of its own; " +
+        "where both set it, the smaller limit wins.",
+    ),
+  author_first: durationSchema(true)
+    .default(null)
+    .describe(
+      "For this long after an issue is opened, only its author and people with write, maintain or admin permission may claim it " +
+        "(default `none`).",
+    ),
 };
 
 export const configSchema = z
@@ -245,6 +312,9 @@ export const configSchema = z
       assign: c.assign,
       labels: { claimed: c.labels.claimed, holder: c.labels.holder, token: c.labels.token },
       requireLeaseForPullRequests: c.require_lease_for_pull_requests,
+      limitsByLabel: Object.entries(c.limits_by_label).map(([label, limit]) => ({ label: label.trim(), limit })),
+      maxLeasesPerHolderInOrg: c.max_leases_per_holder_in_org,
+      authorFirst: c.author_first,
     }),
   );
 
@@ -279,6 +349,8 @@ export function parseConfig(raw: unknown): ConfigResult {
 
 function freeze(config: Config): Config {
   Object.freeze(config.labels);
+  for (const limit of config.limitsByLabel) Object.freeze(limit);
+  Object.freeze(config.limitsByLabel);
   return Object.freeze(config);
 }
 
@@ -310,7 +382,8 @@ function formatIssues(issues: readonly z.core.$ZodIssue[], raw: unknown): string
 }
 
 function line(path: string[], message: string): string {
-  return path.length === 0 ? message : `\`${path.join(".")}\`: ${message}`;
+  // A path may hold a user's key (a label name under `limits_by_label`): no backticks.
+  return path.length === 0 ? message : `\`${path.map(safeKey).join(".")}\`: ${message}`;
 }
 
 function unknownKey(key: string, known: string[]): string {

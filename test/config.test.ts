@@ -30,6 +30,9 @@ describe("parseConfig defaults", () => {
       assign: true,
       labels: { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" },
       requireLeaseForPullRequests: false,
+      limitsByLabel: [],
+      maxLeasesPerHolderInOrg: 0,
+      authorFirst: null,
     };
     expect(DEFAULT_CONFIG).toEqual(expected);
     for (const raw of [null, undefined, {}]) expect(configOf(parseConfig(raw))).toEqual(expected);
@@ -70,6 +73,9 @@ describe("parseConfig keys", () => {
         assign: false,
         labels: { claimed: "in progress", holder: "taken by @{holder}", token: false },
         require_lease_for_pull_requests: true,
+        limits_by_label: { "good first issue": 1, " help wanted ": 3 },
+        max_leases_per_holder_in_org: 5,
+        author_first: "2d",
       }),
     );
     expect(config).toEqual({
@@ -84,7 +90,21 @@ describe("parseConfig keys", () => {
       assign: false,
       labels: { claimed: "in progress", holder: "taken by @{holder}", token: false },
       requireLeaseForPullRequests: true,
+      limitsByLabel: [
+        { label: "good first issue", limit: 1 },
+        { label: "help wanted", limit: 3 },
+      ],
+      maxLeasesPerHolderInOrg: 5,
+      authorFirst: 2 * DAY,
     });
+  });
+
+  it("accepts none for author_first, an empty limits_by_label, and 0 for no limit", () => {
+    const config = configOf(parseConfig({ author_first: "none", limits_by_label: {}, max_leases_per_holder_in_org: 0 }));
+    expect(config.authorFirst).toBeNull();
+    expect(config.limitsByLabel).toEqual([]);
+    expect(config.maxLeasesPerHolderInOrg).toBe(0);
+    expect(configOf(parseConfig({ limits_by_label: { bug: 0 } })).limitsByLabel).toEqual([{ label: "bug", limit: 0 }]);
   });
 
   it("accepts none for default_ttl and reminder_before", () => {
@@ -124,6 +144,9 @@ describe("parseConfig keys", () => {
         "min_ttl",
         "reminder_before",
         "require_lease_for_pull_requests",
+        "limits_by_label",
+        "max_leases_per_holder_in_org",
+        "author_first",
       ].sort(),
     );
     for (const field of Object.values(shape)) {
@@ -199,6 +222,39 @@ describe("parseConfig errors", () => {
       expect(error).toContain(file);
       expect(error).toContain("`max_leases_per_holder`");
     }
+  });
+
+  it("rejects limits that are not whole numbers of at least 0, naming the key and the label", () => {
+    for (const value of [-1, 1.5, "3", true, null]) {
+      const org = errorOf(parseConfig({ max_leases_per_holder_in_org: value }));
+      expect(org).toContain(file);
+      expect(org).toContain("`max_leases_per_holder_in_org`");
+      const label = errorOf(parseConfig({ limits_by_label: { "good first issue": value } }));
+      expect(label).toContain("`limits_by_label.good first issue`");
+    }
+  });
+
+  it("rejects a limits_by_label that is not a mapping of label names, or names a label twice", () => {
+    expect(errorOf(parseConfig({ limits_by_label: ["good first issue"] }))).toContain(
+      '`limits_by_label`: must be a mapping of label names to limits, such as `"good first issue": 1`; it is a list.',
+    );
+    expect(errorOf(parseConfig({ limits_by_label: 1 }))).toContain("`limits_by_label`: must be a mapping");
+    expect(errorOf(parseConfig({ limits_by_label: { " ": 1 } }))).toContain("is not a label name");
+    expect(errorOf(parseConfig({ limits_by_label: { ["x".repeat(51)]: 1 } }))).toContain("at most 50 characters");
+    const twice = errorOf(parseConfig({ limits_by_label: { Bug: 1, bug: 2 } }));
+    expect(twice).toContain("`limits_by_label.bug`: names a label already listed");
+  });
+
+  it("keeps a label name with backticks from breaking the reply's code span", () => {
+    const error = errorOf(parseConfig({ limits_by_label: { "a`b": "x" } }));
+    expect(error).toContain("`limits_by_label.a?b`");
+  });
+
+  it("rejects an author_first that is not a duration", () => {
+    const error = errorOf(parseConfig({ author_first: 2 }));
+    expect(error).toContain("`author_first`");
+    expect(error).toContain("`2d`");
+    expect(errorOf(parseConfig({ author_first: "soon" }))).toContain('`author_first`: "soon" is not a duration');
   });
 
   it("rejects unknown claimers and non-boolean switches", () => {
@@ -339,6 +395,9 @@ describe("parseConfig on any input", () => {
       "assign",
       "labels",
       "require_lease_for_pull_requests",
+      "limits_by_label",
+      "max_leases_per_holder_in_org",
+      "author_first",
       "__proto__",
       "constructor",
     );

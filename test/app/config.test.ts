@@ -11,8 +11,8 @@ import { alice, bob, commentPayload, pushPayload, REPO, robot, type UserSpec } f
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
 
 /** The first command of the repository, with `yaml` as its config: one read, then the claim's writes. */
-async function claimWithConfig(h: Harness, gh: GitHubMock, yaml: string, author: UserSpec, issue = 1): Promise<void> {
-  gh.config(yaml);
+async function claimWithConfig(h: Harness, gh: GitHubMock, yaml: string, author: UserSpec, issue = 1, org: string | null | "unread" = null): Promise<void> {
+  gh.config(yaml, org);
   await h.receive("issue_comment", commentPayload({ body: "/claim", author, issue }));
 }
 
@@ -26,7 +26,8 @@ describe("a broken config", () => {
     ["broken YAML", "claimers: [anyone\nbots: true\n", ["could not be read as YAML; fix its syntax"]],
   ])("with %s: one `invalid` reply naming the file and the key, and nothing applied", async (_, yaml, expected) => {
     const { h, gh } = t;
-    await claimWithConfig(h, gh, yaml, alice);
+    // A broken file of the repository's own: the organisation's is not read.
+    await claimWithConfig(h, gh, yaml, alice, 1, "unread");
     gh.comment(1);
     await h.drain();
 
@@ -46,7 +47,7 @@ describe("the config cache", () => {
 
   it("is invalidated by a push to the default branch touching `.github/issue-leases.yml`: the next command reads the file again", async () => {
     const { h, gh } = t;
-    await claimWithConfig(h, gh, "default_tll: 2d\n", alice);
+    await claimWithConfig(h, gh, "default_tll: 2d\n", alice, 1, "unread");
     gh.comment(1);
     await h.drain();
     expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "invalid" });
@@ -70,6 +71,7 @@ describe("the config cache", () => {
     await h.drain();
     expect(gh.routes(before)).toEqual([
       "GET /contents/.github/issue-leases.yml",
+      "GET /repos/Codertocat/.github/contents/.github/issue-leases.yml",
       "POST /labels",
       "GET /labels/claimed-by: alice",
       "GET /labels/lease #1",
@@ -167,6 +169,7 @@ describe("assignment", () => {
     await h.drain();
     expect(gh.routes()).toEqual([
       "GET /contents/.github/issue-leases.yml",
+      "GET /repos/Codertocat/.github/contents/.github/issue-leases.yml",
       "POST /labels",
       "GET /labels/claimed-by: alice",
       "GET /labels/lease #1",

@@ -65,13 +65,14 @@ describe("label names", () => {
     await h.drain();
     expect(gh.routes()).toEqual([
       "GET /contents/.github/issue-leases.yml",
+      "GET /repos/Codertocat/.github/contents/.github/issue-leases.yml",
       "GET /labels/wip: alice",
       "GET /labels/tok-1",
       "POST /issues/1/labels",
       "POST /issues/1/assignees",
       "POST /issues/1/comments",
     ]);
-    expect(gh.calls[3]!.body).toEqual({ labels: ["wip: alice", "tok-1"] });
+    expect(gh.calls[4]!.body).toEqual({ labels: ["wip: alice", "tok-1"] });
 
     const before = gh.mark();
     await h.receive("issue_comment", commentPayload({ body: "/release", author: alice }));
@@ -85,7 +86,7 @@ describe("label names", () => {
     ["token", "v{token}", "v2"],
   ])("refuses a `%s` template that could match ordinary labels (%s), with an invalid reply naming the key, and touches no label", async (kind, template, existing) => {
     const { h, gh } = t;
-    gh.config(`labels:\n  ${kind}: "${template}"\n`);
+    gh.config(`labels:\n  ${kind}: "${template}"\n`, "unread");
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, labels: [existing] }));
     gh.comment(1);
     await h.drain();

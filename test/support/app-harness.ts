@@ -111,8 +111,16 @@ export function noConfigFile(owner = "Codertocat", repo = "Hello-World"): void {
   nock(API).get(`/repos/${owner}/.github/contents/.github%2Fissue-leases.yml`).reply(404, { message: "Not Found" });
 }
 
-export function configFile(yaml: string, owner = "Codertocat", repo = "Hello-World"): void {
+/**
+ * The repository's `.github/issue-leases.yml`, and none in the organisation's
+ * `.github` repository (read too: its `max_leases_per_holder_in_org` applies
+ * to a repository with a file of its own).
+ */
+export function configFile(yaml: string, owner = "Codertocat", repo = "Hello-World", orgYaml: string | null = null): void {
   nock(API).get(`/repos/${owner}/${repo}/contents/.github%2Fissue-leases.yml`).reply(200, yaml, { "content-type": "text/plain" });
+  const org = nock(API).get(`/repos/${owner}/.github/contents/.github%2Fissue-leases.yml`);
+  if (orgYaml === null) org.reply(404, { message: "Not Found" });
+  else org.reply(200, orgYaml, { "content-type": "text/plain" });
 }
 
 /** One request the app made to GitHub, as a test's mock received it (path decoded, body parsed). */
@@ -192,20 +200,27 @@ export class GitHubMock {
     return { reached, open };
   }
 
-  /** The config file: its YAML, or null for none in the repository nor in the owner's `.github` repository (two reads). */
-  config(yaml: string | null): this {
+  /**
+   * The config files (two reads): the repository's YAML, or null for none;
+   * and the owner's `.github` repository's (`org`, default none), which is
+   * read after a valid file of the repository's own too, for its
+   * `max_leases_per_holder_in_org` ("unread": not read, as after a broken
+   * file of the repository's own).
+   */
+  config(yaml: string | null, org: string | null | "unread" = null): this {
     const path = "/contents/.github/issue-leases.yml";
-    if (yaml !== null) {
+    const file = (full: string, text: string | null) => {
+      if (text === null) return this.expect("GET", full, 404, { message: "Not Found" });
       nock(API)
-        .intercept((uri: string) => decodePath(uri) === this.full(path), "GET")
+        .intercept((uri: string) => decodePath(uri) === this.full(full), "GET")
         .reply((uri) => {
           this.calls.push({ method: "GET", path: decodePath(uri), body: null });
-          return [200, yaml, { "content-type": "text/plain" }];
+          return [200, text, { "content-type": "text/plain" }];
         });
       return this;
-    }
-    this.expect("GET", path, 404, { message: "Not Found" });
-    return this.expect("GET", `/repos/${this.owner}/.github${path}`, 404, { message: "Not Found" });
+    };
+    file(path, yaml);
+    return org === "unread" ? this : file(`/repos/${this.owner}/.github${path}`, org);
   }
 
   createLabel(): this {
