@@ -11,6 +11,7 @@ import type {
   Holder,
   IssueKey,
   Lease,
+  LimitScope,
   NoteResult,
   ReleaseResult,
   RemindResult,
@@ -63,7 +64,7 @@ export const decide = {
     holder: Holder,
     ttl: Ttl,
     now: number,
-    limit?: { limit: number; held: Lease[] },
+    limit?: { limit: number; held: Lease[]; scope?: LimitScope },
     /** Tokens up to the floor may have been handed out before a restore from a backup: a new tenure gets one above it. */
     floor = 0,
   ): AcquireResult {
@@ -74,7 +75,9 @@ export const decide = {
       return { outcome: "acquired", newTenure: false, lease: { ...current, holder, expiresAt: expiry(ttl, now) } };
     }
     if (current) return { outcome: "held", lease: current };
-    if (limit && limit.held.length >= limit.limit) return { outcome: "limit", limit: limit.limit, held: limit.held };
+    if (limit && limit.held.length >= limit.limit) {
+      return { outcome: "limit", limit: limit.limit, held: limit.held, ...(limit.scope ? { scope: limit.scope } : {}) };
+    }
     return {
       outcome: "acquired",
       newTenure: true,

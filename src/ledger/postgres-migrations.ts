@@ -141,4 +141,17 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
     backup text    NOT NULL
   );
   `,
+  // 14: claim policies (issue 11; SQLite's 15): each issue's labels as its
+  // latest claim saw them, with the token of the latest tenure that carried
+  // each, and repositories by installation.
+  (s) => `
+  CREATE TABLE ${s}.lease_labels (
+    repo_id bigint NOT NULL,
+    issue   bigint NOT NULL,
+    label   text   NOT NULL,
+    token   bigint NOT NULL,
+    PRIMARY KEY (repo_id, issue, label)
+  );
+  CREATE INDEX repos_by_installation ON ${s}.repos (installation);
+  `,
 ];

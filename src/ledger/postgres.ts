@@ -1,6 +1,7 @@
 import pg from "pg";
 import { decide, type Row } from "./decide.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
+import { limitReached, policyLocks, policySql, rememberLabels } from "./postgres-policies.js";
 import { floorOf, raisePostgresTokenFloor } from "./postgres-token-floor.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { DatabaseConfigError } from "./database-config-error.js";
@@ -346,6 +347,8 @@ export class PostgresLedger implements Ledger {
   private readonly clock: "caller" | "database";
   private readonly log: (message: string, error: unknown) => void;
   private readonly sql;
+  /** The claim limits' statements (postgres-policies.ts). */
+  private readonly policySql;
   private closed = false;
 
   constructor(opts: PostgresLedgerOptions) {
@@ -377,6 +380,7 @@ export class PostgresLedger implements Ledger {
 
     const s = pg.escapeIdentifier(this.schema);
     const live = (now: string) => `holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ${now})`;
+    this.policySql = policySql(s);
     this.sql = {
       lockHolder: "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))",
       lockRow: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND issue = $2 FOR UPDATE`,
@@ -403,8 +407,6 @@ export class PostgresLedger implements Ledger {
       putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
       enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
                 VALUES ($1, $2, $3, $4, $5, $6, $6, $7, replace(gen_random_uuid()::text, '-', ''))`,
-      countHeld: `SELECT * FROM ${s}.leases WHERE holder_id = $2 AND repo_id = $1 AND issue <> $3 AND ${live("$4")} ORDER BY issue`,
-
       tryLock: `WITH now AS MATERIALIZED (SELECT COALESCE($3::bigint, ${DB_CLOCK}) AS v)
                 INSERT INTO ${s}.locks (name, owner, until) SELECT $1, $2, v + $4 FROM now
                 ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until
@@ -612,8 +614,9 @@ export class PostgresLedger implements Ledger {
     actor: Holder | null,
     callerNow: number,
     opts: OpOptions<R> | undefined,
-    body: (c: Client, row: Row | null, now: number, floor: number) => Promise<{ result: R; write?: Statement }>,
-    extra: { historyOutcome?: string; holderLock?: Holder; readFloor?: boolean } = {},
+    body: (c: Client, row: Row | null, now: number, floor: number) => Promise<{ result: R; write?: Statement | Statement[] }>,
+    /** `locks`: advisory locks (namespace, key) taken in order before the row lock, in place of the reply limit's. */
+    extra: { historyOutcome?: string; locks?: Array<[string, string]>; readFloor?: boolean } = {},
   ): Promise<Applied<R>> {
     return this.transaction(callerNow, async (c, now): Promise<Outcome<Applied<R>>> => {
       const delivery = opts?.delivery;
@@ -629,13 +632,15 @@ export class PostgresLedger implements Ledger {
       const limit = actor ? (opts?.repliesPerHour ?? 0) : 0;
       // A reply limit counts the actor's replies: the same lock (acquire's
       // holder is its actor) keeps two of their commands from both seeing the
-      // last reply left.
-      const personLock = extra.holderLock ?? (limit > 0 ? actor! : undefined);
-      if (personLock) {
-        // Serialises this holder's acquires in the repository, so two of them on
-        // different issues cannot both pass the limit. Taken before the row lock,
-        // always in this order: no deadlock with other acquires.
-        await c.query(this.sql.lockHolder, [`${this.schema}/holder`, `${key.repoId}/${personLock.id}`]);
+      // last reply left. An acquire's claim limits take the holder's locks
+      // (postgres-policies.ts), this one among them.
+      const locks = extra.locks?.length ? extra.locks : limit > 0 ? [[`${this.schema}/holder`, `${key.repoId}/${actor!.id}`] as [string, string]] : [];
+      for (const lock of locks) {
+        // Serialises this holder's acquires in the repository (or the
+        // installation), so two of them on different issues cannot both pass
+        // a limit. Taken before the row lock, always in this order: no
+        // deadlock with other acquires.
+        await c.query(this.sql.lockHolder, lock);
       }
       const { row, floor } = await this.lockRow(c, key, now, extra.readFloor === true);
       const { result, write } = await body(c, row, now, floor);
@@ -662,7 +667,7 @@ export class PostgresLedger implements Ledger {
         delivery ?? null,
         budget === null ? null : REPLIED[budget],
       ]);
-      const writes = write ? [write, history] : [history];
+      const writes = write ? [...(Array.isArray(write) ? write : [write]), history] : [history];
       if (delivery !== undefined) writes.push(statement(this.sql.putDelivery, [delivery, JSON.stringify(result)]));
       const enqueues = (opts?.effects?.(result, budget ?? "reply") ?? []).map((effect) =>
         statement(this.sql.enqueue, [
@@ -720,23 +725,26 @@ export class PostgresLedger implements Ledger {
   }
 
   async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
-    const limit = opts?.maxPerHolder ?? 0;
+    const maxPerHolder = opts?.maxPerHolder ?? 0;
     return this.run(
       key,
       "acquire",
-      holder,
+      opts?.actor ?? holder,
       now,
       opts,
       async (c, row, now, floor) => {
-        const others =
-          limit > 0 ? (await c.query<LeaseRow>(this.sql.countHeld, [key.repoId, holder.id, key.issue, now])).rows.map(toLease) : [];
-        const result = decide.acquire(key, row, holder, ttl, now, limit > 0 ? { limit, held: others } : undefined, floor);
-        return {
-          result,
-          write: result.outcome === "acquired" ? this.write(key, result.lease, now, opts?.remindBefore) : undefined,
-        };
+        let result = decide.acquire(key, row, holder, ttl, now, undefined, floor);
+        // Limits bear only on a new tenure: read then, and the rules asked again at one.
+        if (result.outcome === "acquired" && result.newTenure) {
+          const reached = await limitReached(c, this.policySql, key, holder, now, maxPerHolder, opts?.policies);
+          if (reached) result = decide.acquire(key, row, holder, ttl, now, reached, floor);
+        }
+        if (result.outcome !== "acquired") return { result };
+        const labels = result.newTenure ? rememberLabels(this.policySql, key, result.lease.token, opts?.policies) : null;
+        const write = this.write(key, result.lease, now, opts?.remindBefore);
+        return { result, write: labels ? [write, statement(labels.text, labels.values)] : write };
       },
-      { holderLock: limit > 0 ? holder : undefined, readFloor: true },
+      { locks: policyLocks(this.schema, key, holder, maxPerHolder, opts?.policies), readFloor: true },
     );
   }
 

@@ -180,4 +180,19 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     backup   TEXT    NOT NULL
   );
   `,
+  // 15: claim policies (issue 11). Each issue's labels as its latest claim
+  // saw them, lower-cased, with the token of the latest tenure that carried
+  // each: a lease counts under a label when the row's token is its own, so
+  // a new tenure only upserts its labels and older ones stop counting.
+  // Repositories by installation, for the limit across an organisation.
+  `
+  CREATE TABLE lease_labels (
+    repo_id  INTEGER NOT NULL,
+    issue    INTEGER NOT NULL,
+    label    TEXT    NOT NULL,
+    token    INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, issue, label)
+  ) WITHOUT ROWID;
+  CREATE INDEX repos_by_installation ON repos (installation);
+  `,
 ];

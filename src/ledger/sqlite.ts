@@ -5,6 +5,7 @@ import { decide, type Row } from "./decide.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
+import { SqlitePolicies } from "./sqlite-policies.js";
 import { claimServing } from "./sqlite-serving.js";
 import { raiseSqliteTokenFloor } from "./sqlite-token-floor.js";
 import type {
@@ -143,6 +144,8 @@ export class SqliteLedger implements Ledger {
   /** Runs `f` as one BEGIN IMMEDIATE transaction. Made once: making a transaction function costs more than the statements most operations run. */
   private readonly immediate: <T>(f: () => T) => T;
 
+  /** The claim limits (sqlite-policies.ts). */
+  private readonly policies: SqlitePolicies;
   /** The serving lock, held while this ledger serves its file as the app. */
   private readonly serving: Database.Database | null = null;
 
@@ -159,6 +162,7 @@ export class SqliteLedger implements Ledger {
     const db = this.db;
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
+    this.policies = new SqlitePolicies(db);
     this.st = {
       get: db.prepare<[number, number], StateRow>(
         "SELECT holder_id, holder_login, token, acquired_at, expires_at, reminded, last_history FROM leases WHERE repo_id = ? AND issue = ?",
@@ -202,19 +206,6 @@ export class SqliteLedger implements Ledger {
       // Read in each acquire's transaction, not once: `issue-leases token-floor`
       // may raise it while the app serves the file.
       tokenFloor: db.prepare<[], number>("SELECT floor FROM token_floor WHERE id = 1").pluck(),
-      // INDEXED BY: left to itself the planner prefers the primary key's
-      // (repo_id = ?) prefix and reads every row the repository ever had, on
-      // every limited acquire; rows are never deleted, so that only grows.
-      countHeld: db
-        .prepare<{ repoId: number; holderId: number; issue: number; now: number }, number>(
-          `SELECT count(*) FROM leases INDEXED BY leases_held
-           WHERE holder_id = @holderId AND repo_id = @repoId AND issue <> @issue AND ${LIVE}`,
-        )
-        .pluck(),
-      listHeld: db.prepare<{ repoId: number; holderId: number; issue: number; now: number }, LeaseRow>(
-        `SELECT * FROM leases INDEXED BY leases_held
-         WHERE holder_id = @holderId AND repo_id = @repoId AND issue <> @issue AND ${LIVE}`,
-      ),
       // The lists read held rows only (leases_held): free rows, which are
       // never deleted, outnumber them more every day.
       list: db.prepare<{ repoId: number; now: number }, LeaseRow>(
@@ -458,19 +449,16 @@ export class SqliteLedger implements Ledger {
   }
 
   async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
-    return this.run(key, "acquire", holder, now, opts, (row) => {
-      const limit = opts?.maxPerHolder ?? 0;
+    return this.run(key, "acquire", opts?.actor ?? holder, now, opts, (row) => {
       const floor = this.st.tokenFloor.get() ?? 0;
       let result = decide.acquire(key, row, holder, ttl, now, undefined, floor);
-      // The limit bears only on a new tenure, and only once the holder is at
-      // it: count their other live leases then, and only at the limit read
-      // them (three times the cost of counting) and let the rules decide again.
-      if (limit > 0 && result.outcome === "acquired" && result.newTenure) {
-        const others = { repoId: key.repoId, holderId: holder.id, issue: key.issue, now };
-        if (this.st.countHeld.get(others)! >= limit) {
-          const held = this.st.listHeld.all(others).map(toLease);
-          result = decide.acquire(key, row, holder, ttl, now, { limit, held }, floor);
-        }
+      // Limits bear only on a new tenure, and only once the holder is at one:
+      // counted then, and only at a limit are their leases read and the rules
+      // asked again.
+      if (result.outcome === "acquired" && result.newTenure) {
+        const reached = this.policies.reached(key, holder, now, opts?.maxPerHolder ?? 0, opts?.policies);
+        if (reached) result = decide.acquire(key, row, holder, ttl, now, reached, floor);
+        else this.policies.remember(key, result.lease.token, opts?.policies);
       }
       return {
         result,

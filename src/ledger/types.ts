@@ -40,7 +40,31 @@ export type Ttl = number | null;
 export type AcquireResult =
   | { outcome: "acquired"; lease: Lease; /** false when the caller already held it */ newTenure: boolean }
   | { outcome: "held"; lease: Lease }
-  | { outcome: "limit"; limit: number; held: Lease[] };
+  /** `scope`: which limit the holder is at (absent: `maxPerHolder`, the repository's). */
+  | { outcome: "limit"; limit: number; held: Lease[]; scope?: LimitScope };
+
+/** Which claim limit a refused acquire met. */
+export type LimitScope = { kind: "repo" } | { kind: "label"; label: string } | { kind: "org" };
+
+/**
+ * Claim limits besides `maxPerHolder`, each checked in the acquire's
+ * transaction, like it (see limit-counting.ts for what counts).
+ */
+export interface ClaimPolicies {
+  /**
+   * The issue's labels as the claim saw them: remembered with a new tenure,
+   * so that later claims count the lease under each of them.
+   */
+  labels?: readonly string[];
+  /**
+   * Live leases one holder may have in the repository on issues that carried
+   * a label when they were claimed, per label (case-insensitive). Only the
+   * labels in `labels` bear on this claim; a limit of 0 is none.
+   */
+  byLabel?: ReadonlyArray<{ label: string; limit: number }>;
+  /** Live leases one holder may have across every repository the ledger knows to be served by `installation`. */
+  org?: { installation: number; limit: number };
+}
 
 export type RenewResult =
   | { outcome: "renewed"; lease: Lease }
@@ -143,6 +167,10 @@ export type ReplyBudget = "reply" | "notice" | "silent";
 export interface AcquireOptions extends OpOptions<AcquireResult> {
   /** Live leases one holder may have in the repository; 0 or absent: no limit. Checked in the acquire's transaction. */
   maxPerHolder?: number;
+  /** Limits by label and across the organisation, and the issue's labels to remember. */
+  policies?: ClaimPolicies;
+  /** Who gave the lease, when not the holder (a maintainer's `/claim @user`): history's actor. Default the holder. */
+  actor?: Holder;
   /** When to remind the holder, in ms before expiry; null: never. */
   remindBefore?: number | null;
 }

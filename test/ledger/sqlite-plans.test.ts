@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite.js";
 
 /** Parameters that fill any of the ledger's statements; better-sqlite3 ignores the ones a statement does not name. */
-const NAMED = { repoId: 1, issue: 1, holderId: 1, now: 0, limit: 10, login: "a", actorId: 1, since: 0 };
+const NAMED = { repoId: 1, issue: 1, holderId: 1, now: 0, limit: 10, login: "a", actorId: 1, since: 0, label: "x", installation: 1 };
 
 describe("sqlite: query plans of the ledger's reads", () => {
   let ledger: SqliteLedger;
@@ -34,18 +34,37 @@ describe("sqlite: query plans of the ledger's reads", () => {
 
   it.each([
     ["list", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id>\?\)/],
-    ["countHeld", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id=\?\)/],
     // Every webhook's accounts: a renamed holder is looked for in the event's repository only.
     ["renamedIn", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id=\?\)/],
     // A limited person's every command: their replies of the last hour, and no other row.
     ["replies", /^SEARCH history USING (COVERING )?INDEX history_replies \(repo_id=\? AND actor_id=\? AND at>\?\)/],
-    ["listHeld", /^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id=\?\)/],
     ["expired", /^SEARCH leases USING INDEX leases_by_due \(due_at<\?\)/],
     ["dueReminders", /^SEARCH leases USING INDEX leases_by_due \(due_at<\?\)/],
   ])("%s searches an index of held leases", (name, search) => {
     const lines = plan(name);
     expect(lines[0]).toMatch(search);
     expect(lines.filter((l) => /^SCAN leases\b/.test(l))).toEqual([]);
+  });
+
+  /** The plan of one of the claim limits' statements (sqlite-policies.ts). */
+  function policyPlan(limit: string, which: "count" | "list"): string[] {
+    const policies = (ledger as unknown as { policies: { st: Record<string, Record<string, Statement>> } }).policies.st;
+    return ledger.db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${policies[limit]![which]!.source}`).all(NAMED).map((r) => r.detail);
+  }
+
+  // Every claim under a limit: the holder's leases in the repository (under a
+  // label: each one's labels by primary key), and across the organisation
+  // one probe per repository of the installation, never every held lease.
+  it.each([
+    ["repo", ["SEARCH l USING INDEX leases_held (repo_id=? AND holder_id=?)"]],
+    ["label", ["SEARCH l USING INDEX leases_held (repo_id=? AND holder_id=?)", "SEARCH x EXISTS USING PRIMARY KEY (repo_id=? AND issue=? AND label=?)"]],
+    ["org", ["SEARCH repos USING COVERING INDEX repos_by_installation (installation=?)", "SEARCH l USING INDEX leases_held (repo_id=? AND holder_id=?)"]],
+  ])("the %s limit's count and list search indexes", (limit, searches) => {
+    for (const which of ["count", "list"] as const) {
+      const lines = policyPlan(limit, which);
+      for (const search of searches) expect(lines).toContain(search);
+      expect(lines.filter((l) => /^SCAN (leases|l|repos)\b/.test(l))).toEqual([]);
+    }
   });
 
   it("an operation finds its issue's row by the primary key", () => {
