@@ -176,7 +176,13 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
           delivery: context.id,
           installation: installation.id,
           repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
-          issue: { number: issue.number, state: issue.state, labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : l.name ?? "")) },
+          issue: {
+            number: issue.number,
+            state: issue.state,
+            labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : l.name ?? "")),
+            ...(Number.isFinite(Date.parse(issue.created_at)) ? { createdAt: Date.parse(issue.created_at) } : {}),
+            ...(issue.user ? { authorId: issue.user.id } : {}),
+          },
           author: {
             id: comment.user.id,
             login: comment.user.login,
@@ -196,6 +202,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
           now: clock(),
           config: () => loadConfig(context, configs, repository.id),
           permission: (login) => port.permission({ owner: ev.repo.owner, repo: ev.repo.name }, login),
+          account: (login) => port.account(login),
         });
         if (!handled) return;
         await rememberRepo(repository.id, repository.full_name, installation.id);

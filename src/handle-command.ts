@@ -13,7 +13,6 @@ import type {
   ForceReleaseResult,
   Holder,
   IssueKey,
-  Lease,
   Ledger,
   LedgerResult,
   NewEffect,
@@ -25,6 +24,7 @@ import type {
 import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
 import type { Permission } from "./reflect/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply, type TenureView } from "./reflect/render.js";
+import { type Account, decideClaim, limitReason } from "./policies.js";
 import { repliesPerHour, withinBudget } from "./reply-limit.js";
 
 /** A comment, reduced to what a command needs. */
@@ -32,8 +32,8 @@ export interface CommentEvent {
   delivery: string;
   installation: number;
   repo: { id: number; owner: string; name: string };
-  /** `state` as the webhook saw it: "open" or "closed". */
-  issue: { number: number; labels: string[]; state?: string };
+  /** `state` as the webhook saw it: "open" or "closed"; `createdAt` (ms) and `authorId`: when and by whom it was opened. */
+  issue: { number: number; labels: string[]; state?: string; createdAt?: number; authorId?: number };
   author: { id: number; login: string; type: string; association: string };
   body: string;
   /** The comment's id: the reply's marker names it. */
@@ -49,6 +49,8 @@ export interface CommandDeps {
   config: () => Promise<ConfigResult>;
   /** The commenter's permission on the repository (asked of GitHub only for acts on someone else's lease). */
   permission: (login: string) => Promise<Permission>;
+  /** An account by login, asked of GitHub (for `/claim @user`); null when there is none. */
+  account?: (login: string) => Promise<Account | null>;
 }
 
 export interface Handled {
@@ -147,13 +149,21 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
         }
         const refusal = mayClaim(ev, config);
         if (refusal) return refuse("forbidden", refusal);
-        const applied = await ledger.acquire(key, actor, ttl, now, {
+        // Issue 11's policies (policies.ts): whom the lease goes to, and the limits the transaction checks.
+        const claim = await decideClaim({ installation: ev.installation, actor, issue: ev.issue, target: parsed.target }, config, now, deps);
+        if (!claim.ok) return refuse(claim.outcome, claim.reason);
+        const given = claim.assignedBy !== undefined ? { assignedBy: claim.assignedBy, mentionHolder: true } : {};
+        const applied = await ledger.acquire(key, claim.holder, ttl, now, {
           maxPerHolder: config.maxLeasesPerHolder,
           remindBefore,
+          policies: claim.policies,
+          ...(claim.assignedBy !== undefined ? { actor } : {}),
           ...limited((res: AcquireResult) => {
-            if (res.outcome === "acquired") return effect(reply("acquired", leaseView(res.lease), { newTenure: res.newTenure }), true, config);
+            if (res.outcome === "acquired") {
+              return effect(reply("acquired", leaseView(res.lease), { newTenure: res.newTenure, ...given }), true, config);
+            }
             if (res.outcome === "held") return effect(reply("held", leaseView(res.lease)), false);
-            return effect(reply("forbidden", null, { reason: limitReason(res.limit, res.held) }), false);
+            return effect(reply("forbidden", null, { reason: limitReason(key, res) }), false);
           }),
         });
         return done(applied.outcome === "limit" ? "forbidden" : applied.outcome, applied);
@@ -218,11 +228,6 @@ function mayClaim(ev: CommentEvent, config: Config): string | null {
     return "Only members of this organisation can claim issues here (`claimers: members`).";
   }
   return null;
-}
-
-function limitReason(limit: number, held: Lease[]): string {
-  const issues = held.map((l) => `#${l.issue}`).join(", ");
-  return `You already hold ${held.length} lease${held.length === 1 ? "" : "s"} in this repository (${issues}); the limit is ${limit}. Release one with \`/release\` on its issue first.`;
 }
 
 /** Tenures from an issue's history: each new tenure, and how it ended. */

@@ -37,6 +37,8 @@ export interface GitHubPort {
   /** Whether the repository has a label of that name (a read). */
   labelExists(r: Repo, name: string): Promise<boolean>;
   permission(r: Repo, login: string): Promise<Permission>;
+  /** The account with that login (`GET /users/{login}`): its numeric id and type; null when there is none. */
+  account(login: string): Promise<{ id: number; login: string; type: string } | null>;
   createCheckRun(r: Repo, check: CheckRun): Promise<void>;
   /** Open pull requests of the repository (number, body, author, head sha). */
   openPullRequests(r: Repo): Promise<PullRequestInfo[]>;
@@ -193,6 +195,15 @@ export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): Git
         return (["admin", "maintain", "write", "triage", "read"].includes(role) ? role : data.permission) as Permission;
       } catch (error) {
         if (httpStatus(error) === 404) return "none";
+        throw error;
+      }
+    },
+    async account(login) {
+      try {
+        const { data } = await octokit.rest.users.getByUsername({ username: login, ...request() });
+        return { id: data.id, login: data.login, type: data.type };
+      } catch (error) {
+        if (httpStatus(error) === 404) return null;
         throw error;
       }
     },

@@ -54,8 +54,10 @@ export interface Reply {
   reason?: string;
   /** Further command lines in the same comment that did not run. */
   ignored: number;
-  /** Whether the reply should @-mention the holder (reminders, a lease released by someone else). */
+  /** Whether the reply should @-mention the holder (reminders, a lease released or given by someone else). */
   mentionHolder?: boolean;
+  /** For `acquired`: the login of the maintainer who gave the lease to its holder (`/claim @user`). */
+  assignedBy?: string;
   /** For `status`: the latest tenures, oldest first. */
   tenures?: TenureView[];
   /** The id of the comment that gave the command, so that a bot finds the reply to its own comment. */
@@ -153,10 +155,12 @@ export function parseMarker(body: string): Record<string, unknown> | null {
 function headline(r: Reply): string {
   const l = r.lease;
   switch (r.outcome) {
-    case "acquired":
+    case "acquired": {
+      const given = r.assignedBy ? `, given by ${who(r.assignedBy)},` : "";
       return r.newTenure === false
-        ? `${who(l!.holder)} already held this issue; the lease (token **${l!.token}**) now ${expiry(l!, r.at)}.`
-        : `${who(l!.holder)} now holds this issue with lease token **${l!.token}**; it ${expiry(l!, r.at)}.`;
+        ? `${who(l!.holder, r.mentionHolder)} already held this issue${given}; the lease (token **${l!.token}**) now ${expiry(l!, r.at)}.`
+        : `${who(l!.holder, r.mentionHolder)} now holds this issue${given} with lease token **${l!.token}**; it ${expiry(l!, r.at)}.`;
+    }
     case "held":
       return `This issue is held by ${who(l!.holder)} (token **${l!.token}**), whose lease ${expiry(l!, r.at)}. Nothing changed.`;
     case "renewed":

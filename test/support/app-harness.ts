@@ -150,9 +150,9 @@ export class GitHubMock {
     readonly repo = "Hello-World",
   ) {}
 
-  /** `path` absolute (`/repos/...`), or relative to the repository. */
+  /** `path` absolute (`/repos/...`, `/users/...`), or relative to the repository. */
   private full(path: string): string {
-    return path.startsWith("/repos/") ? path : `/repos/${this.owner}/${this.repo}${path}`;
+    return path.startsWith("/repos/") || path.startsWith("/users/") ? path : `/repos/${this.owner}/${this.repo}${path}`;
   }
 
   /** Records a call the app made, its JSON body parsed. */
@@ -264,6 +264,12 @@ export class GitHubMock {
   permission(login: string, role: "admin" | "maintain" | "write" | "triage" | "read"): this {
     const legacy = role === "maintain" ? "write" : role === "triage" ? "read" : role;
     return this.expect("GET", `/collaborators/${login}/permission`, 200, { permission: legacy, role_name: role, user: { login } });
+  }
+
+  /** GET /users/:login, as `/claim @user` asks it: the account, or null for none (404). */
+  account(login: string, account: { id: number; type?: "User" | "Bot" } | null): this {
+    if (account === null) return this.expect("GET", `/users/${login}`, 404, { message: "Not Found" });
+    return this.expect("GET", `/users/${login}`, 200, { login, id: account.id, type: account.type ?? "User" });
   }
 
   /**

@@ -50,6 +50,11 @@ export interface CommentSpec {
   sender?: UserSpec;
   /** The issue's state; default open. */
   state?: "open" | "closed";
+  /** Who opened the issue, and when (default: the example's, in 2019). */
+  issueAuthor?: UserSpec;
+  issueCreatedAt?: number;
+  /** Another repository of the same owner and installation (default: Codertocat/Hello-World). */
+  repo?: { id: number; name: string };
 }
 
 /** An `issue_comment.created` payload (`.edited` with previousBody, or the `action` given). */
@@ -70,6 +75,12 @@ export function commentPayload(spec: CommentSpec): Record<string, any> {
     delete p.issue.pull_request;
   }
   p.issue.state = spec.state ?? "open";
+  if (spec.issueAuthor) p.issue.user = user(p.issue.user, spec.issueAuthor);
+  if (spec.issueCreatedAt !== undefined) p.issue.created_at = isoSeconds(spec.issueCreatedAt);
+  if (spec.repo) {
+    const { owner } = p.repository;
+    p.repository = { ...p.repository, id: spec.repo.id, node_id: `R_${spec.repo.id}`, name: spec.repo.name, full_name: `${owner.login}/${spec.repo.name}` };
+  }
   p.sender = user(p.sender, spec.sender ?? author);
   p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   if (action === "edited") p.changes = { body: { from: spec.previousBody } };
