@@ -184,6 +184,18 @@ describe("parseCommand on huge input", () => {
     ["many slashes", "/".repeat(SIZE)],
     ["list markers", "- ".repeat(SIZE / 2)],
     ["digits", "1".repeat(SIZE) + ". ```"],
+    // Issue 11's rules: lazy continuation, indented code, list items, notes, punctuation.
+    ["a quote then command lines", "> a\n" + "/claim\n".repeat(Math.floor(SIZE / 7))],
+    ["indented command lines", "\n" + "    /claim\n".repeat(Math.floor(SIZE / 11))],
+    ["tabs then a command", "\t".repeat(SIZE) + "/claim"],
+    ["list items and blank lines", "- a\n\n".repeat(Math.floor(SIZE / 5))],
+    ["a list item indented deeply", " ".repeat(SIZE) + "- /claim"],
+    ["nested quote markers with spaces", "> ".repeat(SIZE / 2) + "x\n/claim"],
+    ["dashes and spaces (a thematic break) then text", "- ".repeat(SIZE / 2) + "x\n/claim"],
+    ["a claim with many mentions", "/claim " + "@a ".repeat(Math.floor(SIZE / 3))],
+    ["a claim with a long note", "/claim " + "note ".repeat(Math.floor(SIZE / 5))],
+    ["a claim with punctuation", "/claim" + ".".repeat(SIZE)],
+    ["a claim with a long login", "/claim @" + "a_".repeat(SIZE / 2)],
   ];
 
   // No timing assertions here (the machine is shared and noisy): a parser that
