@@ -105,7 +105,7 @@ describe("max_leases_per_holder_in_org", () => {
     ]);
     const reply = other.lastComment();
     expect(reply).toContain(
-      "You already hold 1 lease across this organisation's repositories (Codertocat/Hello-World#1); the limit is 1 (`max_leases_per_holder_in_org`).",
+      "You already hold 1 lease across this organisation's repositories (1 in another repository); the limit is 1 (`max_leases_per_holder_in_org`).",
     );
     expect(parseMarker(reply)).toMatchObject({ outcome: "forbidden", issue: 7, holder: null });
     expect(await h.ledger.current(key(7, OTHER), h.now())).toBeNull();
@@ -136,7 +136,9 @@ describe("max_leases_per_holder_in_org", () => {
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 2 }));
     gh.comment(2);
     await h.drain();
-    expect(gh.lastComment()).toContain("(Codertocat/Other-Repo#1); the limit is 1 (`max_leases_per_holder_in_org`)");
+    // Only counted: a reply here must not name another (perhaps private) repository.
+    expect(gh.lastComment()).toContain("(1 in another repository); the limit is 1 (`max_leases_per_holder_in_org`)");
+    expect(gh.lastComment()).not.toContain("Other-Repo");
   });
 });
 
