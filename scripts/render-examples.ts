@@ -41,6 +41,7 @@ const lease: Lease = {
   token: 3,
   acquiredAt: AT,
   expiresAt: AT + 7 * DAY,
+  heldBy: { kind: "time" },
 };
 const view = leaseView(lease)!;
 
