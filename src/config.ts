@@ -39,8 +39,14 @@ export interface Config {
   claimers: "anyone" | "collaborators" | "members";
   bots: boolean;
   assign: boolean;
-  labels: { claimed: string | false; holder: string | false; token: string | false };
+  labels: { claimed: string | false; holder: string | false; token: string | false; inReview: string | false };
   requireLeaseForPullRequests: boolean;
+  /** The holder's own comments, and pushes, comments and reviews on a pull request that closes the issue, renew the lease by its term. */
+  renewOnActivity: boolean;
+  /** Whether a lease whose holder has an open pull request for the issue counts toward the per-holder limits. */
+  countInReview: boolean;
+  /** A lease on an issue carrying one of these labels does not expire. */
+  exemptLabels: string[];
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
@@ -141,6 +147,30 @@ function booleanSchema() {
 
 const CLAIMERS = ["anyone", "collaborators", "members"] as const;
 
+// More exempt labels than this is a pasted list, not a policy.
+const EXEMPT_MAX = 20;
+
+function exemptLabelsSchema() {
+  const example = '["pinned"]';
+  return z
+    .array(
+      z.string({ error: (issue) => `must be a list of label names such as ${example}; ${echo(issue.input)} is not a label name.` }),
+      { error: (issue) => `must be a list of label names such as ${example}, not ${echo(issue.input)}.` },
+    )
+    .superRefine((names, ctx) => {
+      if (names.length > EXEMPT_MAX) {
+        ctx.addIssue({ code: "custom", input: names, message: `lists ${names.length} labels; at most ${EXEMPT_MAX} are allowed.` });
+        return;
+      }
+      names.forEach((name, i) => {
+        let problem: string | null = null;
+        if (name.trim() === "") problem = `is empty; write label names such as ${example}.`;
+        else if (codePoints(name) > LABEL_MAX) problem = `${echo(name)} is too long; GitHub allows at most ${LABEL_MAX} characters in a label name.`;
+        if (problem !== null) ctx.addIssue({ code: "custom", path: [i], input: name, message: problem });
+      });
+    });
+}
+
 // ---------------------------------------------------------------------------
 // The schema
 
@@ -154,6 +184,9 @@ const labelsShape = {
   token: labelSchema("{token}", "lease #{token}")
     .default("lease #{token}")
     .describe("Label carrying the lease's fencing token; `{token}` becomes the number. `false` to not use it."),
+  in_review: labelSchema(null, "claimed: in review")
+    .default("claimed: in review")
+    .describe("Label put on an issue while an open pull request by the holder closes it (the lease does not expire then). `false` to not use it."),
 };
 
 const configShape = {
@@ -202,11 +235,23 @@ const configShape = {
   labels: z
     .object(labelsShape, { error: (issue) => `must be a mapping with the keys ${keyList(Object.keys(labelsShape))}, not ${echo(issue.input)}.` })
     .strict()
-    .default({ claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" })
+    .default({ claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}", in_review: "claimed: in review" })
     .describe("Names of the labels that mirror a lease on its issue."),
   require_lease_for_pull_requests: booleanSchema()
     .default(false)
     .describe("Whether a pull request that closes an issue must be opened by the holder of that issue's lease."),
+  renew_on_activity: booleanSchema()
+    .default(true)
+    .describe(
+      "Whether the holder's own activity renews their lease by its current length, silently: their comments on the issue, " +
+        "and their pushes, comments and reviews on a pull request that closes it. Nobody else's activity does.",
+    ),
+  count_in_review: booleanSchema()
+    .default(false)
+    .describe("Whether a lease whose holder has an open pull request that closes its issue counts toward `max_leases_per_holder`."),
+  exempt_labels: exemptLabelsSchema()
+    .default([])
+    .describe("Labels that keep a lease from expiring while its issue carries one (long-running or pinned work); none by default."),
 };
 
 export const configSchema = z
@@ -243,8 +288,11 @@ export const configSchema = z
       claimers: c.claimers,
       bots: c.bots,
       assign: c.assign,
-      labels: { claimed: c.labels.claimed, holder: c.labels.holder, token: c.labels.token },
+      labels: { claimed: c.labels.claimed, holder: c.labels.holder, token: c.labels.token, inReview: c.labels.in_review },
       requireLeaseForPullRequests: c.require_lease_for_pull_requests,
+      renewOnActivity: c.renew_on_activity,
+      countInReview: c.count_in_review,
+      exemptLabels: c.exempt_labels,
     }),
   );
 
@@ -279,6 +327,7 @@ export function parseConfig(raw: unknown): ConfigResult {
 
 function freeze(config: Config): Config {
   Object.freeze(config.labels);
+  Object.freeze(config.exemptLabels);
   return Object.freeze(config);
 }
 

@@ -108,7 +108,10 @@ export async function handleLabelRemoved(
   const config = await deps.config();
   if (!config.ok) return false;
   const templates = config.config.labels;
-  if (labelKind(templates, ev.label) === null) return false;
+  const kind = labelKind(templates, ev.label);
+  if (kind === null) return false;
+  // The in-review label shows what holds the lease, not the lease: taking it off ends nothing, and it comes back while the pull request is open.
+  if (kind === "review") return removedWithoutLease(ev, ledger, now);
   const ours = desiredLabels(templates, lease).some((d) => d.name.toLowerCase() === ev.label.toLowerCase());
   // An earlier tenure's label (its removal from the issue is queued already): ends nothing.
   if (!ours) return removedWithoutLease(ev, ledger, now);

@@ -996,11 +996,11 @@ export class PostgresLedger implements Ledger {
     return this.transaction(now, async (c, now) => ({ value: await this.work.linkPull(c, pull, author, issues, now, opts) }));
   }
 
-  async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<Applied<ActivityResult>> {
+  async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }> {
     const { text, values } = this.work.mayRenew(key, actor, this.stmtNow(now));
-    if ((await this.query(text, values)).rows.length === 0) return { outcome: "none", renewed: [], duplicate: false };
+    if ((await this.query(text, values)).rows.length === 0) return { outcome: "none", renewed: [] };
     const policy = await opts.policy();
-    if (!policy) return { outcome: "none", renewed: [], duplicate: false };
+    if (!policy) return { outcome: "none", renewed: [] };
     return this.transaction(now, async (c, now) => this.work.renewOnActivity(c, key, actor, now, policy, opts.delivery));
   }
 

@@ -770,10 +770,10 @@ export class SqliteLedger implements Ledger {
     return this.immediate(() => this.work.linkPull(pull, author, issues, now, opts));
   }
 
-  async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<Applied<ActivityResult>> {
-    if (!this.work.mayRenew(key, actor, now)) return { outcome: "none", renewed: [], duplicate: false };
+  async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }> {
+    if (!this.work.mayRenew(key, actor, now)) return { outcome: "none", renewed: [] };
     const policy = await opts.policy();
-    if (!policy) return { outcome: "none", renewed: [], duplicate: false };
+    if (!policy) return { outcome: "none", renewed: [] };
     return this.immediate(() => this.work.renewOnActivity(key, actor, now, policy, opts.delivery));
   }
 

@@ -390,9 +390,10 @@ export interface Ledger {
    * `now + length` (never earlier than it was). The reminder of the old term
    * is cancelled; the new term gets its own. Writes no effect, ever. Checked
    * first with one indexed read and no write; `opts.policy` is asked only
-   * when there is something to renew.
+   * when there is something to renew. `duplicate` is present only when a
+   * transaction ran (nothing else records the delivery).
    */
-  renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<Applied<ActivityResult>>;
+  renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }>;
   /**
    * The issue `key` now carries (`exempt`) or no longer carries one of the
    * repository's `exempt_labels`. Its live lease, if any, does not expire while
