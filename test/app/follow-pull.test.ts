@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/reflect/render.js";
 import { claimFor, type GitHubMock, type Harness, T0, useApp } from "../support/app-harness.js";
-import { expectCheck, expectClosing } from "../support/check-mocks.js";
+import { type CheckBody, expectCheck, expectClosing } from "../support/check-mocks.js";
 import { alice, bob, commentPayload, issuesPayload, pullRequestPayload, REPO } from "../support/payloads.js";
 
 const MIN = 60_000;
@@ -34,14 +34,14 @@ async function aliceClaims(h: Harness, gh: GitHubMock, config = CONFIG): Promise
   await h.drain();
 }
 
-/** A pull request opened that closes `issues`, its check run's conclusion returned. */
-async function openPull(h: Harness, number: number, author: typeof alice, issues: number[]): Promise<string | undefined> {
+/** A pull request opened that closes `issues`, its check run returned. */
+async function openPull(h: Harness, number: number, author: typeof alice, issues: number[]): Promise<CheckBody | undefined> {
   const checks = expectCheck();
   expectClosing(number, { linked: issues });
   const body = issues.map((i) => `Fixes #${i}`).join("\n");
   await h.receive("pull_request", pullRequestPayload("opened", { number, body, author, headSha: "b".repeat(40) }));
   await h.drain();
-  return checks[0]?.conclusion;
+  return checks[0];
 }
 
 describe("a pull request by the holder keeps the lease", () => {
@@ -54,7 +54,9 @@ describe("a pull request by the holder keeps the lease", () => {
     h.advance(10 * MIN);
     let before = gh.mark();
     gh.addLabels(1);
-    expect(await openPull(h, 2, alice, [1])).toBe("success");
+    const check = await openPull(h, 2, alice, [1]);
+    expect(check?.conclusion).toBe("success");
+    expect(check?.output.summary).toContain("#1 is held by **alice** with token **1**, held while #2 is open.");
     // The in-review label, and no other write on the issue: no reply, no assignee change.
     expect(gh.routes(before)).toEqual(["POST /issues/1/labels"]);
     expect(gh.calls[before]!.body).toEqual({ labels: [IN_REVIEW] });
@@ -116,7 +118,7 @@ describe("a pull request by the holder keeps the lease", () => {
     const { h, gh } = t;
     await claimFor(h, gh, bob, { issue: 7, first: true });
     // Opened before the claim: the issue is free, the check neutral.
-    expect(await openPull(h, 2, alice, [1])).toBe("neutral");
+    expect((await openPull(h, 2, alice, [1]))?.conclusion).toBe("neutral");
 
     const before = gh.mark();
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
@@ -155,7 +157,7 @@ describe("a pull request by someone else", () => {
     const { h, gh } = t;
     await aliceClaims(h, gh);
     const before = gh.mark();
-    expect(await openPull(h, 3, bob, [1])).toBe("failure");
+    expect((await openPull(h, 3, bob, [1]))?.conclusion).toBe("failure");
     expect(gh.calls.slice(before)).toEqual([]);
     expect(await h.ledger.current(key(1), h.now())).toMatchObject({ expiresAt: T0 + 2 * HOUR, heldBy: { kind: "time" } });
     gh.comment(1);
