@@ -260,6 +260,13 @@ export const configSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    // The app puts these on every lease (or every lease in review): as exempt labels they would exempt them all.
+    const own = [c.labels.claimed, c.labels.in_review].filter((l): l is string => l !== false).map((l) => l.toLowerCase());
+    c.exempt_labels.forEach((name, i) => {
+      if (own.includes(name.toLowerCase())) {
+        ctx.addIssue({ code: "custom", path: ["exempt_labels", i], message: `${echo(name)} is a label the app puts on leases itself; name a label of your own.` });
+      }
+    });
     if (c.min_ttl > c.max_ttl) {
       ctx.addIssue({
         code: "custom",

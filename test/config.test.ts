@@ -382,6 +382,7 @@ describe("parseConfig: exempt_labels", () => {
     expect(errorOf(parseConfig({ exempt_labels: [" "] }))).toContain("`exempt_labels.0`: is empty; write label names");
     expect(errorOf(parseConfig({ exempt_labels: ["x".repeat(51)] }))).toContain("at most 50 characters");
     expect(errorOf(parseConfig({ exempt_labels: Array.from({ length: 21 }, (_, i) => `l${i}`) }))).toContain("at most 20 are allowed");
+    expect(errorOf(parseConfig({ exempt_labels: ["pinned", "Claimed"] }))).toContain("`exempt_labels.1`: \"Claimed\" is a label the app puts on leases itself");
   });
 
   it("takes true or false for renew_on_activity and count_in_review, and false for the in-review label", () => {
