@@ -41,6 +41,7 @@ const lease: Lease = {
   token: 3,
   acquiredAt: AT,
   expiresAt: AT + 7 * DAY,
+  heldBy: { kind: "time" },
 };
 const view = leaseView(lease)!;
 
@@ -124,6 +125,22 @@ function replyExamples(): Record<string, ReplyExample> {
       title: "`reminded`",
       context: "A day before the lease ends (`reminder_before: 1d`), once per term.",
       reply: { ...base, op: "remind", outcome: "reminded", at: AT + 6 * DAY, command: null, actor: null, lease: view, mentionHolder: true },
+    },
+    status_in_review: {
+      title: "`status` while a pull request holds the lease",
+      context:
+        "alice opened pull request #34, which says `Fixes #12`: while it is open her lease does not expire (nor is she reminded), " +
+        "and the issue also carries `claimed: in review`. bob comments `/lease`.",
+      reply: {
+        ...base,
+        op: "status",
+        outcome: "status",
+        at: AT + 9 * DAY,
+        command: "/lease",
+        actor: "bob",
+        lease: { ...view, expiresAt: null, heldBy: { kind: "pull", pulls: [34] } },
+        comment: 1796126409,
+      },
     },
     invalid: {
       title: "`invalid`: a command not understood",

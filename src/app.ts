@@ -11,6 +11,8 @@ import { parseConfigSources, readConfigSources } from "./config-sources.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
 import { routeIssueEvents } from "./issue-event-routes.js";
+import { handleActivity } from "./handle-activity.js";
+import { routeWork } from "./work-routes.js";
 import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/types.js";
 import { Drainer } from "./reflect/drainer.js";
@@ -204,6 +206,14 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
           permission: (login) => port.permission({ owner: ev.repo.owner, repo: ev.repo.name }, login),
           account: (login) => port.account(login),
         });
+        // A new comment that is no command is activity: the holder's renews their lease, silently (handle-activity.ts).
+        if (!handled && context.payload.action === "created") {
+          const renewed = await handleActivity(
+            { delivery: context.id, repo: ev.repo, number: issue.number, actor: { id: comment.user.id, login: comment.user.login } },
+            { ledger, now: clock(), config: () => loadConfig(context, configs, repository.id) },
+          );
+          if (renewed.length > 0) log.info({ delivery: context.id, repo: repository.full_name, issues: renewed.map((l) => l.issue) }, "renewed by activity");
+        }
         if (!handled) return;
         await rememberRepo(repository.id, repository.full_name, installation.id);
         log.info({ delivery: context.id, repo: repository.full_name, issue: issue.number, ...handled }, "command");
@@ -259,6 +269,15 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       seen: (repoId, account) => logins.seen(repoId, account),
       kick: () => drainer.kick(),
       port: { onResponse: metrics?.githubResponse },
+    });
+
+    routeWork(app, {
+      ledger,
+      clock,
+      track,
+      config: (context, repoId) => loadConfig(context, configs, repoId),
+      appId,
+      log,
     });
 
     const health = async (req: IncomingMessage, res: ServerResponse) => {

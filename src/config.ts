@@ -39,7 +39,7 @@ export interface Config {
   claimers: "anyone" | "collaborators" | "members";
   bots: boolean;
   assign: boolean;
-  labels: { claimed: string | false; holder: string | false; token: string | false };
+  labels: { claimed: string | false; holder: string | false; token: string | false; inReview: string | false };
   requireLeaseForPullRequests: boolean;
   /** Live leases one person may hold on issues carrying a label, per label (names compared case-insensitively); empty: none. */
   limitsByLabel: ReadonlyArray<{ label: string; limit: number }>;
@@ -51,6 +51,12 @@ export interface Config {
   maxLeasesPerHolderInOrg: number;
   /** Milliseconds after an issue is opened during which only its author and people with write permission may claim it; null: none. */
   authorFirst: number | null;
+  /** The holder's own comments, and pushes, comments and reviews on a pull request that closes the issue, renew the lease by its term. */
+  renewOnActivity: boolean;
+  /** Whether a lease whose holder has an open pull request for the issue counts toward the per-holder limits. */
+  countInReview: boolean;
+  /** A lease on an issue carrying one of these labels does not expire. */
+  exemptLabels: string[];
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
@@ -189,6 +195,30 @@ function booleanSchema() {
 
 const CLAIMERS = ["anyone", "collaborators", "members"] as const;
 
+// More exempt labels than this is a pasted list, not a policy.
+const EXEMPT_MAX = 20;
+
+function exemptLabelsSchema() {
+  const example = '["pinned"]';
+  return z
+    .array(
+      z.string({ error: (issue) => `must be a list of label names such as ${example}; ${echo(issue.input)} is not a label name.` }),
+      { error: (issue) => `must be a list of label names such as ${example}, not ${echo(issue.input)}.` },
+    )
+    .superRefine((names, ctx) => {
+      if (names.length > EXEMPT_MAX) {
+        ctx.addIssue({ code: "custom", input: names, message: `lists ${names.length} labels; at most ${EXEMPT_MAX} are allowed.` });
+        return;
+      }
+      names.forEach((name, i) => {
+        let problem: string | null = null;
+        if (name.trim() === "") problem = `is empty; write label names such as ${example}.`;
+        else if (codePoints(name) > LABEL_MAX) problem = `${echo(name)} is too long; GitHub allows at most ${LABEL_MAX} characters in a label name.`;
+        if (problem !== null) ctx.addIssue({ code: "custom", path: [i], input: name, message: problem });
+      });
+    });
+}
+
 // ---------------------------------------------------------------------------
 // The schema
 
@@ -202,6 +232,9 @@ const labelsShape = {
   token: labelSchema("{token}", "lease #{token}")
     .default("lease #{token}")
     .describe("Label carrying the lease's fencing token; `{token}` becomes the number. `false` to not use it."),
+  in_review: labelSchema(null, "claimed: in review")
+    .default("claimed: in review")
+    .describe("Label put on an issue while an open pull request by the holder closes it (the lease does not expire then). `false` to not use it."),
 };
 
 const configShape = {
@@ -250,7 +283,7 @@ const configShape = {
   labels: z
     .object(labelsShape, { error: (issue) => `must be a mapping with the keys ${keyList(Object.keys(labelsShape))}, not ${echo(issue.input)}.` })
     .strict()
-    .default({ claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" })
+    .default({ claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}", in_review: "claimed: in review" })
     .describe("Names of the labels that mirror a lease on its issue."),
   require_lease_for_pull_requests: booleanSchema()
     .default(false)
@@ -274,6 +307,18 @@ const configShape = {
       "For this long after an issue is opened, only its author and people with write, maintain or admin permission may claim it " +
         "(default `none`).",
     ),
+  renew_on_activity: booleanSchema()
+    .default(true)
+    .describe(
+      "Whether the holder's own activity renews their lease by its current length, silently: their comments on the issue, " +
+        "and their pushes, comments and reviews on a pull request that closes it. Nobody else's activity does.",
+    ),
+  count_in_review: booleanSchema()
+    .default(false)
+    .describe("Whether a lease whose holder has an open pull request that closes its issue counts toward `max_leases_per_holder`."),
+  exempt_labels: exemptLabelsSchema()
+    .default([])
+    .describe("Labels that keep a lease from expiring while its issue carries one (long-running or pinned work); none by default."),
 };
 
 export const configSchema = z
@@ -282,6 +327,13 @@ export const configSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    // The app puts these on every lease (or every lease in review): as exempt labels they would exempt them all.
+    const own = [c.labels.claimed, c.labels.in_review].filter((l): l is string => l !== false).map((l) => l.toLowerCase());
+    c.exempt_labels.forEach((name, i) => {
+      if (own.includes(name.toLowerCase())) {
+        ctx.addIssue({ code: "custom", path: ["exempt_labels", i], message: `${echo(name)} is a label the app puts on leases itself; name a label of your own.` });
+      }
+    });
     if (c.min_ttl > c.max_ttl) {
       ctx.addIssue({
         code: "custom",
@@ -310,11 +362,14 @@ export const configSchema = z
       claimers: c.claimers,
       bots: c.bots,
       assign: c.assign,
-      labels: { claimed: c.labels.claimed, holder: c.labels.holder, token: c.labels.token },
+      labels: { claimed: c.labels.claimed, holder: c.labels.holder, token: c.labels.token, inReview: c.labels.in_review },
       requireLeaseForPullRequests: c.require_lease_for_pull_requests,
       limitsByLabel: Object.entries(c.limits_by_label).map(([label, limit]) => ({ label: label.trim(), limit })),
       maxLeasesPerHolderInOrg: c.max_leases_per_holder_in_org,
       authorFirst: c.author_first,
+      renewOnActivity: c.renew_on_activity,
+      countInReview: c.count_in_review,
+      exemptLabels: c.exempt_labels,
     }),
   );
 
@@ -351,6 +406,7 @@ function freeze(config: Config): Config {
   Object.freeze(config.labels);
   for (const limit of config.limitsByLabel) Object.freeze(limit);
   Object.freeze(config.limitsByLabel);
+  Object.freeze(config.exemptLabels);
   return Object.freeze(config);
 }
 

@@ -26,6 +26,7 @@ import type { Permission } from "./reflect/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply, type TenureView } from "./reflect/render.js";
 import { type Account, decideClaim, limitReason } from "./policies.js";
 import { repliesPerHour, withinBudget } from "./reply-limit.js";
+import { carriesExemptLabel } from "./work-policy.js";
 
 /** A comment, reduced to what a command needs. */
 export interface CommentEvent {
@@ -155,9 +156,11 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
         const given = claim.assignedBy !== undefined ? { assignedBy: claim.assignedBy, mentionHolder: true } : {};
         const applied = await ledger.acquire(key, claim.holder, ttl, now, {
           maxPerHolder: config.maxLeasesPerHolder,
+          countInReview: config.countInReview,
           remindBefore,
           policies: claim.policies,
           ...(claim.assignedBy !== undefined ? { actor } : {}),
+          exempt: carriesExemptLabel(ev.issue.labels, config),
           ...limited((res: AcquireResult) => {
             if (res.outcome === "acquired") {
               return effect(reply("acquired", leaseView(res.lease), { newTenure: res.newTenure, ...given }), true, config);
@@ -242,7 +245,8 @@ export function tenuresOf(history: Awaited<ReturnType<Ledger["history"]>>, now: 
       }
       tenures.push({ holder: h.holder.login, token: h.token, from: h.at, to: h.expiresAt, ended: "live" });
     } else if (last && last.token === h.token && last.ended === "live") {
-      if (h.outcome === "renewed" || (h.outcome === "acquired" && h.op === "acquire")) last.to = h.expiresAt;
+      // A `follow` row (a pull request or exempt label holds it or let it go, or activity renewed it) moves its end too.
+      if (h.outcome === "renewed" || (h.outcome === "acquired" && h.op === "acquire") || h.op === "follow") last.to = h.expiresAt;
       else if (h.outcome === "released") {
         last.ended = h.op === "force_release" ? `released by ${h.actor?.login ?? "a maintainer"}` : "released";
         last.to = h.at;

@@ -108,7 +108,10 @@ export async function handleLabelRemoved(
   const config = await deps.config();
   if (!config.ok) return false;
   const templates = config.config.labels;
-  if (labelKind(templates, ev.label) === null) return false;
+  const kind = labelKind(templates, ev.label);
+  if (kind === null) return false;
+  // The in-review label shows what holds the lease, not the lease: taking it off ends nothing, and it comes back while the pull request is open.
+  if (kind === "review") return removedWithoutLease(ev, ledger, now, false);
   const ours = desiredLabels(templates, lease).some((d) => d.name.toLowerCase() === ev.label.toLowerCase());
   // An earlier tenure's label (its removal from the issue is queued already): ends nothing.
   if (!ours) return removedWithoutLease(ev, ledger, now);
@@ -169,14 +172,15 @@ export async function handleLabelRemoved(
  * applied would be shown without it (the app adds only what it thinks is
  * missing). Recorded as a `note`, so that a redelivery queues nothing.
  */
-async function removedWithoutLease(ev: IssueEvent & { label: string }, ledger: Ledger, now: number): Promise<boolean> {
+async function removedWithoutLease(ev: IssueEvent & { label: string }, ledger: Ledger, now: number, recheck = true): Promise<boolean> {
   const key = keyOf(ev);
   const prior = (await ledger.getReflection(key.repoId, key.issue)) as { labels?: string[] } | null;
   if (!prior?.labels?.some((n) => n.toLowerCase() === ev.label.toLowerCase())) return false;
   const res = await ledger.note(key, ev.actor, now, {
     delivery: ev.delivery,
     outcome: "unlabeled",
-    effects: () => reflect(ev, null, { removed: [ev.label] }),
+    // `recheck: false` when the lease did not change (its in-review label): no pull request needs checking again.
+    effects: () => reflect(ev, null, { removed: [ev.label], ...(recheck ? {} : { recheck: false }) }),
   });
   return !res.duplicate;
 }

@@ -5,11 +5,15 @@
  * the pull request closes is read from GitHub when the effect is applied
  * (reflect/pull-check.ts), so that GitHub's answer, slow or not, never holds
  * up a delivery, and a body full of references costs one transaction here.
+ * The same effect records which leases the pull request holds (its author's,
+ * on the issues it closes); a closed one lets them go when its effect is
+ * applied, with `default_ttl` from the moment it closed.
  */
 import { leaseTokens } from "./checks/lease-check.js";
-import type { ConfigResult } from "./config.js";
+import type { Config, ConfigResult } from "./config.js";
 import type { Holder, IssueKey, Ledger, NewEffect } from "./ledger/types.js";
-import { CHECK, type CheckPayload, type PullSeen, pullLinks } from "./reflect/pull-check.js";
+import { CHECK, type CheckPayload, type PullSeen, type PullWork, pullLinks } from "./reflect/pull-check.js";
+import { resumeOf } from "./work-policy.js";
 
 export interface PullRequestEvent {
   delivery: string;
@@ -22,9 +26,20 @@ export interface PullRequestEvent {
   open: boolean;
 }
 
-function checkEffect(installation: number, owner: string, repo: string, pull: number, seen?: PullSeen | null): NewEffect[] {
-  const payload: CheckPayload = { owner, repo, pull, ...(seen !== undefined ? { seen } : {}) };
+function checkEffect(
+  installation: number,
+  owner: string,
+  repo: string,
+  pull: number,
+  seen?: PullSeen | null,
+  closed?: CheckPayload["closed"],
+): NewEffect[] {
+  const payload: CheckPayload = { owner, repo, pull, ...(seen !== undefined ? { seen } : {}), ...(closed ? { closed } : {}) };
   return [{ installation, kind: CHECK, payload }];
+}
+
+function workOf(config: Config): PullWork {
+  return { resume: resumeOf(config), labels: config.labels, assign: config.assign };
 }
 
 /** Queues the pull request's check, or forgets it once closed. Returns whether an effect was queued. */
@@ -34,6 +49,7 @@ export async function handlePullRequest(
 ): Promise<boolean> {
   const { ledger, now } = deps;
   let seen: PullSeen | null = null;
+  let closed: CheckPayload["closed"];
   if (ev.open) {
     const config = await deps.config();
     const tokens = leaseTokens(ev.body);
@@ -43,15 +59,21 @@ export async function handlePullRequest(
       tokenAll: tokens.all,
       tokenByIssue: [...tokens.byIssue],
       requireLease: config.ok ? config.config.requireLeaseForPullRequests : false,
+      ...(config.ok ? { work: workOf(config.config) } : {}),
     };
-  } else if (!(await pullLinks(ledger, ev.repo.id, ev.number)).pull) {
-    return false; // never checked: nothing to forget
+  } else {
+    const known = (await pullLinks(ledger, ev.repo.id, ev.number)).pull;
+    if (!known) return false; // never checked: nothing to forget
+    // The leases it held get `default_ttl` from now, the moment it closed, however late the effect is applied.
+    const config = await deps.config();
+    const work = config.ok ? workOf(config.config) : known.work;
+    if (work) closed = { author: ev.author, at: now, work };
   }
   const key: IssueKey = { repoId: ev.repo.id, repo: `${ev.repo.owner}/${ev.repo.name}`, issue: ev.number };
   const res = await ledger.note(key, ev.author, now, {
     delivery: ev.delivery,
     outcome: ev.open ? "check" : "check_closed",
-    effects: () => checkEffect(ev.installation, ev.repo.owner, ev.repo.name, ev.number, seen),
+    effects: () => checkEffect(ev.installation, ev.repo.owner, ev.repo.name, ev.number, seen, closed),
   });
   return !res.duplicate;
 }

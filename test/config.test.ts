@@ -28,11 +28,14 @@ describe("parseConfig defaults", () => {
       claimers: "anyone",
       bots: true,
       assign: true,
-      labels: { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" },
+      labels: { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}", inReview: "claimed: in review" },
       requireLeaseForPullRequests: false,
       limitsByLabel: [],
       maxLeasesPerHolderInOrg: 0,
       authorFirst: null,
+      renewOnActivity: true,
+      countInReview: false,
+      exemptLabels: [],
     };
     expect(DEFAULT_CONFIG).toEqual(expected);
     for (const raw of [null, undefined, {}]) expect(configOf(parseConfig(raw))).toEqual(expected);
@@ -42,7 +45,7 @@ describe("parseConfig defaults", () => {
     const config = configOf(parseConfig({ bots: false, labels: { claimed: "taken" } }));
     expect(config.bots).toBe(false);
     expect(config.assign).toBe(true);
-    expect(config.labels).toEqual({ claimed: "taken", holder: "claimed-by: {holder}", token: "lease #{token}" });
+    expect(config.labels).toEqual({ claimed: "taken", holder: "claimed-by: {holder}", token: "lease #{token}", inReview: "claimed: in review" });
   });
 
   it("returns frozen configs, which are shared between webhooks", () => {
@@ -71,11 +74,14 @@ describe("parseConfig keys", () => {
         claimers: "members",
         bots: false,
         assign: false,
-        labels: { claimed: "in progress", holder: "taken by @{holder}", token: false },
+        labels: { claimed: "in progress", holder: "taken by @{holder}", token: false, in_review: "in review" },
         require_lease_for_pull_requests: true,
         limits_by_label: { "good first issue": 1, " help wanted ": 3 },
         max_leases_per_holder_in_org: 5,
         author_first: "2d",
+        renew_on_activity: false,
+        count_in_review: true,
+        exempt_labels: ["pinned", "long running"],
       }),
     );
     expect(config).toEqual({
@@ -88,7 +94,7 @@ describe("parseConfig keys", () => {
       claimers: "members",
       bots: false,
       assign: false,
-      labels: { claimed: "in progress", holder: "taken by @{holder}", token: false },
+      labels: { claimed: "in progress", holder: "taken by @{holder}", token: false, inReview: "in review" },
       requireLeaseForPullRequests: true,
       limitsByLabel: [
         { label: "good first issue", limit: 1 },
@@ -96,6 +102,9 @@ describe("parseConfig keys", () => {
       ],
       maxLeasesPerHolderInOrg: 5,
       authorFirst: 2 * DAY,
+      renewOnActivity: false,
+      countInReview: true,
+      exemptLabels: ["pinned", "long running"],
     });
   });
 
@@ -114,8 +123,8 @@ describe("parseConfig keys", () => {
   });
 
   it("accepts false for every label", () => {
-    const config = configOf(parseConfig({ labels: { claimed: false, holder: false, token: false } }));
-    expect(config.labels).toEqual({ claimed: false, holder: false, token: false });
+    const config = configOf(parseConfig({ labels: { claimed: false, holder: false, token: false, in_review: false } }));
+    expect(config.labels).toEqual({ claimed: false, holder: false, token: false, inReview: false });
   });
 
   it("accepts each claimers value", () => {
@@ -147,6 +156,9 @@ describe("parseConfig keys", () => {
         "limits_by_label",
         "max_leases_per_holder_in_org",
         "author_first",
+        "renew_on_activity",
+        "count_in_review",
+        "exempt_labels",
       ].sort(),
     );
     for (const field of Object.values(shape)) {
@@ -418,5 +430,23 @@ describe("parseConfig on any input", () => {
     expect(parseConfig(deep).ok).toBe(false);
     const hostile = new Proxy({}, { ownKeys: () => { throw new Error("boom"); }, get: () => { throw new Error("boom"); } });
     expect(errorOf(parseConfig(hostile))).toContain(CONFIG_FILE);
+  });
+});
+
+describe("parseConfig: exempt_labels", () => {
+  it("takes a list of label names, and refuses anything else naming the key", () => {
+    expect(configOf(parseConfig({ exempt_labels: ["pinned"] })).exemptLabels).toEqual(["pinned"]);
+    expect(errorOf(parseConfig({ exempt_labels: "pinned" }))).toContain('`exempt_labels`: must be a list of label names such as ["pinned"]');
+    expect(errorOf(parseConfig({ exempt_labels: [3] }))).toContain("`exempt_labels.0`: must be a list of label names");
+    expect(errorOf(parseConfig({ exempt_labels: [" "] }))).toContain("`exempt_labels.0`: is empty; write label names");
+    expect(errorOf(parseConfig({ exempt_labels: ["x".repeat(51)] }))).toContain("at most 50 characters");
+    expect(errorOf(parseConfig({ exempt_labels: Array.from({ length: 21 }, (_, i) => `l${i}`) }))).toContain("at most 20 are allowed");
+    expect(errorOf(parseConfig({ exempt_labels: ["pinned", "Claimed"] }))).toContain("`exempt_labels.1`: \"Claimed\" is a label the app puts on leases itself");
+  });
+
+  it("takes true or false for renew_on_activity and count_in_review, and false for the in-review label", () => {
+    expect(errorOf(parseConfig({ renew_on_activity: "yes" }))).toContain("`renew_on_activity`: must be `true` or `false`");
+    expect(errorOf(parseConfig({ count_in_review: 1 }))).toContain("`count_in_review`: must be `true` or `false`");
+    expect(configOf(parseConfig({ labels: { in_review: false } })).labels.inReview).toBe(false);
   });
 });

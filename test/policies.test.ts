@@ -16,6 +16,7 @@ const lease = (repoId: number, repo: string, issue: number): Lease => ({
   token: 1,
   acquiredAt: 0,
   expiresAt: null,
+  heldBy: { kind: "time" },
 });
 
 describe("limitReason", () => {

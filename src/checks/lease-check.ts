@@ -129,6 +129,13 @@ function iso(ms: number | null): string {
   return ms === null ? "no expiry" : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+/** How long the lease lasts: its expiry, or what holds it instead (work-rules.ts). */
+function until(lease: Lease): string {
+  if (lease.heldBy.kind === "pull") return `held while ${lease.heldBy.pulls.map((p) => `#${p}`).join(", ")} ${lease.heldBy.pulls.length === 1 ? "is" : "are"} open`;
+  if (lease.heldBy.kind === "exempt") return "exempt from expiry (an exempt label)";
+  return `expiring ${iso(lease.expiresAt)}`;
+}
+
 /** Why a `Lease-Token` given for a free issue names no live tenure. */
 function fencedWhileFree(issue: number, claimed: number, latest: number | null): string {
   const why =
@@ -161,7 +168,7 @@ export function evaluateLeaseCheck(input: CheckInput): CheckResult {
       else fine.push(`#${issue} is free (no lease involved).`);
       continue;
     }
-    const held = `held by **${lease.holder.login}** with token **${lease.token}**, expiring ${iso(lease.expiresAt)}`;
+    const held = `held by **${lease.holder.login}** with token **${lease.token}**, ${until(lease)}`;
     if (lease.holder.id !== author.id) {
       problems.push(`#${issue} is ${held}, not by the author **${author.login}**.`);
     } else if (claimed !== null && claimed !== lease.token) {

@@ -20,6 +20,7 @@ import type {
   Term,
   Ttl,
 } from "./types.js";
+import { heldByOf } from "./work-rules.js";
 
 /** An issue's stored state: `holder` null means free; the token is that of the latest tenure (0 before any). */
 export interface Row {
@@ -29,6 +30,12 @@ export interface Row {
   expiresAt: number | null;
   /** Whether the current term was reminded already. */
   reminded?: boolean;
+  /** The holder's open pull requests that close the issue (work-rules.ts): while any, the lease does not expire. */
+  pulls?: number[];
+  /** The issue carries an exempt label: the lease does not expire. */
+  exempt?: boolean;
+  /** The length of the current term (for renewals by activity); null: open-ended or not recorded. */
+  termMs?: number | null;
 }
 
 function expiry(ttl: Ttl, now: number): number | null {
@@ -52,6 +59,7 @@ function lease(key: IssueKey, row: Row): Lease {
     token: row.token,
     acquiredAt: row.acquiredAt ?? 0,
     expiresAt: row.expiresAt,
+    heldBy: heldByOf({ pulls: row.pulls ?? [], exempt: row.exempt ?? false }),
   };
 }
 
@@ -81,7 +89,7 @@ export const decide = {
     return {
       outcome: "acquired",
       newTenure: true,
-      lease: { ...key, holder, token: Math.max(row?.token ?? 0, floor) + 1, acquiredAt: now, expiresAt: expiry(ttl, now) },
+      lease: { ...key, holder, token: Math.max(row?.token ?? 0, floor) + 1, acquiredAt: now, expiresAt: expiry(ttl, now), heldBy: { kind: "time" } },
     };
   },
 

@@ -5,14 +5,18 @@
  * from `countsTowardLimits`, so that a rule about which leases count (a lease
  * in review, say) is written once and bears on every limit.
  */
+import { inReviewSql } from "./in-review.js";
 import type { ClaimPolicies } from "./types.js";
 
 /**
  * The SQL condition a row of `leases` (aliased `lease`) meets when it counts
- * toward a limit at `now` (an SQL expression): a live lease.
+ * toward a limit at `now` (an SQL expression): a live lease, and when
+ * `countInReview` is false (the config's `count_in_review`) one not in
+ * review (in-review.ts).
  */
-export function countsTowardLimits(lease: string, now: string): string {
-  return `${lease}.holder_id IS NOT NULL AND (${lease}.expires_at IS NULL OR ${lease}.expires_at > ${now})`;
+export function countsTowardLimits(lease: string, now: string, countInReview = true): string {
+  const live = `${lease}.holder_id IS NOT NULL AND (${lease}.expires_at IS NULL OR ${lease}.expires_at > ${now})`;
+  return countInReview ? live : `${live} AND NOT (${inReviewSql(lease)})`;
 }
 
 /** GitHub's label names ignore case: the ledger keeps them lower-cased (and trimmed). */

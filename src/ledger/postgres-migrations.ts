@@ -141,7 +141,7 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
     backup text    NOT NULL
   );
   `,
-  // 14: claim policies (issue 11; SQLite's 15): each issue's labels as its
+  // 11: claim policies (issue 11; SQLite's 12): each issue's labels as its
   // latest claim saw them, with the token of the latest tenure that carried
   // each, and repositories by installation.
   (s) => `
@@ -153,5 +153,20 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
     PRIMARY KEY (repo_id, issue, label)
   );
   CREATE INDEX repos_by_installation ON ${s}.repos (installation);
+  `,
+  // 12: leases that follow the work (SQLite's 13): pull_links, and the lease row's
+  // pulls, exempt and term_ms. While pulls or exempt hold a lease its
+  // expires_at and remind_at are NULL, which leaves it out of
+  // leases_by_expiry and leases_by_reminder, the sweeps' indexes.
+  (s) => `
+  CREATE TABLE ${s}.pull_links (
+    repo_id   bigint NOT NULL,
+    pull      bigint NOT NULL,
+    issue     bigint NOT NULL,
+    author_id bigint NOT NULL,
+    PRIMARY KEY (repo_id, pull, issue)
+  );
+  CREATE INDEX pull_links_by_issue ON ${s}.pull_links (repo_id, issue, author_id);
+  ALTER TABLE ${s}.leases ADD COLUMN pulls text, ADD COLUMN exempt boolean NOT NULL DEFAULT false, ADD COLUMN term_ms bigint;
   `,
 ];

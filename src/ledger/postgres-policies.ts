@@ -7,6 +7,7 @@
  * pass a limit, on any replica. What counts is limit-counting.ts's.
  */
 import type pg from "pg";
+import { heldByOf, parsePulls } from "./work-rules.js";
 import { countsTowardLimits, labelKeys, labelLimits, limitsApply } from "./limit-counting.js";
 import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "./types.js";
 
@@ -26,6 +27,8 @@ interface LeaseRow {
   token: number;
   acquired_at: number;
   expires_at: number | null;
+  pulls: string | null;
+  exempt: boolean;
 }
 
 function toLease(row: LeaseRow): Lease {
@@ -37,6 +40,7 @@ function toLease(row: LeaseRow): Lease {
     token: row.token,
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,
+    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt }),
   };
 }
 
@@ -57,8 +61,8 @@ export function policyLocks(
 }
 
 /** The SQL of the limits, in schema `s` (quoted). Parameters: $1 repo_id, $2 holder_id, $3 issue, $4 now, $5 label or installation. */
-export function policySql(s: string) {
-  const counted = countsTowardLimits("l", "$4");
+export function policySql(s: string, countInReview = true) {
+  const counted = countsTowardLimits("l", "$4", countInReview);
   const order = "ORDER BY l.repo, l.repo_id, l.issue";
   const inRepo = `SELECT l.* FROM ${s}.leases l WHERE l.holder_id = $2 AND l.repo_id = $1 AND l.issue <> $3 AND ${counted}`;
   return {
@@ -79,16 +83,23 @@ export function policySql(s: string) {
 
 type PolicySql = ReturnType<typeof policySql>;
 
+/** The limits' statements counting leases in review, and not counting them (`count_in_review: false`). */
+export function policySqls(s: string): { counted: PolicySql; notInReview: PolicySql } {
+  return { counted: policySql(s, true), notInReview: policySql(s, false) };
+}
+
 /** The first limit the holder is at, for a new tenure of `key` (the repository's, each label's, the organisation's); null when under them all. */
 export async function limitReached(
   c: pg.PoolClient,
-  sql: PolicySql,
+  sqls: { counted: PolicySql; notInReview: PolicySql },
   key: IssueKey,
   holder: Holder,
   now: number,
   maxPerHolder: number,
   policies?: ClaimPolicies,
+  countInReview = true,
 ): Promise<LimitReached | null> {
+  const sql = countInReview ? sqls.counted : sqls.notInReview;
   const check = async (text: string, limit: number, extra: unknown[], scope?: LimitScope): Promise<LimitReached | null> => {
     const held = (await c.query<LeaseRow>(text, [key.repoId, holder.id, key.issue, now, ...extra])).rows.map(toLease);
     return held.length >= limit ? { limit, held, ...(scope ? { scope } : {}) } : null;

@@ -1,8 +1,9 @@
 import pg from "pg";
 import { decide, type Row } from "./decide.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
-import { limitReached, policyLocks, policySql, rememberLabels } from "./postgres-policies.js";
+import { limitReached, policyLocks, policySqls, rememberLabels } from "./postgres-policies.js";
 import { floorOf, raisePostgresTokenFloor } from "./postgres-token-floor.js";
+import { PostgresWork } from "./postgres-work.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { DatabaseConfigError } from "./database-config-error.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
@@ -37,7 +38,14 @@ import type {
   TokenFloorResult,
   Ttl,
   EffectFence,
+  ActivityOptions,
+  ActivityResult,
+  ExemptOptions,
+  ExemptResult,
+  LinkPullOptions,
+  LinkPullResult,
 } from "./types.js";
+import { heldByOf, heldByWork, parsePulls, pullsColumn, workOf } from "./work-rules.js";
 
 export interface PostgresLedgerOptions {
   /** DATABASE_URL, `postgres://user:password@host:port/database`. */
@@ -67,6 +75,9 @@ interface LeaseRow {
   expires_at: number | null;
   remind_at: number | null;
   reminded: boolean;
+  pulls: string | null;
+  exempt: boolean;
+  term_ms: number | null;
 }
 
 interface OutboxRow {
@@ -186,6 +197,7 @@ function toLease(row: LeaseRow): Lease {
     token: row.token,
     acquiredAt: row.acquired_at!,
     expiresAt: row.expires_at,
+    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt }),
   };
 }
 
@@ -198,6 +210,9 @@ function toRow(row: LeaseRow | undefined): Row | null {
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,
     reminded: row.reminded,
+    pulls: parsePulls(row.pulls),
+    exempt: row.exempt,
+    termMs: row.term_ms,
   };
 }
 
@@ -349,6 +364,8 @@ export class PostgresLedger implements Ledger {
   private readonly sql;
   /** The claim limits' statements (postgres-policies.ts). */
   private readonly policySql;
+  /** Leases that follow the work: their SQL and operations (postgres-work.ts). */
+  private readonly work: PostgresWork;
   private closed = false;
 
   constructor(opts: PostgresLedgerOptions) {
@@ -379,8 +396,9 @@ export class PostgresLedger implements Ledger {
     this.pool.on("error", (err) => this.log("an idle PostgreSQL connection failed; the pool will open a new one", err));
 
     const s = pg.escapeIdentifier(this.schema);
+    this.work = new PostgresWork(s);
     const live = (now: string) => `holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ${now})`;
-    this.policySql = policySql(s);
+    this.policySql = policySqls(s);
     this.sql = {
       lockHolder: "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))",
       lockRow: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND issue = $2 FOR UPDATE`,
@@ -391,10 +409,10 @@ export class PostgresLedger implements Ledger {
       insertFree: `INSERT INTO ${s}.leases (repo_id, issue, repo, token, updated_at) VALUES ($1, $2, $3, 0, $4)
                    ON CONFLICT (repo_id, issue) DO NOTHING`,
       write: `UPDATE ${s}.leases SET repo = $3, holder_id = $4, holder_login = $5, token = $6, acquired_at = $7, expires_at = $8,
-                updated_at = $9, remind_at = $10, reminded = false
+                updated_at = $9, remind_at = $10, reminded = false, pulls = $11, exempt = $12, term_ms = $13
               WHERE repo_id = $1 AND issue = $2`,
       free: `UPDATE ${s}.leases SET holder_id = NULL, holder_login = NULL, expires_at = NULL, remind_at = NULL, reminded = false,
-               updated_at = $3
+               updated_at = $3, pulls = NULL, exempt = false, term_ms = NULL
              WHERE repo_id = $1 AND issue = $2`,
       markReminded: `UPDATE ${s}.leases SET reminded = true, updated_at = $3 WHERE repo_id = $1 AND issue = $2`,
       history: `INSERT INTO ${s}.history
@@ -707,7 +725,8 @@ export class PostgresLedger implements Ledger {
     return { row: toRow(found), floor: found?.token_floor ?? 0 };
   }
 
-  private write(key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined): Statement {
+  /** `termMs`: the length of the term (for renewals by activity). */
+  private write(key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined, termMs: Ttl): Statement {
     const remindAt =
       lease.expiresAt !== null && remindBefore !== null && remindBefore !== undefined ? lease.expiresAt - remindBefore : null;
     return statement(this.sql.write, [
@@ -721,6 +740,9 @@ export class PostgresLedger implements Ledger {
       lease.expiresAt,
       now,
       remindAt,
+      pullsColumn(lease.heldBy),
+      workOf(lease.heldBy).exempt,
+      termMs,
     ]);
   }
 
@@ -736,12 +758,14 @@ export class PostgresLedger implements Ledger {
         let result = decide.acquire(key, row, holder, ttl, now, undefined, floor);
         // Limits bear only on a new tenure: read then, and the rules asked again at one.
         if (result.outcome === "acquired" && result.newTenure) {
-          const reached = await limitReached(c, this.policySql, key, holder, now, maxPerHolder, opts?.policies);
+          const reached = await limitReached(c, this.policySql, key, holder, now, maxPerHolder, opts?.policies, opts?.countInReview);
           if (reached) result = decide.acquire(key, row, holder, ttl, now, reached, floor);
         }
         if (result.outcome !== "acquired") return { result };
-        const labels = result.newTenure ? rememberLabels(this.policySql, key, result.lease.token, opts?.policies) : null;
-        const write = this.write(key, result.lease, now, opts?.remindBefore);
+        // The holder's open pull requests and an exempt label hold it from the claim.
+        result = { ...result, lease: await this.work.claimed(c, key, result.lease, result.newTenure, opts?.exempt) };
+        const labels = result.newTenure ? rememberLabels(this.policySql.counted, key, result.lease.token, opts?.policies) : null;
+        const write = this.write(key, result.lease, now, opts?.remindBefore, ttl);
         return { result, write: labels ? [write, statement(labels.text, labels.values)] : write };
       },
       { locks: policyLocks(this.schema, key, holder, maxPerHolder, opts?.policies), readFloor: true },
@@ -750,10 +774,12 @@ export class PostgresLedger implements Ledger {
 
   async renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>> {
     return this.run(key, "renew", holder, now, opts, async (c, row, now) => {
-      const result = decide.renew(key, row, holder, ttl, now);
+      let result = decide.renew(key, row, holder, ttl, now);
+      // Still held by its work, if it was: the new term is what it gets when the work lets go.
+      if (result.outcome === "renewed") result = { ...result, lease: heldByWork(result.lease, workOf(result.lease.heldBy)) };
       return {
         result,
-        write: result.outcome === "renewed" ? this.write(key, result.lease, now, opts?.remindBefore) : undefined,
+        write: result.outcome === "renewed" ? this.write(key, result.lease, now, opts?.remindBefore, ttl) : undefined,
       };
     });
   }
@@ -968,6 +994,22 @@ export class PostgresLedger implements Ledger {
   async raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult> {
     const s = pg.escapeIdentifier(this.schema);
     return this.transaction(now, async (c, now) => ({ value: await raisePostgresTokenFloor(c, s, raise, actor, setBy, now) }));
+  }
+
+  async linkPull(pull: IssueKey, author: Holder, issues: number[], now: number, opts: LinkPullOptions): Promise<LinkPullResult> {
+    return this.transaction(now, async (c, now) => ({ value: await this.work.linkPull(c, pull, author, issues, now, opts) }));
+  }
+
+  async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }> {
+    const { text, values } = this.work.mayRenew(key, actor, this.stmtNow(now));
+    if ((await this.query(text, values)).rows.length === 0) return { outcome: "none", renewed: [] };
+    const policy = await opts.policy();
+    if (!policy) return { outcome: "none", renewed: [] };
+    return this.transaction(now, async (c, now) => this.work.renewOnActivity(c, key, actor, now, policy, opts.delivery));
+  }
+
+  async setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>> {
+    return this.transaction(now, async (c, now) => this.work.setExempt(c, key, actor, exempt, now, opts));
   }
 
   async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {

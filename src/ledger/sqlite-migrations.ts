@@ -180,7 +180,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     backup   TEXT    NOT NULL
   );
   `,
-  // 15: claim policies (issue 11). Each issue's labels as its latest claim
+  // 12: claim policies (issue 11). Each issue's labels as its latest claim
   // saw them, lower-cased, with the token of the latest tenure that carried
   // each: a lease counts under a label when the row's token is its own, so
   // a new tenure only upserts its labels and older ones stop counting.
@@ -194,5 +194,27 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (repo_id, issue, label)
   ) WITHOUT ROWID;
   CREATE INDEX repos_by_installation ON repos (installation);
+  `,
+  // 13: leases that follow the work. Which open pull requests close which issues, by whom
+  // (pull_links: written when a lease check reads it from GitHub, gone when
+  // the pull request closes), and on the lease row what holds it besides
+  // time: its holder's open pull requests that close the issue (pulls, JSON,
+  // NULL for none: the "in review" test) and an exempt label (exempt). While
+  // either holds it, expires_at and remind_at are NULL, so due_at is NULL and
+  // the sweeps' index leaves the row out. term_ms is the length of the
+  // current term, which the holder's activity renews; NULL for leases taken
+  // before this migration (renewed by default_ttl) and open-ended ones.
+  `
+  CREATE TABLE pull_links (
+    repo_id   INTEGER NOT NULL,
+    pull      INTEGER NOT NULL,
+    issue     INTEGER NOT NULL,
+    author_id INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, pull, issue)
+  ) WITHOUT ROWID;
+  CREATE INDEX pull_links_by_issue ON pull_links (repo_id, issue, author_id);
+  ALTER TABLE leases ADD COLUMN pulls TEXT;
+  ALTER TABLE leases ADD COLUMN exempt INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE leases ADD COLUMN term_ms INTEGER;
   `,
 ];

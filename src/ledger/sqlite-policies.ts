@@ -9,6 +9,7 @@
  * their leases read, for the refusal to list them.
  */
 import type Database from "better-sqlite3";
+import { heldByOf, parsePulls } from "./work-rules.js";
 import { countsTowardLimits, labelKeys, labelLimits } from "./limit-counting.js";
 import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "./types.js";
 
@@ -28,25 +29,30 @@ interface LeaseRow {
   token: number;
   acquired_at: number;
   expires_at: number | null;
+  pulls: string | null;
+  exempt: number;
 }
 
 type Params = { repoId: number; holderId: number; issue: number; now: number; label?: string; installation?: number };
 
-const COUNTED = countsTowardLimits("l", "@now");
-
-// INDEXED BY: left to itself the planner prefers the primary key's
-// (repo_id = ?) prefix and reads every row the repository ever had; rows are
-// never deleted, so that only grows.
-const IN_REPO = `FROM leases l INDEXED BY leases_held
-  WHERE l.holder_id = @holderId AND l.repo_id = @repoId AND l.issue <> @issue AND ${COUNTED}`;
-const UNDER_LABEL = `${IN_REPO}
-  AND EXISTS (SELECT 1 FROM lease_labels x WHERE x.repo_id = l.repo_id AND x.issue = l.issue AND x.token = l.token AND x.label = @label)`;
-// Every repository of the installation, and this one whether or not it is
-// remembered yet, each probed through leases_held (repo_id, holder_id): the
-// cost grows with the installation's repositories, not with every lease.
-const IN_ORG = `FROM (SELECT @repoId AS repo_id UNION SELECT repo_id FROM repos WHERE installation = @installation) r
-  JOIN leases l INDEXED BY leases_held ON l.repo_id = r.repo_id AND l.holder_id = @holderId
-  WHERE NOT (l.repo_id = @repoId AND l.issue = @issue) AND ${COUNTED}`;
+/** The limits' FROM clauses, counting leases in review or not (`count_in_review`). */
+function fromClauses(countInReview: boolean) {
+  const COUNTED = countsTowardLimits("l", "@now", countInReview);
+  // INDEXED BY: left to itself the planner prefers the primary key's
+  // (repo_id = ?) prefix and reads every row the repository ever had; rows are
+  // never deleted, so that only grows.
+  const IN_REPO = `FROM leases l INDEXED BY leases_held
+    WHERE l.holder_id = @holderId AND l.repo_id = @repoId AND l.issue <> @issue AND ${COUNTED}`;
+  const UNDER_LABEL = `${IN_REPO}
+    AND EXISTS (SELECT 1 FROM lease_labels x WHERE x.repo_id = l.repo_id AND x.issue = l.issue AND x.token = l.token AND x.label = @label)`;
+  // Every repository of the installation, and this one whether or not it is
+  // remembered yet, each probed through leases_held (repo_id, holder_id): the
+  // cost grows with the installation's repositories, not with every lease.
+  const IN_ORG = `FROM (SELECT @repoId AS repo_id UNION SELECT repo_id FROM repos WHERE installation = @installation) r
+    JOIN leases l INDEXED BY leases_held ON l.repo_id = r.repo_id AND l.holder_id = @holderId
+    WHERE NOT (l.repo_id = @repoId AND l.issue = @issue) AND ${COUNTED}`;
+  return { IN_REPO, UNDER_LABEL, IN_ORG };
+}
 
 function toLease(row: LeaseRow): Lease {
   return {
@@ -57,6 +63,7 @@ function toLease(row: LeaseRow): Lease {
     token: row.token,
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,
+    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt === 1 }),
   };
 }
 
@@ -68,10 +75,13 @@ export class SqlitePolicies {
       count: db.prepare<Params, number>(`SELECT count(*) ${from}`).pluck(),
       list: db.prepare<Params, LeaseRow>(`SELECT l.* ${from} ORDER BY l.repo, l.repo_id, l.issue`),
     });
+    const limits = (countInReview: boolean) => {
+      const { IN_REPO, UNDER_LABEL, IN_ORG } = fromClauses(countInReview);
+      return { repo: pair(IN_REPO), label: pair(UNDER_LABEL), org: pair(IN_ORG) };
+    };
     this.st = {
-      repo: pair(IN_REPO),
-      label: pair(UNDER_LABEL),
-      org: pair(IN_ORG),
+      counted: limits(true),
+      notInReview: limits(false),
       remember: db.prepare<{ repoId: number; issue: number; label: string; token: number }>(
         `INSERT INTO lease_labels (repo_id, issue, label, token) VALUES (@repoId, @issue, @label, @token)
          ON CONFLICT (repo_id, issue, label) DO UPDATE SET token = excluded.token`,
@@ -82,12 +92,12 @@ export class SqlitePolicies {
   /**
    * The first limit the holder is at, for a new tenure of `key`: the
    * repository's, then each label's, then the organisation's. Null when under
-   * them all.
+   * them all. Leases in review count unless `countInReview` is false.
    */
-  reached(key: IssueKey, holder: Holder, now: number, maxPerHolder: number, policies?: ClaimPolicies): LimitReached | null {
+  reached(key: IssueKey, holder: Holder, now: number, maxPerHolder: number, policies?: ClaimPolicies, countInReview = true): LimitReached | null {
     const params: Params = { repoId: key.repoId, holderId: holder.id, issue: key.issue, now };
     const check = (which: "repo" | "label" | "org", limit: number, p: Params, scope?: LimitScope): LimitReached | null => {
-      const statements = this.st[which];
+      const statements = (countInReview ? this.st.counted : this.st.notInReview)[which];
       if (statements.count.get(p)! < limit) return null;
       return { limit, held: statements.list.all(p).map(toLease), ...(scope ? { scope } : {}) };
     };

@@ -8,6 +8,8 @@ import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
 import { SqlitePolicies } from "./sqlite-policies.js";
 import { claimServing } from "./sqlite-serving.js";
 import { raiseSqliteTokenFloor } from "./sqlite-token-floor.js";
+import { SqliteWork } from "./sqlite-work.js";
+import { heldByOf, heldByWork, parsePulls, pullsColumn, workOf } from "./work-rules.js";
 import type {
   AcquireOptions,
   AcquireResult,
@@ -39,6 +41,12 @@ import type {
   TokenFloorResult,
   Ttl,
   EffectFence,
+  ActivityOptions,
+  ActivityResult,
+  ExemptOptions,
+  ExemptResult,
+  LinkPullOptions,
+  LinkPullResult,
 } from "./types.js";
 
 export interface SqliteLedgerOptions {
@@ -66,6 +74,9 @@ interface LeaseRow {
   reminded: number;
   due_at: number | null;
   last_history: number | null;
+  pulls: string | null;
+  exempt: number;
+  term_ms: number | null;
 }
 
 /** Opens (creating if needed) a SQLite database with the ledger's durability settings and migrates it. */
@@ -117,11 +128,15 @@ function toLease(row: LeaseRow): Lease {
     token: row.token,
     acquiredAt: row.acquired_at!,
     expiresAt: row.expires_at,
+    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt === 1 }),
   };
 }
 
 /** What an operation reads of its issue's row: what the rules need (decide.ts's Row), and the latest history row. */
-type StateRow = Pick<LeaseRow, "holder_id" | "holder_login" | "token" | "acquired_at" | "expires_at" | "reminded" | "last_history">;
+type StateRow = Pick<
+  LeaseRow,
+  "holder_id" | "holder_login" | "token" | "acquired_at" | "expires_at" | "reminded" | "last_history" | "pulls" | "exempt" | "term_ms"
+>;
 
 function toRow(row: StateRow | undefined): Row | null {
   if (!row) return null;
@@ -131,6 +146,9 @@ function toRow(row: StateRow | undefined): Row | null {
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,
     reminded: row.reminded === 1,
+    pulls: parsePulls(row.pulls),
+    exempt: row.exempt === 1,
+    termMs: row.term_ms,
   };
 }
 
@@ -146,6 +164,9 @@ export class SqliteLedger implements Ledger {
 
   /** The claim limits (sqlite-policies.ts). */
   private readonly policies: SqlitePolicies;
+  /** Leases that follow the work: their statements and operations (sqlite-work.ts). */
+  private readonly work: SqliteWork;
+
   /** The serving lock, held while this ledger serves its file as the app. */
   private readonly serving: Database.Database | null = null;
 
@@ -160,31 +181,36 @@ export class SqliteLedger implements Ledger {
       throw error;
     }
     const db = this.db;
+    this.work = new SqliteWork(db);
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.policies = new SqlitePolicies(db);
     this.st = {
       get: db.prepare<[number, number], StateRow>(
-        "SELECT holder_id, holder_login, token, acquired_at, expires_at, reminded, last_history FROM leases WHERE repo_id = ? AND issue = ?",
+        `SELECT holder_id, holder_login, token, acquired_at, expires_at, reminded, last_history, pulls, exempt, term_ms
+         FROM leases WHERE repo_id = ? AND issue = ?`,
       ),
       upsert: db.prepare(
-        `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at, remind_at, reminded, last_history)
-         VALUES (@repoId, @issue, @repo, @holderId, @holderLogin, @token, @acquiredAt, @expiresAt, @now, @remindAt, 0, @lastHistory)
+        `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at, remind_at, reminded, last_history,
+           pulls, exempt, term_ms)
+         VALUES (@repoId, @issue, @repo, @holderId, @holderLogin, @token, @acquiredAt, @expiresAt, @now, @remindAt, 0, @lastHistory,
+           @pulls, @exempt, @termMs)
          ON CONFLICT (repo_id, issue) DO UPDATE SET
            repo = excluded.repo, holder_id = excluded.holder_id, holder_login = excluded.holder_login,
            token = excluded.token, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at,
-           updated_at = excluded.updated_at, remind_at = excluded.remind_at, reminded = 0, last_history = excluded.last_history`,
+           updated_at = excluded.updated_at, remind_at = excluded.remind_at, reminded = 0, last_history = excluded.last_history,
+           pulls = excluded.pulls, exempt = excluded.exempt, term_ms = excluded.term_ms`,
       ),
       // The same tenure carries on: its expiry (and the login, for display)
       // changes. Not naming holder_id leaves leases_held untouched.
       extend: db.prepare(
         `UPDATE leases SET repo = @repo, holder_login = @holderLogin, expires_at = @expiresAt, updated_at = @now,
-           remind_at = @remindAt, reminded = 0, last_history = @lastHistory
+           remind_at = @remindAt, reminded = 0, last_history = @lastHistory, pulls = @pulls, exempt = @exempt, term_ms = @termMs
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       free: db.prepare(
         `UPDATE leases SET holder_id = NULL, holder_login = NULL, expires_at = NULL, remind_at = NULL, reminded = 0, updated_at = @now,
-           last_history = @lastHistory
+           last_history = @lastHistory, pulls = NULL, exempt = 0, term_ms = NULL
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       history: db.prepare(
@@ -409,7 +435,7 @@ export class SqliteLedger implements Ledger {
     return decide.replyBudget(limit, n, top === REPLIED.notice);
   }
 
-  /** Stores `lease`: a new tenure rewrites the row; the same tenure carrying on only extends it. */
+  /** Stores `lease`: a new tenure rewrites the row; the same tenure carrying on only extends it. `termMs`: the term's length. */
   private write(
     key: IssueKey,
     lease: Lease,
@@ -417,9 +443,11 @@ export class SqliteLedger implements Ledger {
     remindBefore: number | null | undefined,
     newTenure: boolean,
     lastHistory: number,
+    termMs: Ttl,
   ): void {
     const remindAt =
       lease.expiresAt !== null && remindBefore !== null && remindBefore !== undefined ? lease.expiresAt - remindBefore : null;
+    const work = { pulls: pullsColumn(lease.heldBy), exempt: workOf(lease.heldBy).exempt ? 1 : 0, termMs };
     if (!newTenure) {
       this.st.extend.run({
         repoId: key.repoId,
@@ -430,6 +458,7 @@ export class SqliteLedger implements Ledger {
         remindAt,
         now,
         lastHistory,
+        ...work,
       });
       return;
     }
@@ -445,6 +474,7 @@ export class SqliteLedger implements Ledger {
       remindAt,
       now,
       lastHistory,
+      ...work,
     });
   }
 
@@ -456,15 +486,17 @@ export class SqliteLedger implements Ledger {
       // counted then, and only at a limit are their leases read and the rules
       // asked again.
       if (result.outcome === "acquired" && result.newTenure) {
-        const reached = this.policies.reached(key, holder, now, opts?.maxPerHolder ?? 0, opts?.policies);
+        const reached = this.policies.reached(key, holder, now, opts?.maxPerHolder ?? 0, opts?.policies, opts?.countInReview);
         if (reached) result = decide.acquire(key, row, holder, ttl, now, reached, floor);
         else this.policies.remember(key, result.lease.token, opts?.policies);
       }
+      // The holder's open pull requests and an exempt label hold it from the claim.
+      if (result.outcome === "acquired") result = { ...result, lease: this.work.claimed(key, result.lease, result.newTenure, opts?.exempt) };
       return {
         result,
         write:
           result.outcome === "acquired"
-            ? (last) => this.write(key, result.lease, now, opts?.remindBefore, result.newTenure, last)
+            ? (last) => this.write(key, result.lease, now, opts?.remindBefore, result.newTenure, last, ttl)
             : undefined,
       };
     });
@@ -472,10 +504,12 @@ export class SqliteLedger implements Ledger {
 
   async renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>> {
     return this.run(key, "renew", holder, now, opts, (row) => {
-      const result = decide.renew(key, row, holder, ttl, now);
+      let result = decide.renew(key, row, holder, ttl, now);
+      // Still held by its work, if it was: the new term is what it gets when the work lets go.
+      if (result.outcome === "renewed") result = { ...result, lease: heldByWork(result.lease, workOf(result.lease.heldBy)) };
       return {
         result,
-        write: result.outcome === "renewed" ? (last) => this.write(key, result.lease, now, opts?.remindBefore, false, last) : undefined,
+        write: result.outcome === "renewed" ? (last) => this.write(key, result.lease, now, opts?.remindBefore, false, last, ttl) : undefined,
       };
     });
   }
@@ -716,5 +750,20 @@ export class SqliteLedger implements Ledger {
 
   async raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult> {
     return this.immediate(() => raiseSqliteTokenFloor(this.db, raise, actor, setBy, now));
+  }
+
+  async linkPull(pull: IssueKey, author: Holder, issues: number[], now: number, opts: LinkPullOptions): Promise<LinkPullResult> {
+    return this.immediate(() => this.work.linkPull(pull, author, issues, now, opts));
+  }
+
+  async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }> {
+    if (!this.work.mayRenew(key, actor, now)) return { outcome: "none", renewed: [] };
+    const policy = await opts.policy();
+    if (!policy) return { outcome: "none", renewed: [] };
+    return this.immediate(() => this.work.renewOnActivity(key, actor, now, policy, opts.delivery));
+  }
+
+  async setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>> {
+    return this.immediate(() => this.work.setExempt(key, actor, exempt, now, opts));
   }
 }

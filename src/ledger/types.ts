@@ -22,6 +22,21 @@ export interface Holder {
   login: string;
 }
 
+/**
+ * What keeps a live lease, besides its holder's word:
+ *
+ * - `time`: it ends at `expiresAt` (never, when that is null: open-ended).
+ * - `pull`: open pull requests by the holder that close the issue (their
+ *   numbers, ascending); it does not expire while any is open, and
+ *   `expiresAt` is null. When the last one closes unmerged it gets the
+ *   repository's `default_ttl` from that moment.
+ * - `exempt`: the issue carries one of the repository's `exempt_labels`; it
+ *   does not expire (`expiresAt` null) until the label goes, then gets
+ *   `default_ttl` from that moment. `pulls` are the holder's open pull
+ *   requests as above (often none): the lease is also in review when there are some.
+ */
+export type HeldBy = { kind: "time" } | { kind: "pull"; pulls: number[] } | { kind: "exempt"; pulls: number[] };
+
 /** A live lease as it stands. */
 export interface Lease {
   repoId: number;
@@ -30,8 +45,10 @@ export interface Lease {
   holder: Holder;
   token: number;
   acquiredAt: number;
-  /** null: open-ended. */
+  /** null: open-ended, or held by its work (see `heldBy`). */
   expiresAt: number | null;
+  /** What keeps it: time, the holder's open pull requests, or an exempt label. */
+  heldBy: HeldBy;
 }
 
 /** A time-to-live in milliseconds; null makes the lease open-ended. */
@@ -171,8 +188,16 @@ export interface AcquireOptions extends OpOptions<AcquireResult> {
   policies?: ClaimPolicies;
   /** Who gave the lease, when not the holder (a maintainer's `/claim @user`): history's actor. Default the holder. */
   actor?: Holder;
+  /**
+   * Whether the holder's leases in review (an open pull request of theirs
+   * closes the issue: see `in-review.ts`) count toward `maxPerHolder`;
+   * default true (every live lease counts).
+   */
+  countInReview?: boolean;
   /** When to remind the holder, in ms before expiry; null: never. */
   remindBefore?: number | null;
+  /** The issue carries one of the repository's `exempt_labels` (as the claim's webhook showed it): the lease does not expire. */
+  exempt?: boolean;
 }
 
 export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
@@ -201,11 +226,16 @@ export interface RenewOptions extends OpOptions<RenewResult> {
 }
 
 /**
+ * `follow`: the lease followed its work, with no command (`ledger-work` below):
+ * outcome `suspended` (a pull request or an exempt label now holds it),
+ * `resumed` (time holds it again), `linked` (its pull requests changed while
+ * it stays held), `renewed` (the holder's activity).
+ *
  * `restore`: the operator raised the token floor, restoring a backup
  * (`issue-leases restore`, outcome `restored`) or after restoring one with the
  * database's own tools (`issue-leases token-floor`, outcome `floor_raised`).
  */
-export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note" | "restore";
+export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note" | "restore" | "follow";
 
 export interface HistoryEntry {
   id: number;
@@ -360,6 +390,117 @@ export interface Ledger {
    * (RangeError), as it looks like a mistake.
    */
   raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult>;
+
+  // Leases that follow the work (sqlite-work.ts, postgres-work.ts; the rules in work-rules.ts).
+
+  /**
+   * Pull request `pull` (its repository and number), by `author`, is open and
+   * closes `issues` of its repository, as GitHub said when its lease check
+   * was posted; `[]` when it closed (merged or not) or closes nothing now.
+   * Records which open pull requests close which issues, and in the same
+   * transaction: a live lease on one of them held by `author` does not expire
+   * while any of their open pull requests closes it (`heldBy: pull`,
+   * `expiresAt` null, no reminder); one whose last such pull request went
+   * gets `opts.resume` from `opts.at`. Each lease changed gets a `follow`
+   * history row and the effects `opts.effects` gives. Applying the same
+   * links again changes nothing and writes nothing. The links outlive
+   * tenures: a holder who claims an issue their open pull request closes is
+   * held by it from the claim.
+   */
+  linkPull(pull: IssueKey, author: Holder, issues: number[], now: number, opts: LinkPullOptions): Promise<LinkPullResult>;
+  /**
+   * `actor` did something on issue `key` (a comment), or on pull request
+   * `key` (a push, a comment, a review): each live lease they hold on that
+   * issue, or on an issue that pull request closes (by anyone's links), and
+   * that time holds, gets a new term of its current length from `now`: the
+   * length of the term that the claim, `/renew`, resume or activity renewal
+   * before it started (`expiresAt - start`), so `expiresAt` becomes
+   * `now + length` (never earlier than it was). The reminder of the old term
+   * is cancelled; the new term gets its own. Writes no effect, ever. Checked
+   * first with one indexed read and no write; `opts.policy` is asked only
+   * when there is something to renew. `duplicate` is present only when a
+   * transaction ran (nothing else records the delivery).
+   */
+  renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }>;
+  /**
+   * The issue `key` now carries (`exempt`) or no longer carries one of the
+   * repository's `exempt_labels`. Its live lease, if any, does not expire while
+   * it does (`heldBy: exempt`); when the last one goes, it gets `opts.resume`
+   * from `now` (unless an open pull request still holds it). No effect is
+   * written: the labels that show the lease do not change.
+   */
+  setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>>;
+}
+
+/**
+ * What a lease gets when its work no longer holds it (the last pull request
+ * holding it closed unmerged, or its exempt label went): the repository's
+ * `default_ttl` from that moment, and a reminder `remindBefore` ahead of the
+ * new expiry (none when null, or when the term is no longer than that).
+ */
+export interface Resume {
+  ttl: Ttl;
+  remindBefore: number | null;
+}
+
+/** An effect of an operation that changes several issues: written under `issue` (of the operation's repository). */
+export interface IssueEffect extends NewEffect {
+  issue: number;
+}
+
+/** A lease a work operation changed, and how (the outcome of its `follow` history row). */
+export interface Followed {
+  lease: Lease;
+  change: "suspended" | "resumed" | "linked" | "renewed";
+}
+
+export interface LinkPullOptions {
+  resume: Resume;
+  /**
+   * When the pull request closed or stopped closing the issues (ms; default
+   * `now`): a lease resumed gets `resume.ttl` from then, so an effect applied
+   * late does not lengthen it.
+   */
+  at?: number;
+  /** Effects of the leases that changed, each written under its issue in the same transaction. */
+  effects?: (changed: Followed[]) => IssueEffect[];
+}
+
+export interface LinkPullResult {
+  outcome: "linked";
+  changed: Followed[];
+}
+
+/** What a renewal by activity needs of the repository's config, asked only when there is a lease it could renew. */
+export interface ActivityPolicy {
+  /** As `AcquireOptions.remindBefore`: the new term's reminder, none when the term is no longer than this. */
+  remindBefore: number | null;
+  /** The term of a lease taken before the ledger recorded term lengths (the repository's `default_ttl`). */
+  fallbackTtl: Ttl;
+}
+
+export interface ActivityOptions {
+  /** The webhook delivery id, recorded when something was renewed: a redelivery renews nothing more. */
+  delivery?: string;
+  /** The repository's policy; null: `renew_on_activity` is off. Not called when nothing could be renewed. */
+  policy: () => Promise<ActivityPolicy | null>;
+}
+
+/** `renewed`: the leases renewed (silently: no effect is ever written); `none`: nothing to renew. */
+export interface ActivityResult {
+  outcome: "renewed" | "none";
+  renewed: Lease[];
+}
+
+export interface ExemptOptions {
+  delivery?: string;
+  resume: Resume;
+}
+
+/** `suspended`: the lease no longer expires; `resumed`: it got `resume.ttl` from now; `unchanged`: it already was so, or there is no live lease. */
+export interface ExemptResult {
+  outcome: "suspended" | "resumed" | "unchanged";
+  lease: Lease | null;
 }
 
 /** How `raiseTokenFloor` sets the floor: the ledger's highest token plus a gap, or a value given. */

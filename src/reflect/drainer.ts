@@ -299,6 +299,7 @@ export class Drainer {
   }
 
   private async check(effect: Effect, p: CheckPayload, github: GitHubPort): Promise<void> {
-    await applyCheck(this.o, effect, p, github);
+    // Leases the pull request took or let go have effects of their own now.
+    if (await applyCheck(this.o, effect, p, github)) this.kick();
   }
 }

@@ -5,13 +5,21 @@
  * whole, so that two long logins never share a label.
  */
 import { createHash } from "node:crypto";
+import { inReview } from "../ledger/in-review.js";
 import type { Lease } from "../ledger/types.js";
 
 export interface LabelTemplates {
   claimed: string | false;
   holder: string | false;
   token: string | false;
+  /** Shown while an open pull request by the holder closes the issue; absent (templates remembered from before it existed): the default. */
+  inReview?: string | false;
 }
+
+/** The `in_review` label when the templates do not name one. */
+export const IN_REVIEW_LABEL = "claimed: in review";
+
+const inReviewTemplate = (templates: LabelTemplates): string | false => templates.inReview ?? IN_REVIEW_LABEL;
 
 export const MAX_LABEL_LENGTH = 50;
 
@@ -19,6 +27,8 @@ export const LABEL_STYLE = {
   claimed: { color: "1d76db", description: "Someone holds a lease on this issue (issue-leases)" },
   holder: { color: "c5def5", description: "Who holds the lease on this issue (issue-leases)" },
   token: { color: "ededed", description: "The fencing token of the lease on this issue (issue-leases)" },
+  // Like holder and token labels, created by GitHub when first added (a claim stays within its writes), but never deleted: one name per repository.
+  review: { color: "ededed", description: "An open pull request by the holder closes this issue: the lease does not expire (issue-leases)" },
 } as const;
 
 export type LabelKind = keyof typeof LABEL_STYLE;
@@ -46,6 +56,8 @@ export function desiredLabels(templates: LabelTemplates, lease: Lease | null): A
   if (templates.claimed !== false) out.push({ kind: "claimed", name: fitLabel(templates.claimed) });
   if (templates.holder !== false) out.push({ kind: "holder", name: holderLabel(templates.holder, lease.holder.login) });
   if (templates.token !== false) out.push({ kind: "token", name: tokenLabel(templates.token, lease.token) });
+  const review = inReviewTemplate(templates);
+  if (review !== false && inReview(lease)) out.push({ kind: "review", name: fitLabel(review) });
   return out;
 }
 
@@ -60,6 +72,8 @@ function templatePattern(template: string, placeholder: string, value: string): 
  */
 export function labelKind(templates: LabelTemplates, name: string): LabelKind | null {
   if (templates.claimed !== false && name.toLowerCase() === fitLabel(templates.claimed).toLowerCase()) return "claimed";
+  const review = inReviewTemplate(templates);
+  if (review !== false && name.toLowerCase() === fitLabel(review).toLowerCase()) return "review";
   if (templates.token !== false && templatePattern(templates.token, "{token}", "\\d+").test(name)) return "token";
   if (templates.holder !== false) {
     // Logins: letters, digits, hyphens, and underscores (Enterprise Managed Users: `alice_contoso`).

@@ -15,10 +15,22 @@
  * those pull requests. Effects of one pull request apply one at a time and in
  * order, so `-P` has one writer; `-I` is shared by every pull request that
  * closes I, so relinking takes turns per repository (see `linksTurn`).
+ *
+ * The same read feeds the ledger's pull links (`Ledger.linkPull`), in the
+ * same turn: an open pull request by a lease's holder that closes its issue
+ * holds the lease (it does not expire), and the issue shows it with a label
+ * (an effect of the issue's own, written with the links). A closed pull
+ * request's links go when its `check` effect with `seen: null` is applied,
+ * after any check of it still queued (effects of one pull request apply in
+ * order), so a late check cannot link a closed pull request again.
  */
 import { CHECK_NAME, closedIssues, evaluateLeaseCheck, tooManyReferences } from "../checks/lease-check.js";
-import type { Effect, Ledger } from "../ledger/types.js";
+import { DEFAULT_CONFIG } from "../config.js";
+import { resumeOf } from "../work-policy.js";
+import type { Effect, Followed, Holder, IssueEffect, Ledger, Resume } from "../ledger/types.js";
 import type { GitHubPort } from "./github-port.js";
+import type { LabelTemplates } from "./labels.js";
+import { REFLECT, type ReflectPayload } from "./reflector.js";
 
 /** Post the lease check of a pull request, evaluated against the ledger when applied. */
 export const CHECK = "check";
@@ -30,6 +42,15 @@ export interface PullSeen {
   tokenAll: number | null;
   tokenByIssue: Array<[number, number]>;
   requireLease: boolean;
+  /** The repository's config when the event came, for the leases this pull request holds: what they get when it lets go, and their labels. */
+  work?: PullWork;
+}
+
+/** What a pull request's effects need of the config for the leases it holds (absent on records from before). */
+export interface PullWork {
+  resume: Resume;
+  labels: LabelTemplates;
+  assign: boolean;
 }
 
 /** What the lease check remembers of a pull request: its last event, and the issues it closed when last read. */
@@ -43,6 +64,8 @@ export interface CheckPayload {
   pull: number;
   /** From a pull request event: what to remember (null: it was closed). Absent on a re-check after a lease change. */
   seen?: PullSeen | null;
+  /** With `seen: null`: who opened it, when it closed, and what a lease it held gets now. */
+  closed?: { author: Holder; at: number; work: PullWork };
 }
 
 export interface PullLinks {
@@ -122,20 +145,60 @@ async function linksTurn<T>(deps: CheckDeps, repoId: number, f: () => Promise<T>
   }
 }
 
+/**
+ * The ledger's links of the pull request: the issues it closes now (none once
+ * closed), with an effect for each issue whose lease it took or let go, so
+ * that the issue's labels show it. Returns whether effects were written.
+ */
+async function linkLeases(
+  deps: CheckDeps,
+  effect: Effect,
+  p: CheckPayload,
+  author: Holder,
+  issues: number[],
+  work: PullWork | undefined,
+  at?: number,
+): Promise<boolean> {
+  // Only an effect queued before pull requests held leases has no config with it; such a pull request holds none.
+  const resume = work?.resume ?? resumeOf(DEFAULT_CONFIG);
+  const effects = (changed: Followed[]): IssueEffect[] =>
+    changed.map((f) => {
+      const payload: ReflectPayload = {
+        owner: p.owner,
+        repo: p.repo,
+        reconcile: true,
+        reply: null,
+        // Who holds it and with which token did not change: no pull request needs checking again.
+        recheck: false,
+        ...(work ? { labels: work.labels, assign: work.assign } : {}),
+      };
+      return { issue: f.lease.issue, installation: effect.installation, kind: REFLECT, payload };
+    });
+  const key = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: p.pull };
+  const { changed } = await deps.ledger.linkPull(key, author, issues, deps.clock(), { resume, effects, ...(at !== undefined ? { at } : {}) });
+  return changed.length > 0;
+}
+
+/** Posts the check (or forgets a closed pull request). Returns whether it wrote effects of other issues (their leases changed). */
 export async function applyCheck(
   deps: CheckDeps,
   effect: Effect,
   p: CheckPayload,
   github: GitHubPort,
-): Promise<void> {
+): Promise<boolean> {
   const { ledger, clock } = deps;
   const { repoId } = effect;
   if (p.seen === null) {
-    await linksTurn(deps, repoId, () => relink(ledger, repoId, p.pull, null, clock()));
-    return;
+    return linksTurn(deps, repoId, async () => {
+      const known = (await pullLinks(ledger, repoId, p.pull)).pull;
+      await relink(ledger, repoId, p.pull, null, clock());
+      const author = p.closed?.author ?? known?.author;
+      if (!author) return false;
+      return linkLeases(deps, effect, p, author, [], p.closed?.work ?? known?.work, p.closed?.at);
+    });
   }
   const seen = p.seen ?? (await pullLinks(ledger, repoId, p.pull)).pull;
-  if (!seen) return; // closed since
+  if (!seen) return false; // closed since
 
   const r = { owner: p.owner, repo: p.repo };
   const full = `${p.owner}/${p.repo}`;
@@ -150,9 +213,14 @@ export async function applyCheck(
     tokenAll: seen.tokenAll,
     tokenByIssue: seen.tokenByIssue,
     requireLease: seen.requireLease,
+    ...(seen.work ? { work: seen.work } : {}),
     refs: issues,
   };
-  await linksTurn(deps, repoId, () => relink(ledger, repoId, p.pull, record, clock()));
+  // A pull request past the 50 issues the check reads holds no lease: its check fails without looking at them.
+  const queued = await linksTurn(deps, repoId, async () => {
+    await relink(ledger, repoId, p.pull, record, clock());
+    return linkLeases(deps, effect, p, record.author, tooMany ? [] : issues, record.work);
+  });
 
   let result;
   if (tooMany) {
@@ -171,4 +239,5 @@ export async function applyCheck(
     });
   }
   await github.createCheckRun(r, { name: CHECK_NAME, headSha: record.headSha, ...result });
+  return queued;
 }

@@ -50,6 +50,12 @@ export interface ReflectPayload {
    */
   gone?: boolean;
   reply: Reply | null;
+  /**
+   * false: what changed is only what holds the lease (a pull request, see
+   * pull-check.ts), not who holds it nor its token, so the open pull
+   * requests that close the issue are not checked again. Default true.
+   */
+  recheck?: boolean;
 }
 
 /** What the drainer last applied to an issue. */
@@ -115,6 +121,8 @@ export class Reflector {
       signal.throwIfAborted();
       await ledger.putReflection(effect.repoId, effect.issue, state.reflection, clock());
     }
+    // A reminder of a term renewed since (by `/renew` or the holder's activity) or of a lease held by its work now: not posted.
+    if (p.reply?.op === "remind" && !(await this.stillDue(key, p.reply))) return;
     if (p.reply) {
       const ref = replyRef(effect);
       const assignRefused =
@@ -124,7 +132,13 @@ export class Reflector {
       const late = effect.late ? { decidedAt: effect.createdAt } : {};
       if (!posted) await github.createComment(r, effect.issue, renderReply(p.reply, { assignRefused, ref, ...late }));
     }
-    if (p.reconcile && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, key, current);
+    if (p.reconcile && p.recheck !== false && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, key, current);
+  }
+
+  /** Whether the term a reminder was decided for is still the live lease's (same token, same expiry). */
+  private async stillDue(key: IssueKey, reply: Reply): Promise<boolean> {
+    const live = await this.o.ledger.current(key, this.o.clock());
+    return live !== null && reply.lease !== null && live.token === reply.lease.token && live.expiresAt === reply.lease.expiresAt;
   }
 
   private async reconcile(
@@ -167,7 +181,8 @@ export class Reflector {
               await github.createLabel(r, d.name, LABEL_STYLE.claimed.color, LABEL_STYLE.claimed.description);
               repo.created.push(d.name);
             }
-          } else if (!among(repo.made, d.name) && !among(repo.foreign, d.name)) {
+          } else if (d.kind !== "review" && !among(repo.made, d.name) && !among(repo.foreign, d.name)) {
+            // (The in-review label, one name per repository, is created by GitHub when first added, and never deleted.)
             // New to the app: a label that exists already was not made by the app, and is never deleted by it.
             // One the app deleted is known to be absent.
             const exists = !among(repo.deleted, d.name) && (await github.labelExists(r, d.name));

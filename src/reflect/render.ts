@@ -5,7 +5,7 @@
  * model twice gives the same text.
  */
 import { formatDuration } from "../commands/parse-duration.js";
-import type { Lease } from "../ledger/types.js";
+import type { HeldBy, Lease } from "../ledger/types.js";
 
 export type Op = "claim" | "renew" | "release" | "expire" | "remind" | "status";
 export type Outcome =
@@ -26,6 +26,8 @@ export interface LeaseView {
   token: number;
   acquiredAt: number;
   expiresAt: number | null;
+  /** What keeps it, when not only time: the holder's open pull requests, or an exempt label. Absent: time. */
+  heldBy?: HeldBy;
 }
 
 export interface TenureView {
@@ -75,7 +77,9 @@ export interface RenderExtras {
 
 export function leaseView(lease: Lease | null): LeaseView | null {
   if (!lease) return null;
-  return { holder: lease.holder.login, token: lease.token, acquiredAt: lease.acquiredAt, expiresAt: lease.expiresAt };
+  const view: LeaseView = { holder: lease.holder.login, token: lease.token, acquiredAt: lease.acquiredAt, expiresAt: lease.expiresAt };
+  if (lease.heldBy.kind !== "time") view.heldBy = lease.heldBy;
+  return view;
 }
 
 /** A single-line code span that shows `text` literally: no mentions, no markdown. */
@@ -122,7 +126,16 @@ function roughly(ms: number): string {
   return formatDuration(ms);
 }
 
+/** `#2`, `#2 and #3`, `#2, #3 and #4`. */
+function pullList(pulls: number[]): string {
+  const refs = pulls.map((p) => `#${p}`);
+  return refs.length <= 1 ? refs.join("") : `${refs.slice(0, -1).join(", ")} and ${refs[refs.length - 1]}`;
+}
+
 function expiry(lease: LeaseView, at: number): string {
+  const held = lease.heldBy;
+  if (held?.kind === "exempt") return "does not expire while the issue carries an exempt label";
+  if (held?.kind === "pull") return `is held while ${pullList(held.pulls)} ${held.pulls.length === 1 ? "is" : "are"} open`;
   return lease.expiresAt === null ? "has no expiry" : `expires ${when(lease.expiresAt, at)}`;
 }
 
@@ -136,6 +149,8 @@ export function marker(reply: Reply, ref?: string): string {
     token: reply.lease?.token ?? null,
     expires_at: reply.lease?.expiresAt == null ? null : iso(reply.lease.expiresAt),
   };
+  // Only when something besides time holds the lease: `expires_at` is null then, which alone would read as open-ended.
+  if (reply.lease?.heldBy) data.held_by = reply.lease.heldBy;
   if (reply.comment !== undefined) data.comment = reply.comment;
   if (ref !== undefined) data.ref = ref;
   return `<!-- issue-leases: ${JSON.stringify(data)} -->`;

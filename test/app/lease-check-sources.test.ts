@@ -11,7 +11,7 @@ import { API, configFile, type Harness, startApp, strictNock } from "../support/
 import { expectCheck, expectClosing, expectComment } from "../support/check-mocks.js";
 import { alice, bob, commentPayload, maintainer, pullRequestPayload, REPO } from "../support/payloads.js";
 
-const QUIET = "assign: false\nlabels:\n  claimed: false\n  holder: false\n  token: false\n";
+const QUIET = "assign: false\nlabels:\n  claimed: false\n  holder: false\n  token: false\n  in_review: false\n";
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
 
 describe("what the lease check reads, and how far", () => {

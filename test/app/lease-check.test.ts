@@ -8,7 +8,7 @@ import { expectCheck, expectClosing, expectComment } from "../support/check-mock
 import { alice, bob, commentPayload, pullRequestPayload } from "../support/payloads.js";
 
 // No labels and no assignee, so that a command costs exactly its reply.
-const QUIET = "assign: false\nlabels:\n  claimed: false\n  holder: false\n  token: false\n";
+const QUIET = "assign: false\nlabels:\n  claimed: false\n  holder: false\n  token: false\n  in_review: false\n";
 
 describe("the lease check on pull requests", () => {
   let h: Harness;

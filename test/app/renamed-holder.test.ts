@@ -59,8 +59,8 @@ describe("a holder who renamed their account", () => {
     const asked = vi.spyOn(h.ledger, "renameHolder");
     const rows = writes(h);
     const before = gh.mark();
-    // alice was seen with this login when she claimed: not even a read.
-    await h.receive("issue_comment", commentPayload({ body: "Still on it.", author: alice }));
+    // alice was seen with this login when she claimed: not even a read. (On an issue she does not hold, so that her activity renews nothing.)
+    await h.receive("issue_comment", commentPayload({ body: "Still on it.", author: alice, issue: 2 }));
     expect(asked).toHaveBeenCalledTimes(0);
     // bob is new to this process: one indexed read, then remembered.
     await h.receive("issue_comment", commentPayload({ body: "Nice.", author: bob }));

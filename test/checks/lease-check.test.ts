@@ -64,6 +64,7 @@ const lease = (issue: number, login: string, id: number, token: number): Lease =
   token,
   acquiredAt: 0,
   expiresAt: Date.parse("2026-12-08T12:00:00Z"),
+  heldBy: { kind: "time" },
 });
 const alice = { id: 1, login: "alice" };
 const none = { all: null, byIssue: new Map<number, number>() };

@@ -23,7 +23,7 @@ const dave: Holder = { id: 4, login: "dave" };
 const erin: Holder = { id: 5, login: "erin" };
 
 function lease(k: IssueKey, holder: Holder, token: number, acquiredAt: number, expiresAt: number | null): Lease {
-  return { repoId: k.repoId, repo: k.repo, issue: k.issue, holder, token, acquiredAt, expiresAt };
+  return { repoId: k.repoId, repo: k.repo, issue: k.issue, holder, token, acquiredAt, expiresAt, heldBy: { kind: "time" } };
 }
 
 /** The lease of an acquire that must have succeeded. */

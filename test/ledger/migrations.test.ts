@@ -136,7 +136,7 @@ describe("sqlite migrations", () => {
     try {
       const now = T0 + 2 * HOUR;
       if (present.has("leases")) {
-        expect(await ledger.current(key(1), now)).toEqual({ ...key(1), holder: alice, token: 3, acquiredAt: T0, expiresAt: null });
+        expect(await ledger.current(key(1), now)).toEqual({ ...key(1), holder: alice, token: 3, acquiredAt: T0, expiresAt: null, heldBy: { kind: "time" } });
         expect(await ledger.acquire(key(1), bob, HOUR, now)).toMatchObject({ outcome: "held", lease: { token: 3 } });
         expect(await ledger.acquire(key(2), bob, HOUR, now)).toMatchObject({ outcome: "acquired", newTenure: true, lease: { token: 6 } });
         expect(await ledger.expiredSince(now)).toMatchObject([{ issue: 3, token: 1, holder: bob }]);

@@ -264,7 +264,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
         [T0],
       );
       const ledger = await replica();
-      expect(await ledger.current(key(1), T0)).toEqual({ ...key(1), holder: holder(1), token: 3, acquiredAt: T0, expiresAt: null });
+      expect(await ledger.current(key(1), T0)).toEqual({ ...key(1), holder: holder(1), token: 3, acquiredAt: T0, expiresAt: null, heldBy: { kind: "time" } });
       await ledger.release(key(1), holder(1), T0);
       const next = await ledger.acquire(key(1), holder(2), null, T0);
       expect(next.outcome === "acquired" && next.lease.token).toBe(4);

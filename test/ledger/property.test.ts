@@ -72,7 +72,7 @@ class Model {
   }
 
   private asLease(issue: number, r: ModelIssue): Lease {
-    return { ...REPO, issue, holder: r.holder!, token: r.token, acquiredAt: r.acquiredAt, expiresAt: r.expiresAt };
+    return { ...REPO, issue, holder: r.holder!, token: r.token, acquiredAt: r.acquiredAt, expiresAt: r.expiresAt, heldBy: { kind: "time" } };
   }
 
   live(issue: number, now: number): Lease | null {

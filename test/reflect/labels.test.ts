@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG } from "../../src/config.js";
 import { desiredLabels, holderLabel, labelKind } from "../../src/reflect/labels.js";
 
 const templates = DEFAULT_CONFIG.labels;
-const lease = (login: string, token = 3) => ({ repoId: 1, repo: "o/r", issue: 1, holder: { id: 1, login }, token, acquiredAt: 0, expiresAt: null });
+const lease = (login: string, token = 3) => ({ repoId: 1, repo: "o/r", issue: 1, holder: { id: 1, login }, token, acquiredAt: 0, expiresAt: null, heldBy: { kind: "time" as const } });
 
 describe("labelKind", () => {
   it.each(["alice", "alice_contoso", "mona-lisa_octo-corp", "A1_b2", "dependabot[bot]", "x"])(
