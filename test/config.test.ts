@@ -365,7 +365,8 @@ describe("parseConfig errors", () => {
     const huge = "x".repeat(100_000);
     for (const raw of [{ default_ttl: huge }, { claimers: huge }, { [huge]: 1 }, { labels: { claimed: huge } }]) {
       const error = errorOf(parseConfig(raw));
-      expect(error.length).toBeLessThan(400);
+      // Short: the huge text is cut (the unknown key's answer lists the known keys, which grow with the config).
+      expect(error.length).toBeLessThan(600);
       expect(error).toContain("…");
     }
   });

@@ -47,8 +47,10 @@ describe("sqlite: query plans of the ledger's reads", () => {
   });
 
   /** The plan of one of the claim limits' statements (sqlite-policies.ts). */
-  function policyPlan(limit: string, which: "count" | "list"): string[] {
-    const policies = (ledger as unknown as { policies: { st: Record<string, Record<string, Statement>> } }).policies.st;
+  type Limits = Record<string, Record<string, Statement>>;
+  /** The plan of a limit's statement, counting leases in review (`counted`) or not (`notInReview`, `count_in_review: false`). */
+  function policyPlan(limit: string, which: "count" | "list", variant: "counted" | "notInReview"): string[] {
+    const policies = (ledger as unknown as { policies: { st: Record<typeof variant, Limits> } }).policies.st[variant];
     return ledger.db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${policies[limit]![which]!.source}`).all(NAMED).map((r) => r.detail);
   }
 
@@ -60,10 +62,12 @@ describe("sqlite: query plans of the ledger's reads", () => {
     ["label", ["SEARCH l USING INDEX leases_held (repo_id=? AND holder_id=?)", "SEARCH x EXISTS USING PRIMARY KEY (repo_id=? AND issue=? AND label=?)"]],
     ["org", ["SEARCH repos USING COVERING INDEX repos_by_installation (installation=?)", "SEARCH l USING INDEX leases_held (repo_id=? AND holder_id=?)"]],
   ])("the %s limit's count and list search indexes", (limit, searches) => {
-    for (const which of ["count", "list"] as const) {
-      const lines = policyPlan(limit, which);
-      for (const search of searches) expect(lines).toContain(search);
-      expect(lines.filter((l) => /^SCAN (leases|l|repos)\b/.test(l))).toEqual([]);
+    for (const variant of ["counted", "notInReview"] as const) {
+      for (const which of ["count", "list"] as const) {
+        const lines = policyPlan(limit, which, variant);
+        for (const search of searches) expect(lines).toContain(search);
+        expect(lines.filter((l) => /^SCAN (leases|l|repos)\b/.test(l))).toEqual([]);
+      }
     }
   });
 

@@ -13,7 +13,7 @@ const HOUR = 3_600_000;
 
 describe("sqlite: leases that follow the work", () => {
   let ledger: SqliteLedger;
-  let work: { st: Record<string, Statement>; notInReview: Record<string, Statement> };
+  let work: { st: Record<string, Statement> };
 
   beforeEach(() => {
     ledger = new SqliteLedger(":memory:");
@@ -41,10 +41,6 @@ describe("sqlite: leases that follow the work", () => {
     ["closedBy", [1, 1], /^SEARCH pull_links USING PRIMARY KEY \(repo_id=\? AND pull=\?\)/],
   ])("%s searches an index", (name, args, search) => {
     expect(plan(work.st[name], args)[0]).toMatch(search);
-  });
-
-  it.each(["countHeld", "listHeld"])("the limit's %s without leases in review reads the holder's leases in the repository only", (name) => {
-    expect(plan(work.notInReview[name])[0]).toMatch(/^SEARCH leases USING INDEX leases_held \(repo_id=\? AND holder_id=\?\)/);
   });
 
   it("a lease held by a pull request or an exempt label has no due time, so the sweeps' index leaves it out; resumed, it has one again", async () => {
