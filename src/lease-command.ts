@@ -15,6 +15,7 @@ import type {
   IssueKey,
   Lease,
   Ledger,
+  LedgerResult,
   NewEffect,
   NoteResult,
   ReleaseResult,
@@ -37,7 +38,8 @@ export interface LeaseActor extends Holder {
 export type ReplyFor = (outcome: Outcome, lease: LeaseView | null, extra?: Partial<Reply>) => Reply | null;
 
 export interface LeaseTarget {
-  delivery: string;
+  /** The webhook delivery id, or the API's idempotency key: a second operation with it changes nothing and answers the first's result. */
+  delivery?: string;
   installation: number;
   repo: { id: number; owner: string; name: string };
   /** `state` and labels as GitHub last showed them (a label the issue already had is not the app's to remove). */
@@ -119,12 +121,7 @@ export class LeaseCommand {
         return this.effect(this.t.reply("forbidden", null, { reason: limitReason(res.limit, res.held) }), false);
       }),
     });
-    const { duplicate } = applied;
-    if (applied.outcome === "limit") {
-      return { outcome: "forbidden", rule: "max_leases_per_holder", reason: limitReason(applied.limit, applied.held), lease: null, duplicate };
-    }
-    if (applied.outcome === "held") return { outcome: "held", lease: applied.lease, duplicate };
-    return { outcome: "acquired", lease: applied.lease, newTenure: applied.newTenure, duplicate };
+    return leaseResultOf(applied);
   }
 
   async renew(asked: number | null): Promise<LeaseResult> {
@@ -143,9 +140,7 @@ export class LeaseCommand {
           : this.effect(this.t.reply("not_holder", leaseView(res.lease)), false);
       }),
     });
-    return applied.outcome === "renewed"
-      ? { outcome: "renewed", lease: applied.lease, duplicate: applied.duplicate }
-      : { outcome: "not_holder", lease: applied.lease, duplicate: applied.duplicate };
+    return leaseResultOf(applied);
   }
 
   /** Ends the actor's own lease. Releasing when nothing is held succeeds (a retrying client must not fail). */
@@ -162,7 +157,7 @@ export class LeaseCommand {
         return this.effect(this.t.reply(res.outcome, leaseView(res.lease)), res.outcome === "released", config);
       }),
     );
-    return { outcome: applied.outcome, lease: applied.lease, duplicate: applied.duplicate };
+    return leaseResultOf(applied);
   }
 
   /**
@@ -171,9 +166,7 @@ export class LeaseCommand {
    * reason in the ledger, so that a retry answers the same.
    */
   async refuse(outcome: "invalid" | "forbidden", rule: Rule, reason: string): Promise<LeaseResult> {
-    const res = await this.note(outcome, { reason }, { rule, reason });
-    const detail = res.detail ?? {};
-    return { outcome, rule: (detail.rule as Rule | undefined) ?? rule, reason: detail.reason ?? reason, lease: res.lease, duplicate: res.duplicate };
+    return leaseResultOf(await this.note(outcome, { reason }, { outcome, rule, reason }));
   }
 
   /** Records a command that changes no lease, with its reply (`extra`) and what a retry must answer the same (`detail`). */
@@ -188,8 +181,10 @@ export class LeaseCommand {
   /** A ledger call's options: the delivery, and effects held to the actor's reply budget. */
   budgeted<R>(effects: (res: R) => NewEffect[]) {
     return {
-      delivery: this.t.delivery,
+      ...(this.t.delivery !== undefined ? { delivery: this.t.delivery } : {}),
       repliesPerHour: this.limit,
+      // Only what posts counts toward the budget, when only changes are shown.
+      ...(this.t.changesOnly ? { countsReply: (res: R) => effects(res).length > 0 } : {}),
       effects: (res: R, budget: ReplyBudget) => withinBudget(effects(res), budget, this.limit),
     };
   }
@@ -206,6 +201,37 @@ export class LeaseCommand {
       ...(config ? { labels: config.labels, assign: config.assign, snapshot: t.issue.labels } : {}),
     };
     return [{ installation: t.installation, kind: REFLECT, payload }];
+  }
+}
+
+/**
+ * What a ledger result means as a command's outcome. Takes any result the
+ * ledger recorded: a retry with a delivery id answers the first result,
+ * whichever operation it came from.
+ */
+export function leaseResultOf(raw: unknown, duplicate = (raw as { duplicate?: boolean }).duplicate === true): LeaseResult {
+  const r = raw as LedgerResult;
+  switch (r.outcome) {
+    case "acquired":
+      return { outcome: "acquired", lease: r.lease, newTenure: r.newTenure, duplicate };
+    case "limit":
+      return { outcome: "forbidden", rule: "max_leases_per_holder", reason: limitReason(r.limit, r.held), lease: null, duplicate };
+    case "renewed":
+      return { outcome: "renewed", lease: r.lease, duplicate };
+    case "held":
+    case "not_holder":
+    case "released":
+      return { outcome: r.outcome, lease: r.lease, duplicate };
+    case "noted": {
+      const d = r.detail;
+      if (d && (d.outcome === "invalid" || d.outcome === "forbidden")) {
+        return { outcome: d.outcome, rule: d.rule as Rule, reason: d.reason ?? "", lease: r.lease, duplicate };
+      }
+      return { outcome: "status", lease: r.lease, duplicate };
+    }
+    default:
+      // Expiries, reminders, stale force releases: never recorded with a command's delivery id.
+      return { outcome: "status", lease: "lease" in r ? r.lease : null, duplicate };
   }
 }
 

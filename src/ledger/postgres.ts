@@ -647,7 +647,7 @@ export class PostgresLedger implements Ledger {
       const { result, write } = await body(c, row, now, floor);
       const lease = "lease" in result ? result.lease : null;
       let budget: ReplyBudget | null = null;
-      if (limit > 0) {
+      if (limit > 0 && (opts?.countsReply?.(result) ?? true)) {
         const { rows } = await c.query<{ n: number; top: number | null }>(this.sql.replies, [key.repoId, actor!.id, now - HOUR_MS]);
         budget = decide.replyBudget(limit, rows[0]!.n, rows[0]!.top === REPLIED.notice);
       }
@@ -791,6 +791,12 @@ export class PostgresLedger implements Ledger {
     return this.run(key, "note", actor, now, opts, async (_c, row, now) => ({ result: { ...decide.note(key, row, now), ...detail } }), {
       historyOutcome: opts?.outcome,
     });
+  }
+
+  async recorded(delivery: string): Promise<unknown> {
+    const { rows } = await this.query<{ result: string }>(this.sql.getDelivery, [delivery]);
+    // '' while the transaction that claimed it has not committed: not recorded yet.
+    return rows[0] && rows[0].result !== "" ? (JSON.parse(rows[0].result) as unknown) : null;
   }
 
   async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {

@@ -369,7 +369,8 @@ export class SqliteLedger implements Ledger {
       const state = this.st.get.get(key.repoId, key.issue);
       const { result, write } = body(toRow(state));
       const lease = "lease" in result ? result.lease : null;
-      const budget = this.replyBudget(key.repoId, actor, now, opts?.repliesPerHour);
+      const counted = opts?.countsReply?.(result) ?? true;
+      const budget = counted ? this.replyBudget(key.repoId, actor, now, opts?.repliesPerHour) : null;
       // The issue's latest history row, which the new one follows: the lease
       // row names it, or history_heads for an issue that has no lease row.
       const head = state ? state.last_history : this.st.historyHead.get(key.repoId, key.issue);
@@ -528,6 +529,11 @@ export class SqliteLedger implements Ledger {
   ): Promise<Applied<NoteResult>> {
     const detail = opts?.detail ? { detail: opts.detail } : {};
     return this.run(key, "note", actor, now, opts, (row) => ({ result: { ...decide.note(key, row, now), ...detail } }), opts?.outcome);
+  }
+
+  async recorded(delivery: string): Promise<unknown> {
+    const seen = this.st.getDelivery.get(delivery);
+    return seen ? (JSON.parse(seen.result) as unknown) : null;
   }
 
   async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {

@@ -146,6 +146,12 @@ export interface OpOptions<R> {
    * across replicas and costs no API call.
    */
   repliesPerHour?: number;
+  /**
+   * Whether this result's reply counts toward `repliesPerHour` (default:
+   * every result does). The API posts only when a tenure begins or ends: a
+   * claim refused as `held` posts nothing, and must not use up the budget.
+   */
+  countsReply?: (result: R) => boolean;
 }
 
 /**
@@ -238,6 +244,12 @@ export interface Ledger {
   release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>>;
   /** Frees a live lease whoever holds it. The caller checks the actor's permission first. */
   forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>>;
+  /**
+   * The result first recorded with a delivery id (as a duplicate returns
+   * it), or null when none was: lets the API answer an idempotent retry
+   * before it asks GitHub anything.
+   */
+  recorded(delivery: string): Promise<unknown>;
   /** Records a command that changes no lease (for history, delivery de-duplication and its reply). */
   note(key: IssueKey, actor: Holder | null, now: number, opts?: NoteOptions): Promise<Applied<NoteResult>>;
 
