@@ -193,6 +193,8 @@ async function runCommand(
   );
   const result = op === "claim" ? await command.claim(r.ttl) : op === "renew" ? await command.renew(r.ttl) : await command.release();
   await deps.rememberRepo(repo.id, `${repo.owner}/${repo.name}`, repo.installation);
-  if (!result.duplicate) deps.kick();
+  // Only a new tenure or the end of one wrote effects (changesOnly): a heartbeat wakes no drainer.
+  const changed = (result.outcome === "acquired" && result.newTenure) || (result.outcome === "released" && result.lease !== null);
+  if (changed && !result.duplicate) deps.kick();
   return result;
 }
