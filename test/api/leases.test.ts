@@ -120,7 +120,7 @@ describe.concurrent("The HTTP API", () => {
       seed(live);
       live.fake.setConfigFile(FULL, ".github/issue-leases.yml", "min_ttl: 1s\n");
       live.fake.setPermission(FULL, maintainer.login, "write");
-      const server = await live.start();
+      const server = await live.start({ SWEEP_INTERVAL_MS: "2000" });
       const verify = (token: number, instance?: string) =>
         call(server, "POST", `${leasePath(1)}/verify`, { token: BOT.token, body: { token, ...(instance ? { instance } : {}) } });
 
@@ -137,6 +137,9 @@ describe.concurrent("The HTTP API", () => {
       // After the expiry (the sweeper need not have run: the lease is not live any more).
       await waitFor("the expiry", () => Date.now() > Date.parse(claimed.body.expires_at) + 1000, 10_000);
       expect((await verify(1, "w1")).body).toEqual({ valid: false, lease: null });
+      // The sweeper ends it as any lease, with one expire reply naming the instance.
+      await waitFor("the expire reply", () => replies(live.fake, 1).find((r) => r.op === "expire"), 30_000);
+      expect(replies(live.fake, 1).find((r) => r.op === "expire")!.body).toContain("@agent[bot] (instance `w1`)'s lease (token **1**) expired");
 
       // A new tenure, then a maintainer ends it with a comment.
       const again = await call(server, "POST", leasePath(1), { token: BOT.token, body: { ttl: "1h", instance: "w1" } });
