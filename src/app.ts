@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { ConfigCache } from "./config-cache.js";
 import type { ConfigResult } from "./config.js";
-import { parseConfigSources, readConfigSources } from "./config-sources.js";
+import { loadConfig as loadRepoConfig } from "./repo-config.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
 import { routeIssueEvents } from "./issue-event-routes.js";
@@ -26,6 +26,8 @@ import { AppMetrics, metricsSettings } from "./metrics/app-metrics.js";
 import { meterDeliveries } from "./metrics/metered-deliveries.js";
 import { meteredLedger } from "./metrics/metered-ledger.js";
 import { metricsHandler } from "./metrics/metrics-handler.js";
+import { rateLimitSettings } from "./api/rate-limit.js";
+import { serveApi } from "./api/serve-api.js";
 
 export interface AppOptions {
   /** The ledger; default: opened from DATABASE_URL. */
@@ -77,8 +79,8 @@ export function isOwnComment(comment: CommentLike, appId: number | undefined): b
 }
 
 /** The repository's config, with its organisation's limits (config-sources.ts); GitHub's errors are thrown and not cached. */
-async function loadConfig(context: Context, cache: ConfigCache, repoId: number): Promise<ConfigResult> {
-  return cache.get(repoId, () => readConfigSources(context), parseConfigSources);
+function loadConfig(context: Context, cache: ConfigCache, repoId: number): Promise<ConfigResult> {
+  return loadRepoConfig(cache, repoId, context);
 }
 
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
@@ -286,6 +288,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       res.writeHead(report.ok ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(report.body));
       return true;
     };
+    // Read before the routes are added: a wrong API_RATE_LIMIT ends the start, naming it.
+    const rateLimit = rateLimitSettings(process.env);
     if (metrics) {
       metrics.watchOutbox(ledger, clock);
       meterDeliveries(app.webhooks, metrics);
@@ -294,6 +298,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       addHandler(health);
       if (metrics && metricsServed) addHandler(metricsHandler(metrics, metricsServed));
       addHandler(await rootWebhookHandler(app));
+      addHandler(serveApi(app, { ledger, clock, configs, rateLimit, rememberRepo, kick: () => drainer.kick(), track, log }));
     } catch {
       // No HTTP server (tests through probot.receive): no /health or /metrics route, no webhooks at /.
     }

@@ -48,7 +48,7 @@ export interface ClaimPolicyDeps {
 export type ClaimDecision =
   /** `assignedBy`: the login of the maintainer who gave the lease to `holder`. */
   | { ok: true; holder: Holder; assignedBy?: string; policies: ClaimPolicies }
-  | { ok: false; outcome: "invalid" | "forbidden"; reason: string };
+  | { ok: false; outcome: "invalid" | "forbidden"; rule: "permission" | "account" | "bots" | "author_first"; reason: string };
 
 const WRITERS: readonly Permission[] = ["admin", "maintain", "write"];
 
@@ -61,13 +61,13 @@ export async function decideClaim(req: ClaimRequest, config: Config, now: number
   const policies = claimPolicies(req, config);
   if (req.target !== undefined && req.target.toLowerCase() !== req.actor.login.toLowerCase()) {
     // Acting for someone else: ask GitHub, never trust the payload.
-    if (!WRITERS.includes(await deps.permission(req.actor.login))) return { ok: false, outcome: "forbidden", reason: GIVE_FORBIDDEN };
+    if (!WRITERS.includes(await deps.permission(req.actor.login))) return { ok: false, outcome: "forbidden", rule: "permission", reason: GIVE_FORBIDDEN };
     const account = deps.account ? await deps.account(req.target) : null;
     if (account === null) {
-      return { ok: false, outcome: "invalid", reason: "GitHub has no account with that login, so the lease was given to nobody." };
+      return { ok: false, outcome: "invalid", rule: "account", reason: "GitHub has no account with that login, so the lease was given to nobody." };
     }
     if (!config.bots && account.type === "Bot") {
-      return { ok: false, outcome: "forbidden", reason: "Bots may not hold leases in this repository (`bots: false` in `.github/issue-leases.yml`)." };
+      return { ok: false, outcome: "forbidden", rule: "bots", reason: "Bots may not hold leases in this repository (`bots: false` in `.github/issue-leases.yml`)." };
     }
     return { ok: true, holder: { id: account.id, login: account.login }, assignedBy: req.actor.login, policies };
   }
@@ -77,6 +77,7 @@ export async function decideClaim(req: ClaimRequest, config: Config, now: number
       return {
         ok: false,
         outcome: "forbidden",
+        rule: "author_first",
         reason:
           `For ${formatDuration(config.authorFirst)} after it was opened, until ${utc(createdAt + config.authorFirst)}, only this issue's ` +
           "author and people with write, maintain or admin permission can claim it (`author_first`). Try again then.",

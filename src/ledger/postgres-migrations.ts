@@ -169,4 +169,10 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   CREATE INDEX pull_links_by_issue ON ${s}.pull_links (repo_id, issue, author_id);
   ALTER TABLE ${s}.leases ADD COLUMN pulls text, ADD COLUMN exempt boolean NOT NULL DEFAULT false, ADD COLUMN term_ms bigint;
   `,
+  // 13: the holder's instance (SQLite's 14): an API client's short name
+  // for one of its workers; NULL for a comment's holder.
+  (s) => `
+  ALTER TABLE ${s}.leases ADD COLUMN holder_instance text;
+  ALTER TABLE ${s}.history ADD COLUMN holder_instance text, ADD COLUMN actor_instance text;
+  `,
 ];

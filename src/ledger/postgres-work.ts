@@ -10,6 +10,7 @@
  */
 import type pg from "pg";
 import { decide, type Row } from "./decide.js";
+import { holderOf } from "./types.js";
 import type {
   ActivityPolicy,
   ActivityResult,
@@ -40,6 +41,7 @@ interface WorkRow {
   issue: number;
   holder_id: number | null;
   holder_login: string | null;
+  holder_instance: string | null;
   token: number;
   acquired_at: number | null;
   expires_at: number | null;
@@ -52,7 +54,7 @@ interface WorkRow {
 function rowOf(r: WorkRow | undefined): Row | null {
   if (!r) return null;
   return {
-    holder: r.holder_id === null ? null : { id: r.holder_id, login: r.holder_login! },
+    holder: r.holder_id === null ? null : holderOf(r.holder_id, r.holder_login!, r.holder_instance),
     token: r.token,
     acquiredAt: r.acquired_at,
     expiresAt: r.expires_at,
@@ -87,8 +89,9 @@ export class PostgresWork {
       write: `UPDATE ${s}.leases SET expires_at = $3, remind_at = $4, reminded = false, pulls = $5, exempt = $6, term_ms = $7, updated_at = $8
               WHERE repo_id = $1 AND issue = $2`,
       history: `INSERT INTO ${s}.history
-                  (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery)
-                VALUES ($1, $2, $3, 'follow', $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+                  (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery,
+                   actor_instance, holder_instance)
+                VALUES ($1, $2, $3, 'follow', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
                 VALUES ($1, $2, $3, $4, $5, $6, $6, $7, replace(gen_random_uuid()::text, '-', ''))`,
       claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
@@ -247,6 +250,8 @@ export class PostgresWork {
       lease.expiresAt,
       now,
       delivery,
+      actor.instance ?? null,
+      lease.holder.instance ?? null,
     ]);
   }
 }

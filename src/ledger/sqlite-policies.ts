@@ -9,6 +9,7 @@
  * their leases read, for the refusal to list them.
  */
 import type Database from "better-sqlite3";
+import { holderOf } from "./types.js";
 import { heldByOf, parsePulls } from "./work-rules.js";
 import { countsTowardLimits, labelKeys, labelLimits } from "./limit-counting.js";
 import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "./types.js";
@@ -26,6 +27,7 @@ interface LeaseRow {
   repo: string;
   holder_id: number;
   holder_login: string;
+  holder_instance: string | null;
   token: number;
   acquired_at: number;
   expires_at: number | null;
@@ -59,7 +61,7 @@ function toLease(row: LeaseRow): Lease {
     repoId: row.repo_id,
     repo: row.repo,
     issue: row.issue,
-    holder: { id: row.holder_id, login: row.holder_login },
+    holder: holderOf(row.holder_id, row.holder_login, row.holder_instance),
     token: row.token,
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,

@@ -6,6 +6,7 @@
  * transaction (sqlite.ts), except `mayRenew`, a read.
  */
 import type Database from "better-sqlite3";
+import { holderOf } from "./types.js";
 import { decide, type Row } from "./decide.js";
 import type {
   ActivityPolicy,
@@ -38,6 +39,7 @@ interface WorkRow {
   repo: string;
   holder_id: number | null;
   holder_login: string | null;
+  holder_instance: string | null;
   token: number;
   acquired_at: number | null;
   expires_at: number | null;
@@ -51,7 +53,7 @@ interface WorkRow {
 function rowOf(r: WorkRow | undefined): Row | null {
   if (!r) return null;
   return {
-    holder: r.holder_id === null ? null : { id: r.holder_id, login: r.holder_login! },
+    holder: r.holder_id === null ? null : holderOf(r.holder_id, r.holder_login!, r.holder_instance),
     token: r.token,
     acquiredAt: r.acquired_at,
     expiresAt: r.expires_at,
@@ -69,7 +71,7 @@ export class SqliteWork {
   constructor(private readonly db: Database.Database) {
     this.st = {
       row: db.prepare<[number, number], WorkRow>(
-        `SELECT repo, holder_id, holder_login, token, acquired_at, expires_at, reminded, last_history, pulls, exempt, term_ms
+        `SELECT repo, holder_id, holder_login, holder_instance, token, acquired_at, expires_at, reminded, last_history, pulls, exempt, term_ms
          FROM leases WHERE repo_id = ? AND issue = ?`,
       ),
       // Through pull_links_by_issue: the holder's open pull requests that close the issue.
@@ -88,8 +90,10 @@ export class SqliteWork {
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       history: db.prepare(
-        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, prev)
-         VALUES (@repoId, @repo, @issue, 'follow', @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery, @prev)`,
+        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, actor_instance, holder_id, holder_login, holder_instance,
+           token, expires_at, at, delivery, prev)
+         VALUES (@repoId, @repo, @issue, 'follow', @outcome, @actorId, @actorLogin, @actorInstance, @holderId, @holderLogin, @holderInstance,
+           @token, @expiresAt, @at, @delivery, @prev)`,
       ),
       enqueue: db.prepare(
         `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
@@ -212,8 +216,10 @@ export class SqliteWork {
       outcome: followed.change,
       actorId: actor.id,
       actorLogin: actor.login,
+      actorInstance: actor.instance ?? null,
       holderId: lease.holder.id,
       holderLogin: lease.holder.login,
+      holderInstance: lease.holder.instance ?? null,
       token: lease.token,
       expiresAt: lease.expiresAt,
       at: now,

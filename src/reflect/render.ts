@@ -23,6 +23,8 @@ export type Outcome =
 /** A lease as a reply shows it. */
 export interface LeaseView {
   holder: string;
+  /** The holder's instance, when an API client named one. */
+  instance?: string;
   token: number;
   acquiredAt: number;
   expiresAt: number | null;
@@ -32,6 +34,9 @@ export interface LeaseView {
 
 export interface TenureView {
   holder: string;
+  /** The holder's account id (the API names it; replies do not). */
+  holderId?: number;
+  instance?: string;
   token: number;
   from: number;
   to: number | null;
@@ -64,6 +69,8 @@ export interface Reply {
   tenures?: TenureView[];
   /** The id of the comment that gave the command, so that a bot finds the reply to its own comment. */
   comment?: number;
+  /** The command came through the HTTP API, not a comment (there is no comment to quote or name). */
+  via?: "api";
 }
 
 export interface RenderExtras {
@@ -79,6 +86,7 @@ export function leaseView(lease: Lease | null): LeaseView | null {
   if (!lease) return null;
   const view: LeaseView = { holder: lease.holder.login, token: lease.token, acquiredAt: lease.acquiredAt, expiresAt: lease.expiresAt };
   if (lease.heldBy.kind !== "time") view.heldBy = lease.heldBy;
+  if (lease.holder.instance !== undefined) view.instance = lease.holder.instance;
   return view;
 }
 
@@ -98,6 +106,10 @@ export function safeText(text: string): string {
 }
 
 const who = (login: string, mention = false) => (mention ? `@${login}` : `**${login}**`);
+
+/** The holder of a lease, with the instance an API client named (validated, and shown as code all the same). */
+const holderOf = (l: { holder: string; instance?: string }, mention = false) =>
+  l.instance === undefined ? who(l.holder, mention) : `${who(l.holder, mention)} (instance ${codeSpan(l.instance, 40)})`;
 
 function iso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -151,6 +163,8 @@ export function marker(reply: Reply, ref?: string): string {
   };
   // Only when something besides time holds the lease: `expires_at` is null then, which alone would read as open-ended.
   if (reply.lease?.heldBy) data.held_by = reply.lease.heldBy;
+  if (reply.lease?.instance !== undefined) data.instance = reply.lease.instance;
+  if (reply.via !== undefined) data.via = reply.via;
   if (reply.comment !== undefined) data.comment = reply.comment;
   if (ref !== undefined) data.ref = ref;
   return `<!-- issue-leases: ${JSON.stringify(data)} -->`;
@@ -173,35 +187,35 @@ function headline(r: Reply): string {
     case "acquired": {
       const given = r.assignedBy ? `, given by ${who(r.assignedBy)},` : "";
       return r.newTenure === false
-        ? `${who(l!.holder, r.mentionHolder)} already held this issue${given}; the lease (token **${l!.token}**) now ${expiry(l!, r.at)}.`
-        : `${who(l!.holder, r.mentionHolder)} now holds this issue${given} with lease token **${l!.token}**; it ${expiry(l!, r.at)}.`;
+        ? `${holderOf(l!, r.mentionHolder)} already held this issue${given}; the lease (token **${l!.token}**) now ${expiry(l!, r.at)}.`
+        : `${holderOf(l!, r.mentionHolder)} now holds this issue${given} with lease token **${l!.token}**; it ${expiry(l!, r.at)}.`;
     }
     case "held":
-      return `This issue is held by ${who(l!.holder)} (token **${l!.token}**), whose lease ${expiry(l!, r.at)}. Nothing changed.`;
+      return `This issue is held by ${holderOf(l!)} (token **${l!.token}**), whose lease ${expiry(l!, r.at)}. Nothing changed.`;
     case "renewed":
-      return `${who(l!.holder)}'s lease (token **${l!.token}**) was renewed and now ${expiry(l!, r.at)}.`;
+      return `${holderOf(l!)}'s lease (token **${l!.token}**) was renewed and now ${expiry(l!, r.at)}.`;
     case "not_holder":
       return l
-        ? `Only the holder can do that: this issue is held by ${who(l.holder)} (token **${l.token}**), whose lease ${expiry(l, r.at)}. Nothing changed.`
+        ? `Only the holder can do that: this issue is held by ${holderOf(l)} (token **${l.token}**), whose lease ${expiry(l, r.at)}. Nothing changed.`
         : `There is no live lease on this issue to ${r.op}. Nothing changed; use \`/claim\` to take it.`;
     case "released":
       if (!l) return "There was no live lease on this issue; it is free. Nothing else changed.";
       // No actor: an event ended the lease (the issue was closed), not the holder; `reason` says which.
-      if (r.actor === null) return `${who(l.holder, r.mentionHolder)}'s lease (token **${l.token}**) ended. The issue is free.`;
+      if (r.actor === null) return `${holderOf(l, r.mentionHolder)}'s lease (token **${l.token}**) ended. The issue is free.`;
       return r.actor && r.actor.toLowerCase() !== l.holder.toLowerCase()
-        ? `${who(r.actor)} released ${who(l.holder, r.mentionHolder)}'s lease (token **${l.token}**). The issue is free.`
-        : `${who(l.holder)} released the lease (token **${l.token}**). The issue is free.`;
+        ? `${who(r.actor)} released ${holderOf(l, r.mentionHolder)}'s lease (token **${l.token}**). The issue is free.`
+        : `${holderOf(l)} released the lease (token **${l.token}**). The issue is free.`;
     case "expired":
-      return `${who(l!.holder, r.mentionHolder)}'s lease (token **${l!.token}**) expired ${when(l!.expiresAt ?? r.at, r.at)}. The issue is free.`;
+      return `${holderOf(l!, r.mentionHolder)}'s lease (token **${l!.token}**) expired ${when(l!.expiresAt ?? r.at, r.at)}. The issue is free.`;
     case "reminded":
-      return `${who(l!.holder, true)}, your lease on this issue (token **${l!.token}**) ${expiry(l!, r.at)}.`;
+      return `${holderOf(l!, true)}, your lease on this issue (token **${l!.token}**) ${expiry(l!, r.at)}.`;
     case "invalid":
       return "That command was not understood, so nothing changed.";
     case "forbidden":
       return "That command is not allowed here, so nothing changed.";
     case "status":
       return l
-        ? `This issue is held by ${who(l.holder)} with lease token **${l.token}**, acquired ${when(l.acquiredAt, r.at)}; it ${expiry(l, r.at)}.`
+        ? `This issue is held by ${holderOf(l)} with lease token **${l.token}**, acquired ${when(l.acquiredAt, r.at)}; it ${expiry(l, r.at)}.`
         : "This issue is free: nobody holds a lease on it.";
   }
 }
@@ -210,7 +224,8 @@ function advice(r: Reply): string | null {
   switch (r.outcome) {
     case "acquired":
     case "renewed":
-      return "Use `/renew [duration]` to extend the lease and `/release` to free the issue.";
+      // A client of the API renews and releases through it: no advice about comments.
+      return r.via === "api" ? null : "Use `/renew [duration]` to extend the lease and `/release` to free the issue.";
     case "reminded":
       return "Use `/renew [duration]` to keep it, or `/release` if you are no longer working on it.";
     case "held":
@@ -226,7 +241,7 @@ function advice(r: Reply): string | null {
 function tenureTable(tenures: TenureView[], at: number): string {
   const rows = tenures.map(
     (t) =>
-      `| ${who(t.holder)} | ${t.token} | ${when(t.from, at)} | ${t.to === null ? "–" : when(t.to, at)} | ${t.ended} |`,
+      `| ${holderOf(t)} | ${t.token} | ${when(t.from, at)} | ${t.to === null ? "–" : when(t.to, at)} | ${t.ended} |`,
   );
   return ["| Holder | Token | From | To | How it ended |", "| --- | --- | --- | --- | --- |", ...rows].join("\n");
 }
@@ -239,6 +254,7 @@ export function renderReply(r: Reply, extras: RenderExtras = {}): string {
   }
   if (r.command !== null) parts.push(`> ${codeSpan(r.command)}`);
   parts.push(headline(r));
+  if (r.via === "api") parts.push(`_${r.op === "release" ? "Released" : r.op === "renew" ? "Renewed" : "Claimed"} through the issue-leases API._`);
   if (r.reason) parts.push(safeText(r.reason));
   if (extras.assignRefused && r.lease) {
     parts.push(

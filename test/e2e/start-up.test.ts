@@ -111,6 +111,10 @@ describe.concurrent("A wrong variable ends the start-up with one line naming it"
     expectOneLine(await failedStart(await registered({ PRIVATE_KEY: "" })), /APP_ID is set but neither PRIVATE_KEY nor PRIVATE_KEY_PATH/);
   }, 60_000);
 
+  it("an API_RATE_LIMIT that is not a number", async () => {
+    expectOneLine(await failedStart(await registered({ API_RATE_LIMIT: "lots" })), /API_RATE_LIMIT must be a number of requests/);
+  }, 60_000);
+
   it("a DATABASE_URL whose folder cannot be created", async () => {
     expectOneLine(await failedStart(await registered({ DATABASE_URL: "/dev/null/x/leases.db" })), /cannot open database at \/dev\/null\/x\/leases\.db.*DATABASE_URL/);
   }, 60_000);

@@ -390,3 +390,42 @@ describe("reset", () => {
     expect(fake.writeCount()).toBe(1);
   });
 });
+
+describe("API callers' tokens (issue 10)", () => {
+  it("answers GraphQL viewer per registered token (401 for others) at /graphql and /api/graphql, as reads", async () => {
+    const { fake } = await start();
+    fake.addToken("ghs_one", { login: "agent[bot]", id: 41 });
+    fake.addToken("ghp_two", { login: "alice", id: 7 });
+    const viewer = async (path: string, token: string) => {
+      const res = await fetch(`${fake.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `bearer ${token}` },
+        body: JSON.stringify({ query: "query { viewer { __typename login databaseId } }" }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect(await viewer("/api/graphql", "ghs_one")).toEqual({ status: 200, body: { data: { viewer: { __typename: "Bot", login: "agent[bot]", databaseId: 41 } } } });
+    expect((await viewer("/graphql", "ghp_two")).body.data.viewer).toEqual({ __typename: "User", login: "alice", databaseId: 7 });
+    expect((await viewer("/graphql", "ghp_unknown")).status).toBe(401);
+    // Queries are reads: they neither take a write fault nor count as writes.
+    fake.failNextWrites(1);
+    expect((await viewer("/graphql", "ghs_one")).status).toBe(200);
+    expect(fake.writeCount()).toBe(0);
+    expect(fake.unmatched).toEqual([]);
+  });
+
+  it("a token sees only the repositories it was given; the app is installed everywhere but where uninstalled", async () => {
+    const { fake, octokit } = await start();
+    fake.addToken("ghp_narrow", { login: "alice", id: 7, repos: [full] });
+    const narrow = new Octokit({ baseUrl: fake.baseUrl, auth: "ghp_narrow", log: { debug() {}, info() {}, warn() {}, error() {} } });
+    expect((await narrow.rest.repos.get({ owner, repo })).data.full_name).toBe(full);
+    expect((await failure(narrow.rest.repos.get({ owner, repo: "secret" }))).status).toBe(404);
+    // Other tokens (the app's) see every repository, as before.
+    expect((await octokit.rest.repos.get({ owner, repo: "secret" })).status).toBe(200);
+    fake.uninstall(`${owner}/secret`);
+    expect((await failure(octokit.request("GET /repos/{owner}/{repo}/installation", { owner, repo: "secret" }))).status).toBe(404);
+    expect((await octokit.request("GET /repos/{owner}/{repo}/installation", { owner, repo })).status).toBe(200);
+    fake.reset();
+    expect((await narrow.rest.repos.get({ owner, repo: "secret" })).status).toBe(200);
+  });
+});
