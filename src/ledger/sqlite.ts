@@ -5,12 +5,17 @@ import { decide, type Row } from "./decide.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
+import { SqliteBoard } from "./sqlite-board.js";
 import { claimServing } from "./sqlite-serving.js";
 import { raiseSqliteTokenFloor } from "./sqlite-token-floor.js";
 import type {
   AcquireOptions,
   AcquireResult,
   Applied,
+  BoardPage,
+  BoardPanels,
+  BoardPanelsQuery,
+  BoardQuery,
   Effect,
   ExpireResult,
   ForceReleaseOptions,
@@ -18,6 +23,7 @@ import type {
   HistoryEntry,
   HistoryOp,
   Holder,
+  IssueCard,
   IssueKey,
   Lease,
   Ledger,
@@ -29,6 +35,7 @@ import type {
   RemindResult,
   RenameOptions,
   RepoInfo,
+  RepoVisibility,
   RenewOptions,
   SchemaVersion,
   RenewResult,
@@ -728,5 +735,32 @@ export class SqliteLedger implements Ledger {
 
   async raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult> {
     return this.immediate(() => raiseSqliteTokenFloor(this.db, raise, actor, setBy, now));
+  }
+
+  // The board's statements (sqlite-board.ts), prepared on first use.
+  private boardSt: SqliteBoard | undefined;
+  private get board(): SqliteBoard {
+    return (this.boardSt ??= new SqliteBoard(this.db));
+  }
+
+  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<void> {
+    this.immediate(() => this.board.rememberCard(card, now, create));
+  }
+
+  async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
+    return this.immediate(() => this.board.rememberVisibility(repo, now));
+  }
+
+  async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
+    return this.board.boardRepo(name);
+  }
+
+  async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
+    return this.board.leases(query, now);
+  }
+
+  async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+    // One read transaction: the panels agree with each other.
+    return this.db.transaction(() => this.board.panels(query, now))();
   }
 }
