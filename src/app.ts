@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { ConfigCache } from "./config-cache.js";
 import { CONFIG_NAME, type ConfigResult, UnreadableConfig } from "./config.js";
+import { wireDashboard } from "./dashboard/dashboard.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
 import { routeIssueEvents } from "./issue-event-routes.js";
@@ -259,6 +260,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       kick: () => drainer.kick(),
       port: { onResponse: metrics?.githubResponse },
     });
+
+    // The board (issue 12): remembers from every delivery; serves /leases, sign-in and GET /api/v1/leases.
+    wireDashboard(app, addHandler, { ledger, clock, log, track });
 
     const health = async (req: IncomingMessage, res: ServerResponse) => {
       if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/health") return false;

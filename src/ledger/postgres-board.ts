@@ -28,22 +28,30 @@ const joins = (s: string) => `LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id
 const visible = (n: number, alias = "l") => `(r.private = false OR ${alias}.repo_id = ANY($${n}::bigint[]))`;
 
 /** `Ledger.rememberCard`, inside the caller's transaction. */
-export async function rememberPostgresCard(c: pg.PoolClient, s: string, card: IssueCard, now: number, create: boolean): Promise<void> {
+export async function rememberPostgresCard(c: pg.PoolClient, s: string, card: IssueCard, now: number, create: boolean): Promise<boolean> {
+  // A title is for display, and the next event brings it again: this commit
+  // does not wait for the disk. Nothing else is written so.
+  await c.query("SET LOCAL synchronous_commit TO off");
   // The upsert locks the card's row: two replicas remembering one issue take turns.
-  const changed = await c.query(
-    `INSERT INTO ${s}.issue_cards AS k (repo_id, issue, title, labels, updated_at)
-     SELECT $1, $2, $3, $4, $5
-     WHERE $6::boolean OR EXISTS (SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND issue = $2)
-     ON CONFLICT (repo_id, issue) DO UPDATE SET title = EXCLUDED.title, labels = EXCLUDED.labels, updated_at = EXCLUDED.updated_at
-     WHERE k.title IS DISTINCT FROM EXCLUDED.title OR k.labels IS DISTINCT FROM EXCLUDED.labels`,
+  const { rows } = await c.query<{ kept: boolean; changed: number }>(
+    `WITH kept AS (SELECT $6::boolean OR EXISTS (SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND issue = $2) AS kept),
+          put AS (
+            INSERT INTO ${s}.issue_cards AS k (repo_id, issue, title, labels, updated_at)
+            SELECT $1, $2, $3, $4, $5 FROM kept WHERE kept.kept
+            ON CONFLICT (repo_id, issue) DO UPDATE SET title = EXCLUDED.title, labels = EXCLUDED.labels, updated_at = EXCLUDED.updated_at
+            WHERE k.title IS DISTINCT FROM EXCLUDED.title OR k.labels IS DISTINCT FROM EXCLUDED.labels
+            RETURNING 1)
+     SELECT (SELECT kept FROM kept) AS kept, (SELECT count(*)::int FROM put) AS changed`,
     [card.repoId, card.issue, card.title, JSON.stringify(card.labels), now, create],
   );
-  if (changed.rowCount === 0) return;
+  if (!rows[0]!.kept) return false;
+  if (rows[0]!.changed === 0) return true;
   await c.query(`DELETE FROM ${s}.issue_labels WHERE repo_id = $1 AND issue = $2`, [card.repoId, card.issue]);
   await c.query(
     `INSERT INTO ${s}.issue_labels (repo_id, issue, label) SELECT $1, $2, lower(x) FROM unnest($3::text[]) AS x ON CONFLICT DO NOTHING`,
     [card.repoId, card.issue, card.labels],
   );
+  return true;
 }
 
 /**

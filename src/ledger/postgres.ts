@@ -986,9 +986,9 @@ export class PostgresLedger implements Ledger {
   }
 
   // The board (postgres-board.ts).
-  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<void> {
+  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
     const s = pg.escapeIdentifier(this.schema);
-    await this.transaction(now, async (c, now) => ({ value: await rememberPostgresCard(c, s, card, now, create) }));
+    return this.transaction(now, async (c, now) => ({ value: await rememberPostgresCard(c, s, card, now, create) }));
   }
 
   async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {

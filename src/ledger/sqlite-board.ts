@@ -102,16 +102,28 @@ export class SqliteBoard {
     };
   }
 
+  /**
+   * Whether rememberCard would change nothing (false) or has something to
+   * write (true), or the card is not to be kept (null): read without the
+   * write lock, so that the events of issues never leased cost a read.
+   */
+  cardWrite(card: IssueCard, create: boolean): boolean | null {
+    if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return null;
+    const before = this.st.card.get(card.repoId, card.issue);
+    return !(before && before.title === card.title && before.labels === JSON.stringify(card.labels));
+  }
+
   /** Inside the caller's transaction. */
-  rememberCard(card: IssueCard, now: number, create: boolean): void {
-    if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return;
+  rememberCard(card: IssueCard, now: number, create: boolean): boolean {
+    if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return false;
     const labels = JSON.stringify(card.labels);
     const before = this.st.card.get(card.repoId, card.issue);
-    if (before && before.title === card.title && before.labels === labels) return;
+    if (before && before.title === card.title && before.labels === labels) return true;
     this.st.putCard.run({ repoId: card.repoId, issue: card.issue, title: card.title, labels, now });
-    if (before?.labels === labels) return;
+    if (before?.labels === labels) return true;
     this.st.dropLabels.run(card.repoId, card.issue);
     for (const label of card.labels) this.st.addLabel.run(card.repoId, card.issue, label);
+    return true;
   }
 
   /** Inside the caller's IMMEDIATE transaction: no lease write comes between the flag and the counts moved with it. */

@@ -743,8 +743,19 @@ export class SqliteLedger implements Ledger {
     return (this.boardSt ??= new SqliteBoard(this.db));
   }
 
-  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<void> {
-    this.immediate(() => this.board.rememberCard(card, now, create));
+  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
+    const write = this.board.cardWrite(card, create);
+    if (write !== true) return write === false;
+    // A title is for display, and the next event brings it again: its
+    // commit does not wait for the disk (synchronous NORMAL in WAL mode; the
+    // next commit of a lease syncs it along). Nothing else is written so.
+    const sync = this.db.pragma("synchronous", { simple: true }) as number;
+    if (sync > 1) this.db.pragma("synchronous = NORMAL");
+    try {
+      return this.immediate(() => this.board.rememberCard(card, now, create));
+    } finally {
+      if (sync > 1) this.db.pragma(`synchronous = ${sync}`);
+    }
   }
 
   async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {

@@ -340,9 +340,10 @@ export interface Ledger {
    * so that the board draws its page without a read of GitHub. Written when
    * `create` (a comment carrying a command: a lease may follow) or when the
    * issue has a row in the ledger (leased now or before); otherwise nothing
-   * is written, so issues the app never leases leave no trace.
+   * is written, so issues the app never leases leave no trace. Returns
+   * whether the issue has its card now (false: it was not kept).
    */
-  rememberCard(card: IssueCard, now: number, create: boolean): Promise<void>;
+  rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean>;
   /**
    * Remembers whether a repository is private, as a webhook payload showed
    * it (with its name and installation, as `rememberRepo`). A repository

@@ -119,11 +119,13 @@ describe.each(backends)("board: $name", (backend) => {
 
   it("remembers a card for an issue with a lease row or when told to create it, and nothing for other issues", async () => {
     await seen(ledger);
-    await ledger.rememberCard({ repoId: pub.repoId, issue: 7, title: "Never leased", labels: ["x"] }, T0, false);
+    expect(await ledger.rememberCard({ repoId: pub.repoId, issue: 7, title: "Never leased", labels: ["x"] }, T0, false)).toBe(false);
     await ledger.acquire(key(7), alice, HOUR, T0);
     expect((await ledger.boardLeases(page(), T0 + 1)).leases[0]).toMatchObject({ issue: 7, title: null, labels: [] });
 
-    await ledger.rememberCard({ repoId: pub.repoId, issue: 7, title: "Fix <the> parser", labels: ["bug", "p1"] }, T0 + 1, false);
+    expect(await ledger.rememberCard({ repoId: pub.repoId, issue: 7, title: "Fix <the> parser", labels: ["bug", "p1"] }, T0 + 1, false)).toBe(true);
+    // The same again changes nothing, and says the card is there.
+    expect(await ledger.rememberCard({ repoId: pub.repoId, issue: 7, title: "Fix <the> parser", labels: ["bug", "p1"] }, T0 + 1, false)).toBe(true);
     expect((await ledger.boardLeases(page(), T0 + 2)).leases[0]).toMatchObject({ title: "Fix <the> parser", labels: ["bug", "p1"] });
     // A comment with a command may come before its lease: the card is kept for it.
     await ledger.rememberCard({ repoId: pub.repoId, issue: 8, title: "Claimed next", labels: [] }, T0 + 2, true);
