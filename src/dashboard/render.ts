@@ -41,10 +41,10 @@ function utc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-/** Relative to now, with the UTC time on hover. */
+/** Relative to now, to the minute (a board is read in minutes, not seconds), with the UTC time on hover. */
 function time(ms: number, now: number): string {
   const d = ms - now;
-  const rel = Math.abs(d) < 1000 ? "now" : d > 0 ? `in ${roughly(d)}` : `${roughly(-d)} ago`;
+  const rel = Math.abs(d) < 60_000 ? (d > 0 ? "in under a minute" : "just now") : d > 0 ? `in ${roughly(d)}` : `${roughly(-d)} ago`;
   return `<time datetime="${iso(ms)}" title="${utc(ms)}">${esc(rel)}</time>`;
 }
 
