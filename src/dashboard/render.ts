@@ -62,7 +62,7 @@ h1{font-size:20px;margin:0 0 12px}h2{font-size:14px;margin:0 0 8px}
 .filters{display:flex;gap:8px;flex-wrap:wrap;margin-bottom:12px}.filters input{font:inherit;padding:4px 8px;border:1px solid var(--line);border-radius:6px}
 .notice{padding:8px 12px;border:1px solid #d4a72c;background:#fff8c5;border-radius:6px}
 table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}
-th{color:var(--muted);font-weight:600;background:var(--bg)}td.num{font-variant-numeric:tabular-nums}
+th{color:var(--muted);font-weight:600;background:var(--bg)}td.num{font-variant-numeric:tabular-nums}td.when,td.held-by,td.holder{white-space:nowrap}
 .label{display:inline-block;margin:0 4px 0 0;padding:0 6px;border:1px solid var(--line);border-radius:10px;font-size:12px;color:var(--muted)}
 .muted{color:var(--muted)}.soon{color:var(--warn);font-weight:600}
 aside section{border:1px solid var(--line);border-radius:6px;padding:12px;margin-bottom:16px}aside ol,aside ul{margin:0;padding-left:18px}
@@ -109,8 +109,8 @@ function leaseRow(l: BoardLease, ctx: PageContext): string {
     `<td>${issueLink(ctx.web, l.repo, l.issue, l.title)}${labels ? `<div>${labels}</div>` : ""}</td>` +
     `<td class="holder"><a href="${esc(`${ctx.web}/${l.holder.login}`)}">${esc(l.holder.login)}</a></td>` +
     `<td class="num">${l.token}</td>` +
-    `<td>${time(l.acquiredAt, ctx.now)}</td>` +
-    `<td${soon ? ' class="soon"' : ""}>${l.expiresAt === null ? '<span class="muted">no expiry</span>' : time(l.expiresAt, ctx.now)}</td>` +
+    `<td class="when">${time(l.acquiredAt, ctx.now)}</td>` +
+    `<td class="when${soon ? " soon" : ""}">${l.expiresAt === null ? '<span class="muted">no expiry</span>' : time(l.expiresAt, ctx.now)}</td>` +
     // How it is held: by time today; "an open pull request" and "exempt" are heldBy values to come.
     `<td class="held-by">${l.heldBy === "time" ? "by time" : esc(l.heldBy)}</td>` +
     `</tr>`
