@@ -141,6 +141,12 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
     backup text    NOT NULL
   );
   `,
+  // 11: the holder's instance (SQLite's 12): an API client's short name
+  // for one of its workers; NULL for a comment's holder.
+  (s) => `
+  ALTER TABLE ${s}.leases ADD COLUMN holder_instance text;
+  ALTER TABLE ${s}.history ADD COLUMN holder_instance text, ADD COLUMN actor_instance text;
+  `,
   // 13: the board (issue 12; SQLite's 14): each repository's private flag
   // and each leased issue's title and labels, remembered from webhooks; the
   // indexes a page of live leases is read through; and per-holder counts

@@ -180,6 +180,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     backup   TEXT    NOT NULL
   );
   `,
+  // 12: the holder's instance, a short name an API client gives so that
+  // workers of one account are told apart (two instances, two holders); NULL
+  // for a comment's holder. History keeps the holder's and the actor's.
+  `
+  ALTER TABLE leases ADD COLUMN holder_instance TEXT;
+  ALTER TABLE history ADD COLUMN holder_instance TEXT;
+  ALTER TABLE history ADD COLUMN actor_instance TEXT;
+  `,
   // 14: the board (issue 12). What a page of live leases shows without a
   // read of GitHub: each repository's private flag and each leased issue's
   // title and labels, remembered from webhooks (NULL private: never seen in
@@ -191,8 +199,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // scope (0: public repositories; a private or unknown one's id), so the
   // panel reads a few rows whatever the number of leases; holders are found
   // by login there too. A count that drops to 0 stays (a holder's next lease
-  // then writes only the count, not a row and its index entries). Tenures that ended are found through history_ended,
-  // whose entries only ending rows write.
+  // then writes only the count, not a row and its index entries). Tenures
+  // that ended are found through history_ended, whose entries only ending
+  // rows write.
   `
   ALTER TABLE repos ADD COLUMN private INTEGER;
   CREATE TABLE issue_cards (
