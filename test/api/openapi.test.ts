@@ -16,7 +16,7 @@ const lease = { repo: "o/r", issue: 1, holder: { login: "a", id: 1, instance: nu
 describe("the OpenAPI document", () => {
   it("is a valid OpenAPI 3.1 document", async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(openapi) as object);
+    const result = await validator.validate(structuredClone(openapi) as Record<string, unknown>);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe("3.1");
