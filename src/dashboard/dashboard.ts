@@ -17,6 +17,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
 import type { Ledger } from "../ledger/types.js";
+import { bearerViewer } from "./bearer-viewer.js";
 import { boardPage } from "./board-page.js";
 import type { Fetch } from "./github-user.js";
 import { LEASES_JSON_PATH, leasesJson } from "./leases-json.js";
@@ -31,7 +32,7 @@ export interface DashboardOptions {
   log: Logger;
   /** Default: from the environment (settings.ts). */
   settings?: DashboardSettings;
-  /** Who a bearer token on the JSON listing is; without it, bearer tokens there are refused (401). */
+  /** Who a bearer token on the JSON listing is; default: asked of GitHub (bearer-viewer.ts). */
   bearer?: BearerViewer;
   /** The fetch the sign-in uses to talk to GitHub; default Node's. */
   fetch?: Fetch;
@@ -100,7 +101,8 @@ export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOption
   const track = o.track ?? ((work) => work());
   app.onAny((context) => track(() => remember(context.name, context.payload)));
   try {
-    addHandler(dashboardHandler({ ...o, settings, fetch: o.fetch ?? fetch }));
+    const f = o.fetch ?? fetch;
+    addHandler(dashboardHandler({ ...o, settings, fetch: f, bearer: o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, fetch: f }) }));
   } catch {
     // No HTTP server: nothing to serve.
   }

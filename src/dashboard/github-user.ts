@@ -21,10 +21,20 @@ export class GitHubUserError extends Error {
   constructor(
     message: string,
     readonly detail: string,
-    /** GitHub said the token is not good (401): a client error, not an outage. */
-    readonly unauthorized = false,
+    /** GitHub's status, when it answered. */
+    readonly status?: number,
   ) {
     super(message);
+  }
+
+  /** GitHub said the token is not good (401): a client error, not an outage. */
+  get unauthorized(): boolean {
+    return this.status === 401;
+  }
+
+  /** GitHub answered with a 4xx: a refusal of the token or the call, not an outage. */
+  get refused(): boolean {
+    return this.status !== undefined && this.status >= 400 && this.status < 500;
   }
 }
 
@@ -54,7 +64,7 @@ async function getJson(f: Fetch, api: string, path: string, token: string): Prom
     throw new GitHubUserError(
       res.status === 401 ? "GitHub did not accept the sign-in; sign in again." : `GitHub answered ${res.status}; try again in a moment.`,
       `GET ${path}: ${res.status}`,
-      res.status === 401,
+      res.status,
     );
   }
   return res.json() as Promise<unknown>;
@@ -88,38 +98,50 @@ export async function exchangeCode(
 export async function userAccess(f: Fetch, api: string, token: string): Promise<UserAccess> {
   const user = record(await getJson(f, api, "/user", token));
   if (typeof user.id !== "number" || typeof user.login !== "string") throw new GitHubUserError("GitHub's answer was not understood.", "GET /user: no id or login");
-  let requests = 1;
-  let partial = false;
-  const privateRepos: number[] = [];
-  const installations: number[] = [];
+  const seen = await privateReposOfUser(f, api, token, 1);
+  return { id: user.id, login: user.login, privateRepos: seen.repos, partial: seen.partial };
+}
+
+export interface PrivateRepos {
+  repos: number[];
+  /** The list stopped at the request budget. */
+  partial: boolean;
+}
+
+/** Pages of `path` (`?per_page=100&page=N`), each page's items under `key`, within the request budget. */
+async function pages(f: Fetch, api: string, token: string, path: string, key: string, budget: { left: number }): Promise<{ items: unknown[]; partial: boolean }> {
+  const items: unknown[] = [];
   for (let page = 1; ; page++) {
-    if (requests++ >= MAX_REQUESTS) {
-      partial = true;
-      break;
-    }
-    const list = record(await getJson(f, api, `/user/installations?per_page=${PER_PAGE}&page=${page}`, token)).installations;
-    const items = Array.isArray(list) ? list : [];
-    for (const i of items) if (typeof record(i).id === "number") installations.push(record(i).id as number);
-    if (items.length < PER_PAGE) break;
+    if (budget.left-- <= 0) return { items, partial: true };
+    const list = record(await getJson(f, api, `${path}${path.includes("?") ? "&" : "?"}per_page=${PER_PAGE}&page=${page}`, token))[key];
+    const got = Array.isArray(list) ? list : [];
+    items.push(...got);
+    if (got.length < PER_PAGE) return { items, partial: false };
   }
-  for (const installation of installations) {
-    for (let page = 1; ; page++) {
-      if (requests++ >= MAX_REQUESTS) {
-        partial = true;
-        break;
-      }
-      const list = record(await getJson(f, api, `/user/installations/${installation}/repositories?per_page=${PER_PAGE}&page=${page}`, token))
-        .repositories;
-      const items = Array.isArray(list) ? list : [];
-      for (const r of items) {
-        const repo = record(r);
-        if (repo.private === true && typeof repo.id === "number") privateRepos.push(repo.id);
-      }
-      if (items.length < PER_PAGE) break;
-    }
-    if (partial) break;
+}
+
+const privateIds = (repos: unknown[]) =>
+  repos.map(record).flatMap((r) => (r.private === true && typeof r.id === "number" ? [r.id] : []));
+
+/** A GitHub App user token's: the private repositories of the installations it can access (`GET /user/installations`). */
+export async function privateReposOfUser(f: Fetch, api: string, token: string, spent = 0): Promise<PrivateRepos> {
+  const budget = { left: MAX_REQUESTS - spent };
+  const installations = await pages(f, api, token, "/user/installations", "installations", budget);
+  let partial = installations.partial;
+  const repos: number[] = [];
+  for (const i of installations.items.map(record)) {
+    if (typeof i.id !== "number") continue;
+    const listed = await pages(f, api, token, `/user/installations/${i.id}/repositories`, "repositories", budget);
+    repos.push(...privateIds(listed.items));
+    if ((partial ||= listed.partial)) break;
   }
-  return { id: user.id, login: user.login, privateRepos, partial };
+  return { repos, partial };
+}
+
+/** An installation token's: the private repositories of its installation (`GET /installation/repositories`). */
+export async function privateReposOfInstallation(f: Fetch, api: string, token: string): Promise<PrivateRepos> {
+  const listed = await pages(f, api, token, "/installation/repositories", "repositories", { left: MAX_REQUESTS });
+  return { repos: privateIds(listed.items), partial: listed.partial };
 }
 
 /**

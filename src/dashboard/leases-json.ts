@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "probot";
+import { leaseJson as apiLeaseJson, iso } from "../api/answers.js";
 import type { BoardLease, Ledger } from "../ledger/types.js";
 import { sendJson } from "./http.js";
 import { filterQuery, loadBoard, PAGE_SIZE, parseFilters, type Viewer } from "./queries.js";
@@ -24,19 +25,14 @@ export interface LeasesJsonDeps {
   bearer?: BearerViewer;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
+/** A lease as the API shows one (answers.ts), with what the board shows beside it. */
 export function leaseJson(l: BoardLease, web: string): Record<string, unknown> {
   return {
-    repo: l.repo,
-    issue: l.issue,
+    ...apiLeaseJson(l.repo, l.issue, l),
     title: l.title,
     labels: l.labels,
     url: `${web}/${l.repo}/issues/${l.issue}`,
-    holder: { login: l.holder.login, id: l.holder.id },
-    token: l.token,
     acquired_at: iso(l.acquiredAt),
-    expires_at: iso(l.expiresAt),
     held_by: l.heldBy,
   };
 }

@@ -98,6 +98,11 @@ function issueLink(web: string, repo: string, issue: number, title: string | nul
   return `<a href="${esc(url)}">#${issue}</a>${title === null ? "" : ` <a href="${esc(url)}" class="title">${esc(title)}</a>`}`;
 }
 
+/** An API client's worker name beside its account (two instances of one account are two holders). */
+function instance(name: string | undefined): string {
+  return name ? ` <span class="muted instance">${esc(name)}</span>` : "";
+}
+
 function leaseRow(l: BoardLease, ctx: PageContext): string {
   const labels = shownLabels(l.labels)
     .map((name) => `<a class="label" href="/leases?label=${encodeURIComponent(name)}">${esc(name)}</a>`)
@@ -107,7 +112,7 @@ function leaseRow(l: BoardLease, ctx: PageContext): string {
     `<tr class="lease" data-repo="${esc(l.repo)}" data-issue="${l.issue}">` +
     `<td><a href="/leases/${esc(l.repo)}">${esc(l.repo)}</a></td>` +
     `<td>${issueLink(ctx.web, l.repo, l.issue, l.title)}${labels ? `<div>${labels}</div>` : ""}</td>` +
-    `<td class="holder"><a href="${esc(`${ctx.web}/${l.holder.login}`)}">${esc(l.holder.login)}</a></td>` +
+    `<td class="holder"><a href="${esc(`${ctx.web}/${l.holder.login}`)}">${esc(l.holder.login)}</a>${instance(l.holder.instance)}</td>` +
     `<td class="num">${l.token}</td>` +
     `<td class="when">${time(l.acquiredAt, ctx.now)}</td>` +
     `<td class="when${soon ? " soon" : ""}">${l.expiresAt === null ? '<span class="muted">no expiry</span>' : time(l.expiresAt, ctx.now)}</td>` +

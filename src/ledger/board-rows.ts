@@ -2,7 +2,7 @@
  * Rows of the board's queries as both backends read them, and the sum of
  * per-holder counts the side panel shows (sqlite-board.ts, postgres-board.ts).
  */
-import type { BoardLease, EndedTenure, Holder } from "./types.js";
+import { type BoardLease, type EndedTenure, type Holder, holderOf } from "./types.js";
 
 export interface BoardRow {
   repo_id: number;
@@ -10,6 +10,7 @@ export interface BoardRow {
   issue: number;
   holder_id: number;
   holder_login: string;
+  holder_instance: string | null;
   token: number;
   acquired_at: number;
   expires_at: number | null;
@@ -26,6 +27,7 @@ export interface EndedRow {
   actor_login: string | null;
   holder_id: number;
   holder_login: string;
+  holder_instance: string | null;
   token: number;
   at: number;
   title: string | null;
@@ -43,7 +45,7 @@ export function toBoardLease(row: BoardRow): BoardLease {
     repoId: row.repo_id,
     repo: row.repo,
     issue: row.issue,
-    holder: { id: row.holder_id, login: row.holder_login },
+    holder: holderOf(row.holder_id, row.holder_login, row.holder_instance),
     token: row.token,
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,
@@ -54,7 +56,7 @@ export function toBoardLease(row: BoardRow): BoardLease {
 }
 
 export function toEnded(row: EndedRow): EndedTenure {
-  const holder = { id: row.holder_id, login: row.holder_login };
+  const holder = holderOf(row.holder_id, row.holder_login, row.holder_instance);
   const byHolder = row.op === "release" || row.actor_id === row.holder_id;
   return {
     repoId: row.repo_id,

@@ -20,7 +20,7 @@ import type {
 type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
 
 const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";
-const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.token, l.acquired_at, l.expires_at,
+const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.holder_instance, l.token, l.acquired_at, l.expires_at,
   c.title, c.labels`;
 const joins = (s: string) => `LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id
   LEFT JOIN ${s}.issue_cards c ON c.repo_id = l.repo_id AND c.issue = l.issue`;
@@ -168,7 +168,7 @@ export async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardP
     [now, now + q.soonMs, ids, q.countCap],
   );
   const ended = await c.query<EndedRow>(
-    `SELECT h.repo_id, coalesce(r.repo, h.repo) AS repo, h.issue, h.op, h.actor_id, h.actor_login, h.holder_id, h.holder_login,
+    `SELECT h.repo_id, coalesce(r.repo, h.repo) AS repo, h.issue, h.op, h.actor_id, h.actor_login, h.holder_id, h.holder_login, h.holder_instance,
             h.token, h.at, c.title
      FROM ${s}.history h
      LEFT JOIN ${s}.repos r ON r.repo_id = h.repo_id

@@ -22,7 +22,7 @@ const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";
 /** Rows a viewer may see: public repositories, and the private ones in @visible (a JSON array of ids). */
 const VISIBLE = "(r.private = 0 OR l.repo_id IN (SELECT value FROM json_each(@visible)))";
 /** The columns a board row shows. */
-const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.token, l.acquired_at, l.expires_at,
+const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.holder_instance, l.token, l.acquired_at, l.expires_at,
   c.title, c.labels`;
 const JOINS = `LEFT JOIN repos r ON r.repo_id = l.repo_id
   LEFT JOIN issue_cards c ON c.repo_id = l.repo_id AND c.issue = l.issue`;
@@ -91,7 +91,7 @@ export class SqliteBoard {
         )
         .pluck(),
       ended: db.prepare<{ visible: string; since: number; limit: number }, EndedRow>(
-        `SELECT h.repo_id, coalesce(r.repo, h.repo) AS repo, h.issue, h.op, h.actor_id, h.actor_login, h.holder_id, h.holder_login,
+        `SELECT h.repo_id, coalesce(r.repo, h.repo) AS repo, h.issue, h.op, h.actor_id, h.actor_login, h.holder_id, h.holder_login, h.holder_instance,
                 h.token, h.at, c.title
          FROM history h INDEXED BY history_ended
          LEFT JOIN repos r ON r.repo_id = h.repo_id

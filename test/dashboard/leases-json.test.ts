@@ -61,6 +61,29 @@ describe.concurrent("GET /api/v1/leases", () => {
       expect(fake.unmatched).toEqual([]);
     }), 60_000);
 
+  it("answers a bearer token as GitHub says: who it is (GraphQL viewer) and the private repositories it can access; a bad token is 401", () =>
+    withBoard(async ({ fake, server, claim }) => {
+      await claim(PUBLIC, 1, alice, "Fix the parser", { ttl: "2d" });
+      await claim(SECRET, 2, bob, "Secret plan", { ttl: "1d" });
+      fake.addToken("ghu_bob_token", { login: "bob", id: bob.id });
+      fake.addToken("ghu_carol_token", { login: "carol", id: carol.id });
+      const api = `${server.url}/api/v1/leases`;
+      const asBob = { authorization: "Bearer ghu_bob_token" };
+      const bobs = await leases(api, asBob);
+      expect(names(bobs.body)).toEqual([`${full(SECRET)}#2 bob`, `${full(PUBLIC)}#1 alice`]);
+      expect(bobs.body.viewer).toEqual({ login: "bob", id: bob.id });
+      expect(names((await leases(`${api}?holder=@me`, asBob)).body)).toEqual([`${full(SECRET)}#2 bob`]);
+      expect(names((await leases(`${api}?holder=@me`, { authorization: "token ghu_carol_token" })).body)).toEqual([]);
+      // carol's token sees no installation: public repositories only, as anonymous callers.
+      expect(names((await leases(api, { authorization: "Bearer ghu_carol_token" })).body)).toEqual([`${full(PUBLIC)}#1 alice`]);
+      const bad = await leases(api, { authorization: "Bearer not-a-token" });
+      expect(bad).toEqual({ status: 401, body: { error: { code: "unauthorized", message: "GitHub did not accept the token" } } });
+      // Asked of GitHub once per token within the cache's minute.
+      await leases(api, asBob);
+      expect(fake.requests.filter((r) => r.path === "/user/installations").length).toBe(2);
+      expect(fake.unmatched).toEqual([]);
+    }), 60_000);
+
   it("filters by holder and label, pages, and refuses what it does not understand with a clear answer", () =>
     withBoard(async ({ server, claim }) => {
       await claim(PUBLIC, 1, alice, "One", { ttl: "1d", labels: ["bug"] });
