@@ -88,9 +88,19 @@ function layout(ctx: PageContext, title: string, body: string, aside = ""): stri
 </body></html>`;
 }
 
+/** Label name -> whether it is one of the app's own; labelKind builds patterns, so each name is judged once. */
+const APP_LABELS = new Map<string, boolean>();
+
 /** The labels worth showing: not the app's own (`claimed`, `claimed-by: …`, `lease #…`), which the columns already say. */
 function shownLabels(labels: string[]): string[] {
-  return labels.filter((l) => labelKind(DEFAULT_CONFIG.labels, l) === null);
+  return labels.filter((l) => {
+    let ours = APP_LABELS.get(l);
+    if (ours === undefined) {
+      if (APP_LABELS.size >= 10_000) APP_LABELS.clear();
+      APP_LABELS.set(l, (ours = labelKind(DEFAULT_CONFIG.labels, l) !== null));
+    }
+    return !ours;
+  });
 }
 
 function issueLink(web: string, repo: string, issue: number, title: string | null): string {
