@@ -56,7 +56,7 @@ export async function leasesJson(req: IncomingMessage, res: ServerResponse, url:
       viewer = await deps.bearer(token);
     } catch (e) {
       deps.log.warn({ err: e }, "board: GitHub did not say who a bearer token is");
-      return error(res, 503, "github_unavailable", "GitHub did not say who the token is; try again", { "retry-after": "5" });
+      return error(res, 502, "github_unavailable", "GitHub did not say who the token is; try again", { "retry-after": "5" });
     }
     if (!viewer) return error(res, 401, "unauthorized", "GitHub did not accept the token", challenge);
   } else {

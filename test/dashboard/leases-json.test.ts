@@ -7,11 +7,15 @@
  * it needs, a forged cookie is nobody.
  */
 import { describe, expect, it } from "vitest";
+import { checkAnswer } from "../api/openapi-check.js";
 import { alice, bob, carol, cookieOf, full, PUBLIC, SECRET, signIn, withBoard } from "./board-world.js";
 
+/** GET, and the answer checked against the OpenAPI document the server serves. */
 const leases = async (url: string, headers: Record<string, string> = {}) => {
   const res = await fetch(url, { headers });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  const body = (await res.json()) as Record<string, any>;
+  checkAnswer("GET", new URL(url).pathname, res.status, body);
+  return { status: res.status, body };
 };
 const names = (body: Record<string, any>) => (body.leases as Array<Record<string, any>>).map((l) => `${l.repo}#${l.issue} ${l.holder.login}`);
 
