@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { ConfigCache } from "./config-cache.js";
 import type { ConfigResult } from "./config.js";
+import { wireDashboard } from "./dashboard/dashboard.js";
 import { loadConfig as loadRepoConfig } from "./repo-config.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
@@ -281,6 +282,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       appId,
       log,
     });
+
+    // The board (issue 12): remembers from every delivery; serves /leases, sign-in and GET /api/v1/leases.
+    wireDashboard(app, addHandler, { ledger, clock, log, track });
 
     const health = async (req: IncomingMessage, res: ServerResponse) => {
       if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/health") return false;

@@ -26,6 +26,10 @@ export interface LeaseJson {
   holder: HolderJson | null;
   token: number | null;
   expires_at: string | null;
+  /** How a live lease is held: by time (its expiry), by its holder's open pull requests, or by an exempt label. */
+  held_by?: "time" | "pull" | "exempt";
+  /** The holder's open pull requests that close the issue and hold the lease (`expires_at` is null meanwhile). */
+  pulls?: number[];
 }
 
 /** GitHub's form: whole seconds, UTC, as the reply marker has it. Rounded down, so a client never thinks it holds longer than it does. */
@@ -41,6 +45,8 @@ export function leaseJson(repo: string, issue: number, lease: Lease | null): Lea
     holder: { login: lease.holder.login, id: lease.holder.id, instance: lease.holder.instance ?? null },
     token: lease.token,
     expires_at: lease.expiresAt === null ? null : iso(lease.expiresAt),
+    held_by: lease.heldBy.kind,
+    ...(lease.heldBy.kind === "time" ? {} : { pulls: lease.heldBy.pulls }),
   };
 }
 

@@ -175,4 +175,68 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   ALTER TABLE ${s}.leases ADD COLUMN holder_instance text;
   ALTER TABLE ${s}.history ADD COLUMN holder_instance text, ADD COLUMN actor_instance text;
   `,
+  // 13: the board (issue 12; SQLite's 14): each repository's private flag
+  // and each leased issue's title and labels, remembered from webhooks; the
+  // indexes a page of live leases is read through; and per-holder counts
+  // kept by a trigger in each lease write's own transaction (scope 0: public
+  // repositories; a private or unknown one's id). Labels are kept
+  // lower-cased in issue_labels, for a filter that ignores case.
+  (s) => `
+  ALTER TABLE ${s}.repos ADD COLUMN private boolean;
+  CREATE TABLE ${s}.issue_cards (
+    repo_id    bigint NOT NULL,
+    issue      bigint NOT NULL,
+    title      text   NOT NULL,
+    labels     text   NOT NULL,  -- JSON array of names, as GitHub ordered them
+    updated_at bigint NOT NULL,
+    PRIMARY KEY (repo_id, issue)
+  );
+  CREATE TABLE ${s}.issue_labels (
+    repo_id bigint NOT NULL,
+    issue   bigint NOT NULL,
+    label   text   NOT NULL,
+    PRIMARY KEY (repo_id, issue, label)
+  );
+  CREATE INDEX issue_labels_by_label ON ${s}.issue_labels (label);
+  CREATE INDEX leases_board ON ${s}.leases ((coalesce(expires_at, 253402300799999)), repo_id, issue) WHERE holder_id IS NOT NULL;
+  CREATE INDEX leases_board_holder ON ${s}.leases (lower(holder_login)) WHERE holder_id IS NOT NULL;
+  CREATE INDEX history_ended ON ${s}.history (at)
+    WHERE (op IN ('release', 'force_release') AND outcome = 'released' AND holder_id IS NOT NULL) OR (op = 'expire' AND outcome = 'expired');
+  CREATE TABLE ${s}.holder_counts (
+    scope     bigint  NOT NULL,
+    holder_id bigint  NOT NULL,
+    login     text    NOT NULL,
+    n         integer NOT NULL,
+    PRIMARY KEY (scope, holder_id)
+  );
+  CREATE INDEX holder_counts_top ON ${s}.holder_counts (scope, n DESC, holder_id);
+  CREATE FUNCTION ${s}.board_scope(of_repo bigint) RETURNS bigint LANGUAGE sql VOLATILE AS $fn$
+    SELECT coalesce((SELECT 0::bigint FROM ${s}.repos WHERE repo_id = of_repo AND private = false), of_repo)
+  $fn$;
+  CREATE FUNCTION ${s}.count_holders() RETURNS trigger LANGUAGE plpgsql AS $fn$
+  DECLARE
+    scope_of bigint;
+  BEGIN
+    IF TG_OP = 'UPDATE' AND OLD.holder_id IS NOT DISTINCT FROM NEW.holder_id THEN
+      IF NEW.holder_id IS NOT NULL AND OLD.holder_login IS DISTINCT FROM NEW.holder_login THEN
+        UPDATE ${s}.holder_counts SET login = NEW.holder_login WHERE holder_id = NEW.holder_id;
+      END IF;
+      RETURN NULL;
+    END IF;
+    IF TG_OP = 'UPDATE' AND OLD.holder_id IS NOT NULL THEN
+      scope_of := ${s}.board_scope(OLD.repo_id);
+      UPDATE ${s}.holder_counts SET n = n - 1 WHERE scope = scope_of AND holder_id = OLD.holder_id;
+    END IF;
+    IF NEW.holder_id IS NOT NULL THEN
+      INSERT INTO ${s}.holder_counts AS c (scope, holder_id, login, n) VALUES (${s}.board_scope(NEW.repo_id), NEW.holder_id, NEW.holder_login, 1)
+        ON CONFLICT (scope, holder_id) DO UPDATE SET n = c.n + 1, login = EXCLUDED.login;
+    END IF;
+    RETURN NULL;
+  END
+  $fn$;
+  CREATE TRIGGER count_holders AFTER INSERT OR UPDATE OF holder_id, holder_login ON ${s}.leases
+    FOR EACH ROW EXECUTE FUNCTION ${s}.count_holders();
+  INSERT INTO ${s}.holder_counts (scope, holder_id, login, n)
+    SELECT repo_id, holder_id, max(holder_login), count(*) FROM ${s}.leases WHERE holder_id IS NOT NULL GROUP BY repo_id, holder_id;
+  `,
 ];

@@ -2,6 +2,13 @@ import pg from "pg";
 import { decide, type Row } from "./decide.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
 import { limitReached, policyLocks, policySqls, rememberLabels } from "./postgres-policies.js";
+import {
+  postgresBoardLeases,
+  postgresBoardPanels,
+  postgresBoardRepo,
+  rememberPostgresCard,
+  rememberPostgresVisibility,
+} from "./postgres-board.js";
 import { floorOf, raisePostgresTokenFloor } from "./postgres-token-floor.js";
 import { PostgresWork } from "./postgres-work.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
@@ -11,6 +18,10 @@ import type {
   AcquireOptions,
   AcquireResult,
   Applied,
+  BoardPage,
+  BoardPanels,
+  BoardPanelsQuery,
+  BoardQuery,
   Effect,
   ExpireResult,
   ForceReleaseOptions,
@@ -18,6 +29,7 @@ import type {
   HistoryEntry,
   HistoryOp,
   Holder,
+  IssueCard,
   IssueKey,
   Lease,
   Ledger,
@@ -31,6 +43,7 @@ import type {
   RenameOptions,
   RenewOptions,
   RepoInfo,
+  RepoVisibility,
   RenewResult,
   ReplyBudget,
   SchemaVersion,
@@ -1036,5 +1049,30 @@ export class PostgresLedger implements Ledger {
     // A row may exist with token 0 before any tenure (a note on a fresh issue).
     const token = rows[0]?.token ?? 0;
     return token > 0 ? token : null;
+  }
+
+  // The board (postgres-board.ts).
+  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
+    const s = pg.escapeIdentifier(this.schema);
+    return this.transaction(now, async (c, now) => ({ value: await rememberPostgresCard(c, s, card, now, create) }));
+  }
+
+  async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
+    const s = pg.escapeIdentifier(this.schema);
+    return this.transaction(now, async (c, now) => ({ value: await rememberPostgresVisibility(c, s, repo, now) }));
+  }
+
+  async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
+    return postgresBoardRepo((text, values) => this.query(text, values), pg.escapeIdentifier(this.schema), name);
+  }
+
+  async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
+    const s = pg.escapeIdentifier(this.schema);
+    return postgresBoardLeases((text, values) => this.query(text, values), s, query, nowParam(1), this.stmtNow(now));
+  }
+
+  async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+    const s = pg.escapeIdentifier(this.schema);
+    return this.transaction(now, async (c, now) => ({ value: await postgresBoardPanels(c, s, query, now) }));
   }
 }

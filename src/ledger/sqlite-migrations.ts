@@ -225,4 +225,76 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE history ADD COLUMN holder_instance TEXT;
   ALTER TABLE history ADD COLUMN actor_instance TEXT;
   `,
+  // 14: the board (issue 12). What a page of live leases shows without a
+  // read of GitHub: each repository's private flag and each leased issue's
+  // title and labels, remembered from webhooks (NULL private: never seen in
+  // one, shown as private). The page reads live leases in expiry order
+  // (open-ended last) through leases_board, a holder's through
+  // leases_board_holder (by id, which a renewal does not write), a label's
+  // through issue_labels. Who holds the most is read from holder_counts,
+  // kept by triggers in each lease write's own transaction, per holder and
+  // scope (0: public repositories; a private or unknown one's id), so the
+  // panel reads a few rows whatever the number of leases; holders are found
+  // by login there too. A count that drops to 0 stays (a holder's next lease
+  // then writes only the count, not a row and its index entries). Tenures
+  // that ended are found through history_ended, whose entries only ending
+  // rows write.
+  `
+  ALTER TABLE repos ADD COLUMN private INTEGER;
+  CREATE TABLE issue_cards (
+    repo_id    INTEGER NOT NULL,
+    issue      INTEGER NOT NULL,
+    title      TEXT    NOT NULL,
+    labels     TEXT    NOT NULL,  -- JSON array of names, as GitHub ordered them
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, issue)
+  ) WITHOUT ROWID;
+  CREATE TABLE issue_labels (
+    repo_id INTEGER NOT NULL,
+    issue   INTEGER NOT NULL,
+    label   TEXT    NOT NULL COLLATE NOCASE,
+    PRIMARY KEY (repo_id, issue, label)
+  ) WITHOUT ROWID;
+  CREATE INDEX issue_labels_by_label ON issue_labels (label);
+  CREATE INDEX leases_board ON leases (coalesce(expires_at, 253402300799999), repo_id, issue) WHERE holder_id IS NOT NULL;
+  CREATE INDEX leases_board_holder ON leases (holder_id) WHERE holder_id IS NOT NULL;
+  CREATE INDEX history_ended ON history (at)
+    WHERE (op IN ('release', 'force_release') AND outcome = 'released' AND holder_id IS NOT NULL) OR (op = 'expire' AND outcome = 'expired');
+  CREATE TABLE holder_counts (
+    scope     INTEGER NOT NULL,
+    holder_id INTEGER NOT NULL,
+    login     TEXT    NOT NULL COLLATE NOCASE,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (scope, holder_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX holder_counts_top ON holder_counts (scope, n DESC, holder_id);
+  CREATE INDEX holder_counts_login ON holder_counts (login);
+  CREATE TRIGGER holder_counts_insert AFTER INSERT ON leases WHEN NEW.holder_id IS NOT NULL BEGIN
+    INSERT INTO holder_counts (scope, holder_id, login, n)
+      SELECT coalesce((SELECT 0 FROM repos WHERE repo_id = NEW.repo_id AND private = 0), NEW.repo_id), NEW.holder_id, NEW.holder_login, 1 WHERE 1
+      ON CONFLICT (scope, holder_id) DO UPDATE SET n = n + 1;
+    UPDATE holder_counts SET login = NEW.holder_login
+      WHERE scope = coalesce((SELECT 0 FROM repos WHERE repo_id = NEW.repo_id AND private = 0), NEW.repo_id)
+        AND holder_id = NEW.holder_id AND login IS NOT NEW.holder_login COLLATE BINARY;
+  END;
+  CREATE TRIGGER holder_counts_update AFTER UPDATE OF holder_id ON leases WHEN OLD.holder_id IS NOT NEW.holder_id BEGIN
+    UPDATE holder_counts SET n = n - 1
+      WHERE OLD.holder_id IS NOT NULL AND holder_id = OLD.holder_id
+        AND scope = coalesce((SELECT 0 FROM repos WHERE repo_id = OLD.repo_id AND private = 0), OLD.repo_id);
+    INSERT INTO holder_counts (scope, holder_id, login, n)
+      SELECT coalesce((SELECT 0 FROM repos WHERE repo_id = NEW.repo_id AND private = 0), NEW.repo_id), NEW.holder_id, NEW.holder_login, 1
+      WHERE NEW.holder_id IS NOT NULL
+      ON CONFLICT (scope, holder_id) DO UPDATE SET n = n + 1;
+    UPDATE holder_counts SET login = NEW.holder_login
+      WHERE NEW.holder_id IS NOT NULL
+        AND scope = coalesce((SELECT 0 FROM repos WHERE repo_id = NEW.repo_id AND private = 0), NEW.repo_id)
+        AND holder_id = NEW.holder_id AND login IS NOT NEW.holder_login COLLATE BINARY;
+  END;
+  CREATE TRIGGER holder_counts_login AFTER UPDATE OF holder_login ON leases
+    WHEN NEW.holder_id IS NOT NULL AND OLD.holder_id IS NEW.holder_id AND OLD.holder_login IS NOT NEW.holder_login BEGIN
+    UPDATE holder_counts SET login = NEW.holder_login WHERE holder_id = NEW.holder_id;
+  END;
+  INSERT INTO holder_counts (scope, holder_id, login, n)
+    SELECT l.repo_id, l.holder_id, max(l.holder_login), count(*) FROM leases l WHERE l.holder_id IS NOT NULL GROUP BY l.repo_id, l.holder_id;
+  `,
 ];

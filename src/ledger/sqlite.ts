@@ -6,6 +6,7 @@ import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
 import { SqlitePolicies } from "./sqlite-policies.js";
+import { SqliteBoard } from "./sqlite-board.js";
 import { claimServing } from "./sqlite-serving.js";
 import { raiseSqliteTokenFloor } from "./sqlite-token-floor.js";
 import { SqliteWork } from "./sqlite-work.js";
@@ -14,6 +15,10 @@ import type {
   AcquireOptions,
   AcquireResult,
   Applied,
+  BoardPage,
+  BoardPanels,
+  BoardPanelsQuery,
+  BoardQuery,
   Effect,
   ExpireResult,
   ForceReleaseOptions,
@@ -21,6 +26,7 @@ import type {
   HistoryEntry,
   HistoryOp,
   Holder,
+  IssueCard,
   IssueKey,
   Lease,
   Ledger,
@@ -33,6 +39,7 @@ import type {
   RemindResult,
   RenameOptions,
   RepoInfo,
+  RepoVisibility,
   RenewOptions,
   SchemaVersion,
   RenewResult,
@@ -780,5 +787,43 @@ export class SqliteLedger implements Ledger {
 
   async setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>> {
     return this.immediate(() => this.work.setExempt(key, actor, exempt, now, opts));
+  }
+
+  // The board's statements (sqlite-board.ts), prepared on first use.
+  private boardSt: SqliteBoard | undefined;
+  private get board(): SqliteBoard {
+    return (this.boardSt ??= new SqliteBoard(this.db));
+  }
+
+  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
+    const write = this.board.cardWrite(card, create);
+    if (write !== true) return write === false;
+    // A title is for display, and the next event brings it again: its
+    // commit does not wait for the disk (synchronous NORMAL in WAL mode; the
+    // next commit of a lease syncs it along). Nothing else is written so.
+    const sync = this.db.pragma("synchronous", { simple: true }) as number;
+    if (sync > 1) this.db.pragma("synchronous = NORMAL");
+    try {
+      return this.immediate(() => this.board.rememberCard(card, now, create));
+    } finally {
+      if (sync > 1) this.db.pragma(`synchronous = ${sync}`);
+    }
+  }
+
+  async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
+    return this.immediate(() => this.board.rememberVisibility(repo, now));
+  }
+
+  async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
+    return this.board.boardRepo(name);
+  }
+
+  async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
+    return this.board.leases(query, now);
+  }
+
+  async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+    // One read transaction: the panels agree with each other.
+    return this.db.transaction(() => this.board.panels(query, now))();
   }
 }

@@ -457,6 +457,42 @@ export interface Ledger {
    * written: the labels that show the lease do not change.
    */
   setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>>;
+
+  // --- The board (issue 12): what a page of leases shows, remembered from webhooks and read through indexes.
+
+  /**
+   * Remembers an issue's title and labels, as a webhook payload showed them,
+   * so that the board draws its page without a read of GitHub. Written when
+   * `create` (a comment carrying a command: a lease may follow) or when the
+   * issue has a row in the ledger (leased now or before); otherwise nothing
+   * is written, so issues the app never leases leave no trace. Returns
+   * whether the issue has its card now (false: it was not kept).
+   */
+  rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean>;
+  /**
+   * Remembers whether a repository is private, as a webhook payload showed
+   * it (with its name and installation, as `rememberRepo`). A repository
+   * never seen this way counts as private: the board shows its leases only
+   * to viewers allowed to see it. Returns true when the flag changed; the
+   * per-holder counts of the repository's leases move with it in the same
+   * transaction.
+   */
+  rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean>;
+  /** The repository remembered under `owner/name` (case-insensitive), with its private flag (null: never seen in a webhook). */
+  boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null>;
+  /**
+   * One page of live leases a viewer may see, sorted by expiry (open-ended
+   * last), then repository id and issue; filtered by repository, holder
+   * and label. Reads only the page (and the rows of private repositories
+   * the viewer may not see that lie between), through indexes.
+   */
+  boardLeases(query: BoardQuery, now: number): Promise<BoardPage>;
+  /**
+   * The board's side panels for a viewer: who holds the most (from counts
+   * kept in each lease's own transaction), what expires within
+   * `soonMs`, and the tenures that ended since `now - endedWithinMs`.
+   */
+  boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels>;
 }
 
 /**
@@ -528,6 +564,84 @@ export interface ExemptOptions {
 export interface ExemptResult {
   outcome: "suspended" | "resumed" | "unchanged";
   lease: Lease | null;
+}
+
+/** An issue as the board shows it: its title and labels, from the last webhook that carried them. */
+export interface IssueCard {
+  repoId: number;
+  issue: number;
+  title: string;
+  labels: string[];
+}
+
+export interface RepoVisibility extends RepoInfo {
+  private: boolean;
+}
+
+/**
+ * Which repositories a viewer may see besides public ones: the ids of the
+ * private repositories GitHub said they can access. Empty for an anonymous
+ * visitor.
+ */
+export type VisiblePrivateRepos = readonly number[];
+
+export interface BoardQuery {
+  visible: VisiblePrivateRepos;
+  repoId?: number;
+  /** By login (case-insensitive); with `id`, only that account under that login. */
+  holder?: { login: string; id?: number };
+  /** By label name (case-insensitive). */
+  label?: string;
+  /** 0 for the first page. */
+  page: number;
+  pageSize: number;
+}
+
+export interface BoardLease extends Lease {
+  /** null until a webhook showed the issue's title. */
+  title: string | null;
+  labels: string[];
+  heldBy: HeldBy;
+}
+
+export interface BoardPage {
+  leases: BoardLease[];
+  /** Whether a next page exists. */
+  more: boolean;
+}
+
+export interface BoardPanelsQuery {
+  visible: VisiblePrivateRepos;
+  /** How many holders, expiring leases and ended tenures to list. */
+  top: number;
+  soonMs: number;
+  endedWithinMs: number;
+  /** The expiring count stops at this many (the panel says "N+"). */
+  countCap: number;
+}
+
+/** How a tenure ended: released by its holder, expired, or ended by someone else (a maintainer, a close, the operator). */
+export type EndedHow = "released" | "expired" | "ended";
+
+export interface EndedTenure {
+  repoId: number;
+  repo: string;
+  issue: number;
+  title: string | null;
+  holder: Holder;
+  token: number;
+  at: number;
+  how: EndedHow;
+  /** Who ended it, for "ended". */
+  by: Holder | null;
+}
+
+export interface BoardPanels {
+  holders: Array<{ holder: Holder; leases: number }>;
+  expiring: BoardLease[];
+  /** Leases expiring within soonMs, at most countCap. */
+  expiringCount: number;
+  ended: EndedTenure[];
 }
 
 /** How `raiseTokenFloor` sets the floor: the ledger's highest token plus a gap, or a value given. */

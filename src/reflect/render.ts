@@ -124,7 +124,7 @@ function when(ms: number, at: number): string {
 }
 
 /** A duration rounded for reading: "3 days", "2 hours", "45 minutes". */
-function roughly(ms: number): string {
+export function roughly(ms: number): string {
   const steps: Array<[number, number]> = [
     [7 * 86_400_000, 14 * 86_400_000],
     [86_400_000, 2 * 86_400_000],

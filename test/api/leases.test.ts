@@ -128,7 +128,7 @@ describe.concurrent("The HTTP API", () => {
       expect(claimed.body.token).toBe(1);
       const valid = await verify(1, "w1");
       expect(valid.status).toBe(200);
-      expect(valid.body).toEqual({ valid: true, lease: { repo: FULL, issue: 1, holder: { login: BOT.login, id: BOT.id, instance: "w1" }, token: 1, expires_at: claimed.body.expires_at } });
+      expect(valid.body).toEqual({ valid: true, lease: { repo: FULL, issue: 1, holder: { login: BOT.login, id: BOT.id, instance: "w1" }, token: 1, expires_at: claimed.body.expires_at, held_by: "time" } });
       expect((await verify(1)).body).toMatchObject({ valid: false, lease: { token: 1 } });
       expect((await verify(2, "w1")).status).toBe(409);
       const stranger = await call(server, "POST", `${leasePath(1)}/verify`, { token: OTHER.token, body: { token: 1, instance: "w1" } });

@@ -5,6 +5,13 @@
  * to avoid (sqlite_sequence, a second index for reminders, an index over the
  * history, the holder index when the holder does not change).
  *
+ * The board (migration 14) adds, to a tenure that begins or ends, its
+ * expiry-ordered entry (leases_board), its holder's entry by login
+ * (leases_board_holder) and the holder's count (holder_counts and its
+ * top-holders index; a holder's first lease ever also adds their row to
+ * holder_counts_login); an ending also writes history_ended. A renewal
+ * moves only the expiry-ordered entry.
+ *
  * Read from the WAL itself: each frame names the page it carries, and dbstat
  * names the table or index that page belongs to. The database is small, so
  * each b-tree is one page and no page splits.
@@ -22,6 +29,8 @@ const key = (issue: number): IssueKey => ({ repoId: 500, repo: "octo/pages", iss
 const alice: Holder = { id: 1, login: "alice" };
 const bob: Holder = { id: 2, login: "bob" };
 const WAL_HEADER = 32;
+/** What a tenure beginning or ending writes, sorted. */
+const TENURE_CHANGE = ["history", "holder_counts", "holder_counts_top", "leases", "leases_board", "leases_board_holder", "leases_by_due", "leases_held"];
 const FRAME_HEADER = 24;
 
 describe("sqlite: pages written per operation", () => {
@@ -68,33 +77,31 @@ describe("sqlite: pages written per operation", () => {
     return names.sort();
   }
 
-  it("a new tenure: the lease row, its two index entries, the history row", async () => {
-    expect(await written(() => ledger.acquire(key(1), alice, HOUR, T0, { maxPerHolder: 5, remindBefore: HOUR / 4 }))).toEqual([
-      "history",
-      "leases",
-      "leases_by_due",
-      "leases_held",
-    ]);
+  it("a new tenure: the lease row, its index entries, the holder's count, the history row", async () => {
+    // alice's first lease ever: her count's row is new.
+    expect(await written(() => ledger.acquire(key(1), alice, HOUR, T0, { maxPerHolder: 5, remindBefore: HOUR / 4 }))).toEqual(
+      ["holder_counts_login", ...TENURE_CHANGE].sort(),
+    );
+    expect(await written(() => ledger.acquire(key(2), alice, HOUR, T0, { maxPerHolder: 5, remindBefore: HOUR / 4 }))).toEqual(TENURE_CHANGE);
   });
 
   it("the same tenure carrying on (renew, idempotent acquire) leaves the holder index alone", async () => {
     await ledger.acquire(key(1), alice, HOUR, T0, { remindBefore: HOUR / 4 });
-    const same = ["history", "leases", "leases_by_due"];
+    const same = ["history", "leases", "leases_board", "leases_by_due"];
     expect(await written(() => ledger.renew(key(1), alice, 2 * HOUR, T0 + 1, { remindBefore: HOUR / 4 }))).toEqual(same);
-    expect(await written(() => ledger.acquire(key(1), { ...alice, login: "alice2" }, HOUR, T0 + 2, { maxPerHolder: 5 }))).toEqual(same);
-    expect(await written(() => ledger.markReminded(key(1), { token: 1, expiresAt: T0 + 2 + HOUR }, T0 + HOUR))).toEqual(same);
+    // A new login for the holder (a renamed account) is written to their count too.
+    expect(await written(() => ledger.acquire(key(1), { ...alice, login: "alice2" }, HOUR, T0 + 2, { maxPerHolder: 5 }))).toEqual(
+      ["holder_counts", "holder_counts_login", ...same].sort(),
+    );
+    // A reminder changes no expiry: the board's index is left alone.
+    expect(await written(() => ledger.markReminded(key(1), { token: 1, expiresAt: T0 + 2 + HOUR }, T0 + HOUR))).toEqual(["history", "leases", "leases_by_due"]);
   });
 
   it("ending a tenure, and operations that change no lease", async () => {
     await ledger.acquire(key(1), alice, HOUR, T0, { remindBefore: HOUR / 4 });
     expect(await written(() => ledger.acquire(key(1), bob, HOUR, T0 + 1))).toEqual(["history", "leases"]);
     expect(await written(() => ledger.renew(key(1), bob, HOUR, T0 + 2))).toEqual(["history", "leases"]);
-    expect(await written(() => ledger.release(key(1), alice, T0 + 3))).toEqual([
-      "history",
-      "leases",
-      "leases_by_due",
-      "leases_held",
-    ]);
+    expect(await written(() => ledger.release(key(1), alice, T0 + 3))).toEqual(["history_ended", ...TENURE_CHANGE].sort());
     // An issue never held has no lease row: its latest history row is kept beside.
     expect(await written(() => ledger.note(key(2), bob, T0 + 4, { outcome: "invalid" }))).toEqual(["history", "history_heads"]);
     expect(await written(() => ledger.release(key(2), bob, T0 + 5))).toEqual(["history", "history_heads"]);
@@ -102,11 +109,6 @@ describe("sqlite: pages written per operation", () => {
 
   it("expiring a tenure", async () => {
     await ledger.acquire(key(1), alice, HOUR, T0);
-    expect(await written(() => ledger.markExpired(key(1), 1, T0 + HOUR))).toEqual([
-      "history",
-      "leases",
-      "leases_by_due",
-      "leases_held",
-    ]);
+    expect(await written(() => ledger.markExpired(key(1), 1, T0 + HOUR))).toEqual(["history_ended", ...TENURE_CHANGE].sort());
   });
 });

@@ -139,6 +139,16 @@ export interface FakeGitHub {
   addToken(token: string, who: { login: string; id: number; type?: "User" | "Bot"; repos?: string[] }): void;
   /** The app is not installed on this repository: `GET /repos/{owner}/{repo}/installation` answers 404. */
   uninstall(repo: string): void;
+
+  // --- Users signing in to the board (OAuth web flow) and what their tokens see.
+  /** The GitHub App's client id and secret the OAuth endpoints accept. */
+  setOAuthApp(clientId: string, clientSecret: string): void;
+  /** Who is signed in to GitHub in the browser: /login/oauth/authorize sends them straight back with a code (null: nobody; 401). */
+  signInAs(login: string | null): void;
+  /** The app's installations a user can access, and the repositories each gives them. */
+  setUserInstallations(login: string, installations: Array<{ id: number; repos: Array<{ repo: string; private: boolean }> }>): void;
+  /** User tokens handed out by the OAuth exchange and not revoked. */
+  liveUserTokens(): string[];
 }
 
 export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<FakeGitHub> {
@@ -210,6 +220,21 @@ interface CheckRunRecord {
   completedAt: number | null;
 }
 
+/** The board's sign-in: the app's OAuth credentials, who is signed in, codes and user tokens handed out. */
+interface OAuthState {
+  app: { clientId: string; clientSecret: string } | null;
+  signedIn: string | null;
+  installations: Map<string, Array<{ id: number; repos: Array<{ repo: string; private: boolean }> }>>;
+  codes: Map<string, { login: string; redirect: string }>;
+  /** Token -> login. */
+  tokens: Map<string, string>;
+  next: number;
+}
+
+function newOAuthState(): OAuthState {
+  return { app: null, signedIn: null, installations: new Map(), codes: new Map(), tokens: new Map(), next: 1 };
+}
+
 interface RepoRecord {
   id: number;
   owner: string;
@@ -235,6 +260,8 @@ interface Ctx {
   query: URLSearchParams;
   body: unknown;
   accept: string;
+  /** The Authorization header, or "". */
+  authorization: string;
   /** The path as received, prefix included, for Link headers. */
   rawPath: string;
   /** The bearer token of the request, if any (never recorded). */
@@ -286,6 +313,7 @@ class FakeGitHubServer implements FakeGitHub {
   private nextLabelId = 1;
   private nextCommentId = 1;
   private nextCheckRunId = 1;
+  private oauth: OAuthState = newOAuthState();
 
   constructor(opts: FakeGitHubOptions) {
     this.appId = opts.appId ?? 1;
@@ -335,6 +363,7 @@ class FakeGitHubServer implements FakeGitHub {
     this.nextLabelId = 1;
     this.nextCommentId = 1;
     this.nextCheckRunId = 1;
+    this.oauth = newOAuthState();
     this.apiTokens.clear();
     this.uninstalled.clear();
   }
@@ -445,6 +474,23 @@ class FakeGitHubServer implements FakeGitHub {
     return this.successfulWrites;
   }
 
+  setOAuthApp(clientId: string, clientSecret: string): void {
+    this.oauth.app = { clientId, clientSecret };
+  }
+
+  signInAs(login: string | null): void {
+    this.oauth.signedIn = login;
+  }
+
+  setUserInstallations(login: string, installations: Array<{ id: number; repos: Array<{ repo: string; private: boolean }> }>): void {
+    this.oauth.installations.set(login.toLowerCase(), installations);
+    for (const i of installations) for (const r of i.repos) this.repoByFullName(r.repo);
+  }
+
+  liveUserTokens(): string[] {
+    return [...this.oauth.tokens.keys()];
+  }
+
   // --- request pipeline -----------------------------------------------------
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -503,6 +549,7 @@ class FakeGitHubServer implements FakeGitHub {
           query: new URLSearchParams(r.query),
           body,
           accept: String(req.headers.accept ?? ""),
+          authorization: String(req.headers.authorization ?? ""),
           rawPath: r.rawPath,
           token: /^(?:bearer|token)\s+(\S+)$/i.exec(String(req.headers.authorization ?? ""))?.[1] ?? null,
         };
@@ -834,6 +881,7 @@ class FakeGitHubServer implements FakeGitHub {
 
   private defineRoutes(): void {
     const R = "/repos/:owner/:repo";
+    this.defineOAuthRoutes();
 
     // App and installation.
     this.route("POST", "/app/installations/:installation/access_tokens", "token", () => this.tokenReply());
@@ -1041,6 +1089,72 @@ class FakeGitHubServer implements FakeGitHub {
       const repo = this.repoOf(ctx);
       const issue = repo.issues.get(Number(ctx.params.n));
       return issue?.pull ? { status: 200, json: this.pullJson(repo, issue, issue.pull) } : notFound();
+    });
+  }
+
+  // --- users signing in (OAuth web flow) and their tokens ----------------------
+
+  private defineOAuthRoutes(): void {
+    const o = () => this.oauth;
+    this.route("GET", "/login/oauth/authorize", "read", (ctx) => {
+      const redirect = ctx.query.get("redirect_uri") ?? "";
+      if (!o().app || ctx.query.get("client_id") !== o().app!.clientId || !/^https?:\/\//.test(redirect)) {
+        return { status: 404, text: "The client id or redirect URI is not this app's." };
+      }
+      const login = o().signedIn;
+      if (!login) return { status: 401, text: "Nobody is signed in to the fake GitHub." };
+      const code = `code-${o().next++}`;
+      o().codes.set(code, { login, redirect });
+      const back = new URL(redirect);
+      back.searchParams.set("code", code);
+      back.searchParams.set("state", ctx.query.get("state") ?? "");
+      return { status: 302, headers: { location: back.toString() } };
+    });
+    this.route("POST", "/login/oauth/access_token", "read", (ctx) => {
+      const app = o().app;
+      const code = String(bodyField(ctx.body, "code") ?? "");
+      const grant = o().codes.get(code);
+      o().codes.delete(code);
+      if (!app || bodyField(ctx.body, "client_id") !== app.clientId || bodyField(ctx.body, "client_secret") !== app.clientSecret) {
+        return { status: 200, json: { error: "incorrect_client_credentials" } };
+      }
+      if (!grant || bodyField(ctx.body, "redirect_uri") !== grant.redirect) return { status: 200, json: { error: "bad_verification_code" } };
+      const token = `ghu_fake${o().next++}`;
+      o().tokens.set(token, grant.login);
+      return { status: 200, json: { access_token: token, token_type: "bearer", scope: "", expires_in: 28_800 } };
+    });
+    // A user token from the sign-in, or an API caller's token (addToken): its user's installations.
+    const userOf = (ctx: Ctx): string | undefined =>
+      ctx.token === null ? undefined : (o().tokens.get(ctx.token) ?? this.apiTokens.get(ctx.token)?.login);
+    const unauthorized: Reply = { status: 401, json: { message: "Bad credentials", documentation_url: DOCS, status: "401" } };
+    this.route("GET", "/user", "read", (ctx) => {
+      const login = userOf(ctx);
+      return login ? { status: 200, json: this.userJson(login) } : unauthorized;
+    });
+    this.route("GET", "/user/installations", "read", (ctx) => {
+      const login = userOf(ctx);
+      if (!login) return unauthorized;
+      const all = (o().installations.get(login.toLowerCase()) ?? []).map((i) => ({ ...this.installationJson(), id: i.id }));
+      const { items, headers } = this.paginate(ctx, all);
+      return { status: 200, json: { total_count: all.length, installations: items }, headers };
+    });
+    this.route("GET", "/user/installations/:installation/repositories", "read", (ctx) => {
+      const login = userOf(ctx);
+      if (!login) return unauthorized;
+      const installation = (o().installations.get(login.toLowerCase()) ?? []).find((i) => i.id === Number(ctx.params.installation));
+      if (!installation) return notFound();
+      const all = installation.repos.map((r) => ({ ...this.repoJson(this.repoByFullName(r.repo)), private: r.private, visibility: r.private ? "private" : "public" }));
+      const { items, headers } = this.paginate(ctx, all);
+      return { status: 200, json: { total_count: all.length, repositories: items }, headers };
+    });
+    this.route("DELETE", "/applications/:client/token", "read", (ctx) => {
+      const app = o().app;
+      const basic = /^basic\s+(\S+)$/i.exec(ctx.authorization)?.[1];
+      if (!app || !basic || Buffer.from(basic, "base64").toString() !== `${app.clientId}:${app.clientSecret}` || ctx.params.client !== app.clientId) {
+        return unauthorized;
+      }
+      const token = String(bodyField(ctx.body, "access_token") ?? "");
+      return o().tokens.delete(token) ? { status: 204 } : notFound();
     });
   }
 
@@ -1426,7 +1540,7 @@ function iso(ms: number): string {
 }
 
 /** A stable id per login (FNV-1a), so ids survive reset() and match across runs. */
-function userId(login: string): number {
+export function userId(login: string): number {
   let h = 0x811c9dc5;
   const lower = login.toLowerCase();
   for (let i = 0; i < lower.length; i++) {

@@ -1,0 +1,49 @@
+/**
+ * Who a bearer token on GET /api/v1/leases is, and what it may see: the
+ * account, asked of GitHub through the API's own identity code (GraphQL
+ * `viewer`, which answers for user tokens, personal access tokens and
+ * installation tokens; cached by the token's hash, never the token), and
+ * the private repositories it can access:
+ *
+ * - a GitHub App user token: those of the installations it can access
+ *   (`GET /user/installations`), as for a signed-in user;
+ * - an installation token: its installation's (`GET /installation/repositories`);
+ * - a personal access token: none (GitHub lists no installations for it):
+ *   public repositories only.
+ *
+ * The list is cached for a minute by the token's hash, as the API caches
+ * which repositories a token sees.
+ */
+import { Identities, tokenHash } from "../api/identity.js";
+import { graphqlUrl } from "../api/serve-api.js";
+import { TtlCache } from "../api/ttl-cache.js";
+import { type Fetch, GitHubUserError, type PrivateRepos, privateReposOfInstallation, privateReposOfUser } from "./github-user.js";
+import type { BearerViewer } from "./viewer.js";
+
+const ACCESS_TTL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+/** GitHub refused the listing (a 4xx): this kind of token does not list them. Anything else (5xx, network) is thrown. */
+async function unlessRefused(list: () => Promise<PrivateRepos>): Promise<PrivateRepos | null> {
+  try {
+    return await list();
+  } catch (error) {
+    if (error instanceof GitHubUserError && error.refused) return null;
+    throw error;
+  }
+}
+
+export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch }): BearerViewer {
+  const identities = new Identities({ graphqlUrl: graphqlUrl(o.api), clock: o.clock });
+  const seen = new TtlCache<PrivateRepos>(ACCESS_TTL_MS, MAX_ENTRIES, o.clock);
+  const loading = new Map<string, Promise<PrivateRepos>>();
+  const privateRepos = async (token: string): Promise<PrivateRepos> =>
+    (await unlessRefused(() => privateReposOfUser(o.fetch, o.api, token))) ??
+    (await unlessRefused(() => privateReposOfInstallation(o.fetch, o.api, token))) ?? { repos: [], partial: false };
+  return async (token) => {
+    const who = await identities.who(token);
+    if (!who) return null;
+    const access = await seen.through(tokenHash(token), () => privateRepos(token), loading);
+    return { id: who.id, login: who.login, visible: access.repos, partial: access.partial };
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The board, wired into the app in one call: it remembers what pages show
+ * from every webhook (remember.ts) and serves, through Probot's
+ * `addHandler`:
+ *
+ *   GET  /leases                   the board (filters: repo, holder, label, page)
+ *   GET  /leases/{owner}/{repo}    one repository's
+ *   GET  /login                    "Sign in with GitHub" (sign-in.ts)
+ *   GET  /oauth/callback           where GitHub sends the browser back
+ *   POST /logout (or GET)          sign out
+ *   GET  /api/v1/leases            the JSON twin (served with DASHBOARD=off too: it is the API's)
+ *
+ * `GET /` stays Probot's (a redirect to its /probot page): `probot run`
+ * loads Probot's default app, which answers it, before this one. Webhooks
+ * POSTed to `/` are root-webhook.ts's.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
+import type { Ledger } from "../ledger/types.js";
+import { bearerViewer } from "./bearer-viewer.js";
+import { boardPage } from "./board-page.js";
+import type { Fetch } from "./github-user.js";
+import { LEASES_JSON_PATH, leasesJson } from "./leases-json.js";
+import { rememberer } from "./remember.js";
+import { dashboardSettings, type DashboardSettings } from "./settings.js";
+import { CALLBACK_PATH, finishSignIn, signOut, startSignIn } from "./sign-in.js";
+import type { BearerViewer } from "./viewer.js";
+
+export interface DashboardOptions {
+  ledger: Ledger;
+  clock: () => number;
+  log: Logger;
+  /** Default: from the environment (settings.ts). */
+  settings?: DashboardSettings;
+  /** Who a bearer token on the JSON listing is; default: asked of GitHub (bearer-viewer.ts). */
+  bearer?: BearerViewer;
+  /** The fetch the sign-in uses to talk to GitHub; default Node's. */
+  fetch?: Fetch;
+  /** Runs a delivery's work so that shutdown waits for it (the app's `track`). */
+  track?: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+
+export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "clock" | "log" | "settings" | "fetch">> & DashboardOptions): Handler {
+  const deps = { ...o, settings: o.settings };
+  return async (req, res) => {
+    const method = req.method ?? "GET";
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://board.invalid");
+    } catch {
+      return false;
+    }
+    const path = url.pathname;
+    if (path === LEASES_JSON_PATH) {
+      if (method !== "GET") return false;
+      await leasesJson(req, res, url, deps);
+      return true;
+    }
+    if (!deps.settings.page) return false;
+    if (method === "GET" && (path === "/leases" || path === "/leases/")) {
+      await boardPage(req, res, url, undefined, deps);
+      return true;
+    }
+    const one = /^\/leases\/([^/]+)\/([^/]+)\/?$/.exec(path);
+    if (method === "GET" && one) {
+      let repo: string;
+      try {
+        repo = `${decodeURIComponent(one[1]!)}/${decodeURIComponent(one[2]!)}`;
+      } catch {
+        repo = "\u0000";
+      }
+      await boardPage(req, res, url, repo, deps);
+      return true;
+    }
+    if (method === "GET" && path === "/login") {
+      startSignIn(req, res, url, deps);
+      return true;
+    }
+    if (method === "GET" && path === CALLBACK_PATH) {
+      await finishSignIn(req, res, url, deps);
+      return true;
+    }
+    if ((method === "POST" || method === "GET") && path === "/logout") {
+      signOut(req, res, deps);
+      return true;
+    }
+    return false;
+  };
+}
+
+/**
+ * Wires the board: remembering from every delivery, and its routes (when
+ * the app has an HTTP server; tests through `probot.receive` have none).
+ * Throws a StartupError for a wrong DASHBOARD, GITHUB_CLIENT_* or PUBLIC_URL.
+ */
+export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions): void {
+  const settings = o.settings ?? dashboardSettings(process.env);
+  const remember = rememberer({ ledger: o.ledger, clock: o.clock, log: o.log });
+  const track = o.track ?? ((work) => work());
+  app.onAny((context) => track(() => remember(context.name, context.payload)));
+  try {
+    const f = o.fetch ?? fetch;
+    addHandler(dashboardHandler({ ...o, settings, fetch: f, bearer: o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, fetch: f }) }));
+  } catch {
+    // No HTTP server: nothing to serve.
+  }
+}

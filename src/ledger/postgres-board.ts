@@ -1,0 +1,187 @@
+/**
+ * The board's reads and what it remembers from webhooks, on PostgreSQL
+ * (migration 13; SQLite's in sqlite-board.ts): issue cards, each
+ * repository's private flag, and a page of live leases with its side panels.
+ * `PostgresLedger` calls in with a connection inside its own transaction,
+ * or with its retrying single-statement query for one-statement reads.
+ */
+import type pg from "pg";
+import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "./board-rows.js";
+import type {
+  BoardPage,
+  BoardPanels,
+  BoardPanelsQuery,
+  BoardQuery,
+  IssueCard,
+  RepoInfo,
+  RepoVisibility,
+} from "./types.js";
+
+type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
+
+const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";
+const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.holder_instance, l.token, l.acquired_at, l.expires_at,
+  l.pulls, l.exempt, c.title, c.labels`;
+const joins = (s: string) => `LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id
+  LEFT JOIN ${s}.issue_cards c ON c.repo_id = l.repo_id AND c.issue = l.issue`;
+/** Public repositories, and the private ones in the array parameter $n. */
+const visible = (n: number, alias = "l") => `(r.private = false OR ${alias}.repo_id = ANY($${n}::bigint[]))`;
+
+/** `Ledger.rememberCard`, inside the caller's transaction. */
+export async function rememberPostgresCard(c: pg.PoolClient, s: string, card: IssueCard, now: number, create: boolean): Promise<boolean> {
+  // A title is for display, and the next event brings it again: this commit
+  // does not wait for the disk. Nothing else is written so.
+  await c.query("SET LOCAL synchronous_commit TO off");
+  // The upsert locks the card's row: two replicas remembering one issue take turns.
+  const { rows } = await c.query<{ kept: boolean; changed: number }>(
+    `WITH kept AS (SELECT $6::boolean OR EXISTS (SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND issue = $2) AS kept),
+          put AS (
+            INSERT INTO ${s}.issue_cards AS k (repo_id, issue, title, labels, updated_at)
+            SELECT $1, $2, $3, $4, $5 FROM kept WHERE kept.kept
+            ON CONFLICT (repo_id, issue) DO UPDATE SET title = EXCLUDED.title, labels = EXCLUDED.labels, updated_at = EXCLUDED.updated_at
+            WHERE k.title IS DISTINCT FROM EXCLUDED.title OR k.labels IS DISTINCT FROM EXCLUDED.labels
+            RETURNING 1)
+     SELECT (SELECT kept FROM kept) AS kept, (SELECT count(*)::int FROM put) AS changed`,
+    [card.repoId, card.issue, card.title, JSON.stringify(card.labels), now, create],
+  );
+  if (!rows[0]!.kept) return false;
+  if (rows[0]!.changed === 0) return true;
+  await c.query(`DELETE FROM ${s}.issue_labels WHERE repo_id = $1 AND issue = $2`, [card.repoId, card.issue]);
+  await c.query(
+    `INSERT INTO ${s}.issue_labels (repo_id, issue, label) SELECT $1, $2, lower(x) FROM unnest($3::text[]) AS x ON CONFLICT DO NOTHING`,
+    [card.repoId, card.issue, card.labels],
+  );
+  return true;
+}
+
+/**
+ * `Ledger.rememberVisibility`, inside the caller's transaction. When the
+ * flag moves the repository's leases to another count scope, lease writes
+ * are held back (SHARE ROW EXCLUSIVE waits for those under way and blocks
+ * new ones until commit) so that none counts in the scope being left after
+ * its leases were moved: a flag changes once per repository, or when it is
+ * made private or public.
+ */
+export async function rememberPostgresVisibility(c: pg.PoolClient, s: string, repo: RepoVisibility, now: number): Promise<boolean> {
+  const read = async (lock: boolean) =>
+    (
+      await c.query<{ private: boolean | null; repo: string; installation: number }>(
+        `SELECT private, repo, installation FROM ${s}.repos WHERE repo_id = $1${lock ? " FOR UPDATE" : ""}`,
+        [repo.repoId],
+      )
+    ).rows[0];
+  let before = await read(false);
+  if (before && before.private === repo.private && before.repo === repo.repo && before.installation === repo.installation) return false;
+  const scopeOf = (priv: boolean | null | undefined) => (priv === false ? 0 : repo.repoId);
+  const to = scopeOf(repo.private);
+  if (scopeOf(before?.private) !== to) {
+    await c.query(`LOCK TABLE ${s}.leases IN SHARE ROW EXCLUSIVE MODE`);
+    before = await read(true);
+  }
+  await c.query(
+    `INSERT INTO ${s}.repos (repo_id, repo, installation, updated_at, private) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (repo_id) DO UPDATE SET repo = EXCLUDED.repo, installation = EXCLUDED.installation,
+       updated_at = EXCLUDED.updated_at, private = EXCLUDED.private`,
+    [repo.repoId, repo.repo, repo.installation, now, repo.private],
+  );
+  const from = scopeOf(before?.private);
+  if (from !== to) {
+    await c.query(
+      `WITH h AS (SELECT holder_id, max(holder_login) AS login, count(*)::int AS n FROM ${s}.leases
+                  WHERE repo_id = $1 AND holder_id IS NOT NULL GROUP BY holder_id),
+            down AS (UPDATE ${s}.holder_counts k SET n = k.n - h.n FROM h WHERE k.scope = $2 AND k.holder_id = h.holder_id)
+       INSERT INTO ${s}.holder_counts AS k (scope, holder_id, login, n) SELECT $3, holder_id, login, n FROM h
+       ON CONFLICT (scope, holder_id) DO UPDATE SET n = k.n + EXCLUDED.n`,
+      [repo.repoId, from, to],
+    );
+  }
+  return before?.private !== repo.private;
+}
+
+export async function postgresBoardRepo(query: Query, s: string, name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
+  const { rows } = await query<{ repo_id: number; repo: string; installation: number; private: boolean | null }>(
+    `SELECT repo_id, repo, installation, private FROM ${s}.repos WHERE lower(repo) = lower($1)
+     ORDER BY updated_at DESC, repo_id DESC LIMIT 1`,
+    [name],
+  );
+  const row = rows[0];
+  return row ? { repoId: row.repo_id, repo: row.repo, installation: row.installation, private: row.private } : null;
+}
+
+/** `Ledger.boardLeases` as one statement; `now` is the statement's clock expression (the caller's value or the database's). */
+export async function postgresBoardLeases(query: Query, s: string, q: BoardQuery, now: string, nowValue: number | null): Promise<BoardPage> {
+  const values: unknown[] = [nowValue, [...q.visible]];
+  const param = (v: unknown) => `$${values.push(v)}`;
+  const where = ["l.holder_id IS NOT NULL", `${BOARD_AT} > ${now}`, visible(2)];
+  if (q.repoId !== undefined) where.push(`l.repo_id = ${param(q.repoId)}`);
+  if (q.holder) where.push(`lower(l.holder_login) = lower(${param(q.holder.login)})`);
+  if (q.holder?.id !== undefined) where.push(`l.holder_id = ${param(q.holder.id)}`);
+  if (q.label !== undefined) {
+    where.push(`(l.repo_id, l.issue) IN (SELECT repo_id, issue FROM ${s}.issue_labels WHERE label = lower(${param(q.label)}))`);
+  }
+  const { rows } = await query<BoardRow>(
+    `SELECT ${COLUMNS} FROM ${s}.leases l ${joins(s)}
+     WHERE ${where.join(" AND ")}
+     ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT ${param(q.pageSize + 1)} OFFSET ${param(q.page * q.pageSize)}`,
+    values,
+  );
+  return { leases: rows.slice(0, q.pageSize).map(toBoardLease), more: rows.length > q.pageSize };
+}
+
+/** `Ledger.boardPanels`, on one connection at one `now`. */
+export async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+  const ids = [...q.visible];
+  const backlogRows = (
+    await c.query<{ holder_id: number; n: number }>(
+      `SELECT l.holder_id, count(*)::int AS n FROM ${s}.leases l LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id
+       WHERE l.holder_id IS NOT NULL AND ${BOARD_AT} <= $1 AND ${visible(2)} GROUP BY l.holder_id`,
+      [now, ids],
+    )
+  ).rows;
+  const backlog = new Map(backlogRows.map((r) => [r.holder_id, r.n]));
+  const privateCounts =
+    ids.length > 0
+      ? (await c.query<CountRow>(`SELECT scope, holder_id, login, n FROM ${s}.holder_counts WHERE scope = ANY($1::bigint[]) AND scope <> 0 AND n > 0`, [ids]))
+          .rows
+      : [];
+  const publicTop = (
+    await c.query<CountRow>(`SELECT scope, holder_id, login, n FROM ${s}.holder_counts WHERE scope = 0 AND n > 0 ORDER BY n DESC, holder_id LIMIT $1`, [
+      q.top + privateCounts.length + backlog.size,
+    ])
+  ).rows;
+  const publicOf = new Map(
+    privateCounts.length > 0
+      ? (
+          await c.query<CountRow>(`SELECT scope, holder_id, login, n FROM ${s}.holder_counts WHERE scope = 0 AND holder_id = ANY($1::bigint[])`, [
+            privateCounts.map((r) => r.holder_id),
+          ])
+        ).rows.map((r) => [r.holder_id, r])
+      : [],
+  );
+  const soonWhere = `l.holder_id IS NOT NULL AND ${BOARD_AT} > $1 AND ${BOARD_AT} <= $2 AND ${visible(3)}`;
+  const expiring = await c.query<BoardRow>(
+    `SELECT ${COLUMNS} FROM ${s}.leases l ${joins(s)} WHERE ${soonWhere} ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT $4`,
+    [now, now + q.soonMs, ids, q.top],
+  );
+  const expiringCount = await c.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${s}.leases l LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id WHERE ${soonWhere} LIMIT $4) x`,
+    [now, now + q.soonMs, ids, q.countCap],
+  );
+  const ended = await c.query<EndedRow>(
+    `SELECT h.repo_id, coalesce(r.repo, h.repo) AS repo, h.issue, h.op, h.actor_id, h.actor_login, h.holder_id, h.holder_login, h.holder_instance,
+            h.token, h.at, c.title
+     FROM ${s}.history h
+     LEFT JOIN ${s}.repos r ON r.repo_id = h.repo_id
+     LEFT JOIN ${s}.issue_cards c ON c.repo_id = h.repo_id AND c.issue = h.issue
+     WHERE ((h.op IN ('release', 'force_release') AND h.outcome = 'released' AND h.holder_id IS NOT NULL) OR (h.op = 'expire' AND h.outcome = 'expired'))
+       AND h.at > $1 AND ${visible(2, "h")}
+     ORDER BY h.at DESC, h.id DESC LIMIT $3`,
+    [now - q.endedWithinMs, ids, q.top],
+  );
+  return {
+    holders: topHolders(publicTop, privateCounts, (id) => publicOf.get(id), backlog, q.top),
+    expiring: expiring.rows.map(toBoardLease),
+    expiringCount: expiringCount.rows[0]!.n,
+    ended: ended.rows.map(toEnded),
+  };
+}

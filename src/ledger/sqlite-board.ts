@@ -1,0 +1,208 @@
+/**
+ * The board's reads and what it remembers from webhooks, on SQLite
+ * (migration 14): issue cards (title, labels), each repository's private
+ * flag, and a page of live leases with its side panels, read through the
+ * board's indexes. `SqliteLedger` calls in; each function runs on the
+ * ledger's connection, writes inside the caller's IMMEDIATE transaction.
+ */
+import type Database from "better-sqlite3";
+import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "./board-rows.js";
+import type {
+  BoardPage,
+  BoardPanels,
+  BoardPanelsQuery,
+  BoardQuery,
+  IssueCard,
+  RepoInfo,
+  RepoVisibility,
+} from "./types.js";
+
+/** An open-ended lease sorts after every expiry (the year 9999). Written the same in the index and every query that reads it. */
+const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";
+/** Rows a viewer may see: public repositories, and the private ones in @visible (a JSON array of ids). */
+const VISIBLE = "(r.private = 0 OR l.repo_id IN (SELECT value FROM json_each(@visible)))";
+/** The columns a board row shows. */
+const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.holder_instance, l.token, l.acquired_at, l.expires_at,
+  l.pulls, l.exempt, c.title, c.labels`;
+const JOINS = `LEFT JOIN repos r ON r.repo_id = l.repo_id
+  LEFT JOIN issue_cards c ON c.repo_id = l.repo_id AND c.issue = l.issue`;
+/** The same predicate as history_ended's, so that SQLite reads that index. */
+const ENDED = `((h.op IN ('release', 'force_release') AND h.outcome = 'released' AND h.holder_id IS NOT NULL) OR (h.op = 'expire' AND h.outcome = 'expired'))`;
+
+/** The board's statements on one SQLite ledger, prepared once (those of the listing per shape of filter). */
+export class SqliteBoard {
+  private readonly st;
+  private readonly listings = new Map<string, Database.Statement<Record<string, unknown>, BoardRow>>();
+
+  constructor(private readonly db: Database.Database) {
+    this.st = {
+      hasRow: db.prepare<[number, number], number>("SELECT 1 FROM leases WHERE repo_id = ? AND issue = ?").pluck(),
+      card: db.prepare<[number, number], { title: string; labels: string }>("SELECT title, labels FROM issue_cards WHERE repo_id = ? AND issue = ?"),
+      putCard: db.prepare(
+        `INSERT INTO issue_cards (repo_id, issue, title, labels, updated_at) VALUES (@repoId, @issue, @title, @labels, @now)
+         ON CONFLICT (repo_id, issue) DO UPDATE SET title = excluded.title, labels = excluded.labels, updated_at = excluded.updated_at`,
+      ),
+      dropLabels: db.prepare("DELETE FROM issue_labels WHERE repo_id = ? AND issue = ?"),
+      addLabel: db.prepare("INSERT OR IGNORE INTO issue_labels (repo_id, issue, label) VALUES (?, ?, ?)"),
+      visibility: db.prepare<[number], { private: number | null; repo: string; installation: number }>(
+        "SELECT private, repo, installation FROM repos WHERE repo_id = ?",
+      ),
+      putVisibility: db.prepare(
+        `INSERT INTO repos (repo_id, repo, installation, updated_at, private) VALUES (@repoId, @repo, @installation, @now, @private)
+         ON CONFLICT (repo_id) DO UPDATE SET repo = excluded.repo, installation = excluded.installation,
+           updated_at = excluded.updated_at, private = excluded.private`,
+      ),
+      repoHolders: db.prepare<[number], { holder_id: number; login: string; n: number }>(
+        `SELECT holder_id, max(holder_login) AS login, count(*) AS n FROM leases INDEXED BY leases_held
+         WHERE repo_id = ? AND holder_id IS NOT NULL GROUP BY holder_id`,
+      ),
+      countDown: db.prepare("UPDATE holder_counts SET n = n - @n WHERE scope = @scope AND holder_id = @holderId"),
+      countUp: db.prepare(
+        `INSERT INTO holder_counts (scope, holder_id, login, n) VALUES (@scope, @holderId, @login, @n)
+         ON CONFLICT (scope, holder_id) DO UPDATE SET n = n + excluded.n`,
+      ),
+      boardRepo: db.prepare<[string], { repo_id: number; repo: string; installation: number; private: number | null }>(
+        `SELECT repo_id, repo, installation, private FROM repos WHERE repo = ? COLLATE NOCASE
+         ORDER BY updated_at DESC, repo_id DESC LIMIT 1`,
+      ),
+      publicTop: db.prepare<{ limit: number }, CountRow>(
+        `SELECT scope, holder_id, login, n FROM holder_counts INDEXED BY holder_counts_top WHERE scope = 0 AND n > 0
+         ORDER BY n DESC, holder_id LIMIT @limit`,
+      ),
+      privateCounts: db.prepare<{ visible: string }, CountRow>(
+        "SELECT scope, holder_id, login, n FROM holder_counts WHERE scope IN (SELECT value FROM json_each(@visible)) AND scope <> 0 AND n > 0",
+      ),
+      publicOf: db.prepare<[number], CountRow>("SELECT scope, holder_id, login, n FROM holder_counts WHERE scope = 0 AND holder_id = ?"),
+      // The sweep's backlog: held rows whose expiry has passed. Counted by
+      // holder_counts until the sweeper ends them, so taken off here.
+      backlog: db.prepare<{ visible: string; now: number }, { holder_id: number; n: number }>(
+        `SELECT l.holder_id, count(*) AS n FROM leases l INDEXED BY leases_board LEFT JOIN repos r ON r.repo_id = l.repo_id
+         WHERE l.holder_id IS NOT NULL AND ${BOARD_AT} <= @now AND ${VISIBLE} GROUP BY l.holder_id`,
+      ),
+      expiring: db.prepare<{ visible: string; now: number; soon: number; limit: number }, BoardRow>(
+        `SELECT ${COLUMNS} FROM leases l INDEXED BY leases_board ${JOINS}
+         WHERE l.holder_id IS NOT NULL AND ${BOARD_AT} > @now AND ${BOARD_AT} <= @soon AND ${VISIBLE}
+         ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT @limit`,
+      ),
+      expiringCount: db
+        .prepare<{ visible: string; now: number; soon: number; limit: number }, number>(
+          `SELECT count(*) FROM (SELECT 1 FROM leases l INDEXED BY leases_board LEFT JOIN repos r ON r.repo_id = l.repo_id
+           WHERE l.holder_id IS NOT NULL AND ${BOARD_AT} > @now AND ${BOARD_AT} <= @soon AND ${VISIBLE} LIMIT @limit)`,
+        )
+        .pluck(),
+      ended: db.prepare<{ visible: string; since: number; limit: number }, EndedRow>(
+        `SELECT h.repo_id, coalesce(r.repo, h.repo) AS repo, h.issue, h.op, h.actor_id, h.actor_login, h.holder_id, h.holder_login, h.holder_instance,
+                h.token, h.at, c.title
+         FROM history h INDEXED BY history_ended
+         LEFT JOIN repos r ON r.repo_id = h.repo_id
+         LEFT JOIN issue_cards c ON c.repo_id = h.repo_id AND c.issue = h.issue
+         WHERE ${ENDED} AND h.at > @since AND (r.private = 0 OR h.repo_id IN (SELECT value FROM json_each(@visible)))
+         ORDER BY h.at DESC, h.id DESC LIMIT @limit`,
+      ),
+    };
+  }
+
+  /**
+   * Whether rememberCard would change nothing (false) or has something to
+   * write (true), or the card is not to be kept (null): read without the
+   * write lock, so that the events of issues never leased cost a read.
+   */
+  cardWrite(card: IssueCard, create: boolean): boolean | null {
+    if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return null;
+    const before = this.st.card.get(card.repoId, card.issue);
+    return !(before && before.title === card.title && before.labels === JSON.stringify(card.labels));
+  }
+
+  /** Inside the caller's transaction. */
+  rememberCard(card: IssueCard, now: number, create: boolean): boolean {
+    if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return false;
+    const labels = JSON.stringify(card.labels);
+    const before = this.st.card.get(card.repoId, card.issue);
+    if (before && before.title === card.title && before.labels === labels) return true;
+    this.st.putCard.run({ repoId: card.repoId, issue: card.issue, title: card.title, labels, now });
+    if (before?.labels === labels) return true;
+    this.st.dropLabels.run(card.repoId, card.issue);
+    for (const label of card.labels) this.st.addLabel.run(card.repoId, card.issue, label);
+    return true;
+  }
+
+  /** Inside the caller's IMMEDIATE transaction: no lease write comes between the flag and the counts moved with it. */
+  rememberVisibility(repo: RepoVisibility, now: number): boolean {
+    const before = this.st.visibility.get(repo.repoId);
+    const flag = repo.private ? 1 : 0;
+    if (before && before.private === flag && before.repo === repo.repo && before.installation === repo.installation) return false;
+    this.st.putVisibility.run({ repoId: repo.repoId, repo: repo.repo, installation: repo.installation, now, private: flag });
+    const scopeOf = (priv: number | null) => (priv === 0 ? 0 : repo.repoId);
+    const from = scopeOf(before?.private ?? null);
+    const to = scopeOf(flag);
+    if (from !== to) {
+      for (const h of this.st.repoHolders.all(repo.repoId)) {
+        const at = { holderId: h.holder_id, n: h.n };
+        this.st.countDown.run({ ...at, scope: from });
+        this.st.countUp.run({ ...at, scope: to, login: h.login });
+      }
+    }
+    return before?.private !== flag;
+  }
+
+  boardRepo(name: string): (RepoInfo & { private: boolean | null }) | null {
+    const row = this.st.boardRepo.get(name);
+    if (!row) return null;
+    return { repoId: row.repo_id, repo: row.repo, installation: row.installation, private: row.private === null ? null : row.private === 1 };
+  }
+
+  leases(q: BoardQuery, now: number): BoardPage {
+    // The index that leads: a repository's held rows, a holder's, the
+    // issues bearing a label, or every live lease in expiry order.
+    const by = q.repoId !== undefined ? "repo" : q.holder ? "holder" : q.label !== undefined ? "label" : "all";
+    const shape = `${by}:${q.repoId !== undefined ? 1 : 0}${q.holder ? 1 : 0}${q.holder?.id !== undefined ? 1 : 0}${q.label !== undefined ? 1 : 0}`;
+    let st = this.listings.get(shape);
+    if (!st) {
+      const index = { repo: "INDEXED BY leases_held", holder: "INDEXED BY leases_board_holder", label: "", all: "INDEXED BY leases_board" }[by];
+      const where = [`l.holder_id IS NOT NULL`, `${BOARD_AT} > @now`, VISIBLE];
+      if (q.repoId !== undefined) where.push("l.repo_id = @repoId");
+      // A holder's id is found by login among the counts (each holder of a live lease has one).
+      if (q.holder?.id !== undefined) where.push("l.holder_id = @holderId");
+      else if (q.holder) where.push("l.holder_id IN (SELECT holder_id FROM holder_counts INDEXED BY holder_counts_login WHERE login = @login)");
+      if (q.holder) where.push("l.holder_login = @login COLLATE NOCASE");
+      if (q.label !== undefined) where.push("(l.repo_id, l.issue) IN (SELECT repo_id, issue FROM issue_labels WHERE label = @label)");
+      st = this.db.prepare<Record<string, unknown>, BoardRow>(
+        `SELECT ${COLUMNS} FROM leases l ${index} ${JOINS}
+         WHERE ${where.join(" AND ")}
+         ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT @limit OFFSET @offset`,
+      );
+      this.listings.set(shape, st);
+    }
+    const rows = st.all({
+      now,
+      visible: JSON.stringify(q.visible),
+      repoId: q.repoId,
+      login: q.holder?.login,
+      holderId: q.holder?.id,
+      label: q.label,
+      limit: q.pageSize + 1,
+      offset: q.page * q.pageSize,
+    });
+    return { leases: rows.slice(0, q.pageSize).map(toBoardLease), more: rows.length > q.pageSize };
+  }
+
+  panels(q: BoardPanelsQuery, now: number): BoardPanels {
+    const visible = JSON.stringify(q.visible);
+    const backlog = new Map(this.st.backlog.all({ visible, now }).map((r) => [r.holder_id, r.n]));
+    const privateCounts = q.visible.length > 0 ? this.st.privateCounts.all({ visible }) : [];
+    const holders = topHolders(
+      this.st.publicTop.all({ limit: q.top + privateCounts.length + backlog.size }),
+      privateCounts,
+      (id) => this.st.publicOf.get(id),
+      backlog,
+      q.top,
+    );
+    const soon = { visible, now, soon: now + q.soonMs };
+    return {
+      holders,
+      expiring: this.st.expiring.all({ ...soon, limit: q.top }).map(toBoardLease),
+      expiringCount: this.st.expiringCount.get({ ...soon, limit: q.countCap })!,
+      ended: this.st.ended.all({ visible, since: now - q.endedWithinMs, limit: q.top }).map(toEnded),
+    };
+  }
+}
