@@ -105,6 +105,36 @@ export const n: number = (await client.claim("octo-org/widgets#12")).repo;
   }, 60_000);
 });
 
+describe("the README's TypeScript examples", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).filter((b) => b.includes("issue-leases/client"));
+
+  it("compile against the package as a bot author's project imports it", async () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    const files = blocks.map((_, i) => `readme-${i}.ts`);
+    blocks.forEach((block, i) => writeFileSync(join(consumer, files[i]!), `${block}\nexport {};\n`));
+    writeFileSync(
+      join(consumer, "tsconfig.readme.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          strict: true,
+          noEmit: true,
+          types: ["node"],
+          typeRoots: [join(ROOT, "node_modules/@types")],
+          lib: ["ES2022"],
+        },
+        files,
+      }),
+    );
+    const r = await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.readme.json"]);
+    expect(r.stdout + r.stderr).toBe("");
+    expect(r.code).toBe(0);
+  }, 60_000);
+});
+
 describe("the client stands alone", () => {
   const dir = join(ROOT, "src/client");
   const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
