@@ -39,11 +39,16 @@ export interface LeaseStatus extends LeaseAnswer {
   tenures?: Tenure[];
 }
 
-/** A past or current tenure of an issue, as `status` lists them. */
+/** A past or current tenure of an issue, as `status` lists them (the last ten, oldest first). */
 export interface Tenure {
-  holder: LeaseHolder | null;
+  holder: LeaseHolder;
   token: number;
-  [field: string]: unknown;
+  /** When the tenure began (ISO 8601). */
+  from: string;
+  /** When it ended, or null while it is live. */
+  to: string | null;
+  /** How it ended (`released`, `expired`, …), or that it is live. */
+  ended: string;
 }
 
 /** What `verify` answers: whether the token is the live one, held by the caller. */

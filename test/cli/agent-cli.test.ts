@@ -6,7 +6,7 @@
  * same commands against the real server are in test/e2e/agent.test.ts.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -278,6 +278,23 @@ async function leaseApi(renewal?: () => { status: number; json?: unknown } | nul
   });
   return stub;
 }
+
+describe("the built CLI's agent commands", () => {
+  it("never read .env: an app's .env beside them names no API and no token for them", async () => {
+    const here = mkdtempSync(join(dir, "with-dotenv-"));
+    writeFileSync(join(here, ".env"), "ISSUE_LEASES_URL=http://127.0.0.1:9\nGITHUB_TOKEN=from-dotenv\n");
+    const child = spawn(process.execPath, [BUILT_CLI, "agent", "status", "octo-org/widgets#12"], {
+      cwd: here,
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    expect(code).toBe(78);
+    expect(stderr).toBe("issue-leases: ISSUE_LEASES_URL is not set: set it to the app's URL (e.g. https://leases.example.com), or pass --url\n");
+  });
+});
 
 /** Pid files of the commands run tests start: whatever happens, none outlives its test (they run in sessions of their own). */
 const pidFiles: string[] = [];
