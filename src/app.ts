@@ -6,7 +6,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { ConfigCache } from "./config-cache.js";
-import { CONFIG_NAME, type ConfigResult, UnreadableConfig } from "./config.js";
+import { CONFIG_NAME, type ConfigResult } from "./config.js";
+import { loadConfig as loadRepoConfig } from "./repo-config.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
 import { routeIssueEvents } from "./issue-event-routes.js";
@@ -23,6 +24,8 @@ import { AppMetrics, metricsSettings } from "./metrics/app-metrics.js";
 import { meterDeliveries } from "./metrics/metered-deliveries.js";
 import { meteredLedger } from "./metrics/metered-ledger.js";
 import { metricsHandler } from "./metrics/metrics-handler.js";
+import { rateLimitSettings } from "./api/rate-limit.js";
+import { serveApi } from "./api/serve-api.js";
 
 export interface AppOptions {
   /** The ledger; default: opened from DATABASE_URL. */
@@ -73,16 +76,8 @@ export function isOwnComment(comment: CommentLike, appId: number | undefined): b
   return comment.user?.type === "Bot" && parseMarker(comment.body ?? "") !== null;
 }
 
-async function loadConfig(context: Context, cache: ConfigCache, repoId: number): Promise<ConfigResult> {
-  return cache.get(repoId, async () => {
-    try {
-      return await context.config(CONFIG_NAME);
-    } catch (error) {
-      const status = (error as { status?: number }).status;
-      if (status !== undefined) throw error; // GitHub had a problem: not a config error, not cached
-      return new UnreadableConfig((error as Error).message);
-    }
-  });
+function loadConfig(context: Context, cache: ConfigCache, repoId: number): Promise<ConfigResult> {
+  return loadRepoConfig(cache, repoId, () => context.config(CONFIG_NAME));
 }
 
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
@@ -266,6 +261,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       res.writeHead(report.ok ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(report.body));
       return true;
     };
+    // Read before the routes are added: a wrong API_RATE_LIMIT ends the start, naming it.
+    const rateLimit = rateLimitSettings(process.env);
     if (metrics) {
       metrics.watchOutbox(ledger, clock);
       meterDeliveries(app.webhooks, metrics);
@@ -274,6 +271,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       addHandler(health);
       if (metrics && metricsServed) addHandler(metricsHandler(metrics, metricsServed));
       addHandler(await rootWebhookHandler(app));
+      addHandler(serveApi(app, { ledger, clock, configs, rateLimit, rememberRepo, kick: () => drainer.kick(), track, log }));
     } catch {
       // No HTTP server (tests through probot.receive): no /health or /metrics route, no webhooks at /.
     }

@@ -5,27 +5,11 @@
  * Applying them to GitHub is the drainer's job; nothing here posts.
  */
 import { type Command, isParseError, type ParseError, parseCommand } from "./commands/parse-command.js";
-import { DURATION_FORMS, formatDuration } from "./commands/parse-duration.js";
-import { type Config, type ConfigResult, DEFAULT_CONFIG } from "./config.js";
-import type {
-  AcquireResult,
-  Applied,
-  ForceReleaseResult,
-  Holder,
-  IssueKey,
-  Lease,
-  Ledger,
-  LedgerResult,
-  NewEffect,
-  NoteResult,
-  ReleaseResult,
-  RenewResult,
-  ReplyBudget,
-} from "./ledger/types.js";
-import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
+import type { ConfigResult } from "./config.js";
+import { LeaseCommand, type LeaseResult } from "./lease-command.js";
+import type { ForceReleaseResult, Ledger } from "./ledger/types.js";
 import type { Permission } from "./reflect/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply, type TenureView } from "./reflect/render.js";
-import { repliesPerHour, withinBudget } from "./reply-limit.js";
 
 /** A comment, reduced to what a command needs. */
 export interface CommentEvent {
@@ -76,128 +60,64 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
   if (parsed === null || !editAddedCommand(parsed, ev.previousBody)) return null;
 
   const { ledger, now } = deps;
-  const key: IssueKey = { repoId: ev.repo.id, repo: `${ev.repo.owner}/${ev.repo.name}`, issue: ev.issue.number };
-  const actor: Holder = { id: ev.author.id, login: ev.author.login };
   const op = opOf(isParseError(parsed) ? parsed.command : parsed.kind);
-
   const reply = (outcome: Outcome, lease: LeaseView | null, extra: Partial<Reply> = {}): Reply => ({
     op,
     outcome,
     issue: ev.issue.number,
     at: now,
     command: parsed.line,
-    actor: actor.login,
+    actor: ev.author.login,
     lease,
     ignored: parsed.ignored,
     ...(ev.commentId !== undefined ? { comment: ev.commentId } : {}),
     ...extra,
   });
-  const effect = (r: Reply, reconcile: boolean, config?: Config): NewEffect[] => {
-    const payload: ReflectPayload = {
-      owner: ev.repo.owner,
-      repo: ev.repo.name,
-      reconcile,
-      reply: r,
-      ...(config ? { labels: config.labels, assign: config.assign, snapshot: ev.issue.labels } : {}),
-    };
-    return [{ installation: ev.installation, kind: REFLECT, payload }];
-  };
   const configResult = await deps.config();
-  // A broken config still limits replies, by the default: its error reply is no way around the limit.
-  const limit = repliesPerHour(ev.author.association, configResult.ok ? configResult.config : DEFAULT_CONFIG);
-  /** Every ledger call's options: the delivery, and effects held to the author's reply budget. */
-  const limited = <R>(effects: (res: R) => NewEffect[]) => ({
-    delivery: ev.delivery,
-    repliesPerHour: limit,
-    effects: (res: R, budget: ReplyBudget) => withinBudget(effects(res), budget, limit),
-  });
-  /** A command that changes no lease: its reply, recorded with the delivery. */
-  const refuse = async (outcome: "invalid" | "forbidden" | "not_holder" | "status", reason?: string, extra: Partial<Reply> = {}) => {
-    const applied = await ledger.note(key, actor, now, {
-      outcome,
-      ...limited((res: NoteResult) => effect(reply(outcome, leaseView(res.lease), { reason, ...extra }), false)),
-    });
-    return { op, outcome, duplicate: applied.duplicate };
-  };
-  const done = (outcome: Outcome, applied: Applied<LedgerResult>): Handled => ({ op, outcome, duplicate: applied.duplicate });
+  const command = new LeaseCommand(
+    {
+      delivery: ev.delivery,
+      installation: ev.installation,
+      repo: ev.repo,
+      issue: ev.issue,
+      actor: { id: ev.author.id, login: ev.author.login, type: ev.author.type, association: ev.author.association },
+      reply,
+    },
+    configResult,
+    { ledger, now },
+  );
+  const done = (r: LeaseResult | { outcome: Outcome; duplicate: boolean }): Handled => ({ op, outcome: r.outcome, duplicate: r.duplicate });
 
-  if (!configResult.ok) return refuse("invalid", configResult.error);
-  const config = configResult.config;
-  if (isParseError(parsed)) return refuse("invalid", parsed.message);
+  const broken = command.configRefusal();
+  if (broken) return done(await broken);
+  if (isParseError(parsed)) return done(await command.refuse("invalid", "syntax", parsed.message));
 
   switch (parsed.kind) {
     case "claim":
-    case "renew": {
-      const ttl = parsed.ttl ?? config.defaultTtl;
-      if (parsed.ttl !== null && (parsed.ttl < config.minTtl || parsed.ttl > config.maxTtl)) {
-        return refuse(
-          "invalid",
-          `A lease in this repository lasts from ${formatDuration(config.minTtl)} to ${formatDuration(config.maxTtl)}. ` +
-            `Give a duration in that range, such as ${DURATION_FORMS}, or none for the default` +
-            `${config.defaultTtl === null ? " (no expiry)" : ` (${formatDuration(config.defaultTtl)})`}.`,
-        );
-      }
-      // A lease no longer than the reminder window would be reminded at the next
-      // sweep, right after the reply that already says when it ends: no reminder.
-      const remindBefore = config.reminderBefore !== null && ttl !== null && ttl > config.reminderBefore ? config.reminderBefore : null;
-      if (parsed.kind === "claim") {
-        // Closing ends a lease, so a lease taken on a closed issue would stand for work nobody can do.
-        if (ev.issue.state === "closed") {
-          return refuse("forbidden", "This issue is closed, so it cannot be claimed. Reopen it first if there is work left.");
-        }
-        const refusal = mayClaim(ev, config);
-        if (refusal) return refuse("forbidden", refusal);
-        const applied = await ledger.acquire(key, actor, ttl, now, {
-          maxPerHolder: config.maxLeasesPerHolder,
-          remindBefore,
-          ...limited((res: AcquireResult) => {
-            if (res.outcome === "acquired") return effect(reply("acquired", leaseView(res.lease), { newTenure: res.newTenure }), true, config);
-            if (res.outcome === "held") return effect(reply("held", leaseView(res.lease)), false);
-            return effect(reply("forbidden", null, { reason: limitReason(res.limit, res.held) }), false);
-          }),
-        });
-        return done(applied.outcome === "limit" ? "forbidden" : applied.outcome, applied);
-      }
-      const applied = await ledger.renew(key, actor, ttl, now, {
-        remindBefore,
-        ...limited((res: RenewResult) =>
-          res.outcome === "renewed"
-            ? effect(reply("renewed", leaseView(res.lease)), true, config)
-            : effect(reply("not_holder", leaseView(res.lease)), false),
-        ),
-      });
-      return done(applied.outcome, applied);
-    }
+      return done(await command.claim(parsed.ttl));
+    case "renew":
+      return done(await command.renew(parsed.ttl));
     case "release": {
-      const self = parsed.target === null || parsed.target.toLowerCase() === actor.login.toLowerCase();
-      if (self) {
-        const applied = await ledger.release(
-          key,
-          actor,
-          now,
-          limited((res: ReleaseResult) => effect(reply(res.outcome, leaseView(res.lease)), res.outcome === "released", config)),
-        );
-        return done(applied.outcome, applied);
-      }
+      const self = parsed.target === null || parsed.target.toLowerCase() === ev.author.login.toLowerCase();
+      if (self) return done(await command.release());
       // Acting on someone else's lease: ask GitHub, never trust the payload.
-      const permission = await deps.permission(actor.login);
-      if (!WRITERS.includes(permission)) {
-        return refuse("forbidden", RELEASE_OTHERS_FORBIDDEN);
-      }
-      const applied = await ledger.forceRelease(key, actor, now, {
+      const permission = await deps.permission(ev.author.login);
+      if (!WRITERS.includes(permission)) return done(await command.refuse("forbidden", "permission", RELEASE_OTHERS_FORBIDDEN));
+      const config = (configResult as Extract<ConfigResult, { ok: true }>).config;
+      const applied = await ledger.forceRelease(command.key, { id: ev.author.id, login: ev.author.login }, now, {
         ifHolder: parsed.target ?? undefined,
-        ...limited((res: ForceReleaseResult) =>
+        ...command.budgeted((res: ForceReleaseResult) =>
           res.outcome === "released"
-            ? effect(reply("released", leaseView(res.lease), { mentionHolder: true }), true, config)
-            : effect(reply("not_holder", leaseView(res.lease)), false),
+            ? command.effect(reply("released", leaseView(res.lease), { mentionHolder: true }), true, config)
+            : command.effect(reply("not_holder", leaseView(res.lease)), false),
         ),
       });
       // No tenure guard is passed, so `stale` cannot come back: a refusal, as not_holder.
-      return done(applied.outcome === "released" ? "released" : "not_holder", applied);
+      return done({ outcome: applied.outcome === "released" ? "released" : "not_holder", duplicate: applied.duplicate });
     }
     case "lease": {
-      const tenures = tenuresOf(await ledger.history(key, 200), now).slice(-5);
-      return refuse("status", undefined, { tenures });
+      const tenures = tenuresOf(await ledger.history(command.key, 200), now).slice(-5);
+      return done({ outcome: "status", duplicate: (await command.note("status", { tenures })).duplicate });
     }
   }
 }
@@ -205,25 +125,6 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
 /** The refusal of `/release @user` to someone without write, maintain or admin permission. */
 export const RELEASE_OTHERS_FORBIDDEN =
   "Only people with write, maintain or admin permission on this repository can release someone else's lease. Use `/release` on its own to end your own.";
-
-function mayClaim(ev: CommentEvent, config: Config): string | null {
-  if (!config.bots && ev.author.type === "Bot") {
-    return "Bots may not claim issues in this repository (`bots: false` in `.github/issue-leases.yml`).";
-  }
-  const association = ev.author.association.toUpperCase();
-  if (config.claimers === "collaborators" && !["OWNER", "MEMBER", "COLLABORATOR"].includes(association)) {
-    return "Only collaborators of this repository can claim issues here (`claimers: collaborators`).";
-  }
-  if (config.claimers === "members" && !["OWNER", "MEMBER"].includes(association)) {
-    return "Only members of this organisation can claim issues here (`claimers: members`).";
-  }
-  return null;
-}
-
-function limitReason(limit: number, held: Lease[]): string {
-  const issues = held.map((l) => `#${l.issue}`).join(", ");
-  return `You already hold ${held.length} lease${held.length === 1 ? "" : "s"} in this repository (${issues}); the limit is ${limit}. Release one with \`/release\` on its issue first.`;
-}
 
 /** Tenures from an issue's history: each new tenure, and how it ended. */
 export function tenuresOf(history: Awaited<ReturnType<Ledger["history"]>>, now: number): TenureView[] {
@@ -235,7 +136,9 @@ export function tenuresOf(history: Awaited<ReturnType<Ledger["history"]>>, now: 
         last.ended = "expired";
         last.to = last.to ?? h.at;
       }
-      tenures.push({ holder: h.holder.login, token: h.token, from: h.at, to: h.expiresAt, ended: "live" });
+      const view: TenureView = { holder: h.holder.login, holderId: h.holder.id, token: h.token, from: h.at, to: h.expiresAt, ended: "live" };
+      if (h.holder.instance !== undefined) view.instance = h.holder.instance;
+      tenures.push(view);
     } else if (last && last.token === h.token && last.ended === "live") {
       if (h.outcome === "renewed" || (h.outcome === "acquired" && h.op === "acquire")) last.to = h.expiresAt;
       else if (h.outcome === "released") {

@@ -54,6 +54,11 @@ function lease(key: IssueKey, row: Row): Lease {
   };
 }
 
+/** Whether two holders are one: the same account and the same instance (a comment's holder has none). */
+export function sameHolder(a: Holder, b: Holder): boolean {
+  return a.id === b.id && (a.instance ?? null) === (b.instance ?? null);
+}
+
 export const decide = {
   live,
 
@@ -68,7 +73,7 @@ export const decide = {
     floor = 0,
   ): AcquireResult {
     const current = live(key, row, now);
-    if (current && current.holder.id === holder.id) {
+    if (current && sameHolder(current.holder, holder)) {
       // Idempotent: the same tenure, its expiry set from this call's ttl. The
       // login is refreshed, so a renamed account shows its new name.
       return { outcome: "acquired", newTenure: false, lease: { ...current, holder, expiresAt: expiry(ttl, now) } };
@@ -84,13 +89,13 @@ export const decide = {
 
   renew(key: IssueKey, row: Row | null, holder: Holder, ttl: Ttl, now: number): RenewResult {
     const current = live(key, row, now);
-    if (!current || current.holder.id !== holder.id) return { outcome: "not_holder", lease: current };
+    if (!current || !sameHolder(current.holder, holder)) return { outcome: "not_holder", lease: current };
     return { outcome: "renewed", lease: { ...current, holder, expiresAt: expiry(ttl, now) } };
   },
 
   release(key: IssueKey, row: Row | null, holder: Holder, now: number): ReleaseResult {
     const current = live(key, row, now);
-    if (current && current.holder.id !== holder.id) return { outcome: "not_holder", lease: current };
+    if (current && !sameHolder(current.holder, holder)) return { outcome: "not_holder", lease: current };
     // Releasing nothing (or an expired lease) succeeds: a client retrying after
     // a dropped connection must not fail.
     return { outcome: "released", lease: current };

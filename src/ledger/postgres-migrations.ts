@@ -141,4 +141,10 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
     backup text    NOT NULL
   );
   `,
+  // 11: the holder's instance (SQLite's 12): an API client's short name
+  // for one of its workers; NULL for a comment's holder.
+  (s) => `
+  ALTER TABLE ${s}.leases ADD COLUMN holder_instance text;
+  ALTER TABLE ${s}.history ADD COLUMN holder_instance text, ADD COLUMN actor_instance text;
+  `,
 ];

@@ -20,6 +20,7 @@ import type {
   Lease,
   Ledger,
   LedgerResult,
+  NoteOptions,
   NoteResult,
   OpOptions,
   OutboxStats,
@@ -37,6 +38,7 @@ import type {
   Ttl,
   EffectFence,
 } from "./types.js";
+import { holderOf } from "./types.js";
 
 export interface PostgresLedgerOptions {
   /** DATABASE_URL, `postgres://user:password@host:port/database`. */
@@ -61,6 +63,7 @@ interface LeaseRow {
   repo: string;
   holder_id: number | null;
   holder_login: string | null;
+  holder_instance: string | null;
   token: number;
   acquired_at: number | null;
   expires_at: number | null;
@@ -92,8 +95,10 @@ interface HistoryRow {
   outcome: string;
   actor_id: number | null;
   actor_login: string | null;
+  actor_instance: string | null;
   holder_id: number | null;
   holder_login: string | null;
+  holder_instance: string | null;
   token: number | null;
   expires_at: number | null;
   at: number;
@@ -181,7 +186,7 @@ function toLease(row: LeaseRow): Lease {
     repoId: row.repo_id,
     repo: row.repo,
     issue: row.issue,
-    holder: { id: row.holder_id!, login: row.holder_login! },
+    holder: holderOf(row.holder_id!, row.holder_login!, row.holder_instance),
     token: row.token,
     acquiredAt: row.acquired_at!,
     expiresAt: row.expires_at,
@@ -192,7 +197,7 @@ function toRow(row: LeaseRow | undefined): Row | null {
   if (!row) return null;
   // A free row with token 0 (locked before any tenure) reads like no row: decide gives the next tenure token 1.
   return {
-    holder: row.holder_id === null ? null : { id: row.holder_id, login: row.holder_login! },
+    holder: row.holder_id === null ? null : holderOf(row.holder_id, row.holder_login!, row.holder_instance),
     token: row.token,
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,
@@ -387,15 +392,16 @@ export class PostgresLedger implements Ledger {
       insertFree: `INSERT INTO ${s}.leases (repo_id, issue, repo, token, updated_at) VALUES ($1, $2, $3, 0, $4)
                    ON CONFLICT (repo_id, issue) DO NOTHING`,
       write: `UPDATE ${s}.leases SET repo = $3, holder_id = $4, holder_login = $5, token = $6, acquired_at = $7, expires_at = $8,
-                updated_at = $9, remind_at = $10, reminded = false
+                updated_at = $9, remind_at = $10, reminded = false, holder_instance = $11
               WHERE repo_id = $1 AND issue = $2`,
-      free: `UPDATE ${s}.leases SET holder_id = NULL, holder_login = NULL, expires_at = NULL, remind_at = NULL, reminded = false,
+      free: `UPDATE ${s}.leases SET holder_id = NULL, holder_login = NULL, holder_instance = NULL, expires_at = NULL, remind_at = NULL, reminded = false,
                updated_at = $3
              WHERE repo_id = $1 AND issue = $2`,
       markReminded: `UPDATE ${s}.leases SET reminded = true, updated_at = $3 WHERE repo_id = $1 AND issue = $2`,
       history: `INSERT INTO ${s}.history
-                  (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, replied)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+                  (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, replied,
+                   actor_instance, holder_instance)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
       replies: `SELECT count(*)::int AS n, max(replied) AS top FROM ${s}.history
                 WHERE repo_id = $1 AND actor_id = $2 AND replied > 0 AND at > $3`,
       claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
@@ -641,7 +647,7 @@ export class PostgresLedger implements Ledger {
       const { result, write } = await body(c, row, now, floor);
       const lease = "lease" in result ? result.lease : null;
       let budget: ReplyBudget | null = null;
-      if (limit > 0) {
+      if (limit > 0 && (opts?.countsReply?.(result) ?? true)) {
         const { rows } = await c.query<{ n: number; top: number | null }>(this.sql.replies, [key.repoId, actor!.id, now - HOUR_MS]);
         budget = decide.replyBudget(limit, rows[0]!.n, rows[0]!.top === REPLIED.notice);
       }
@@ -661,6 +667,8 @@ export class PostgresLedger implements Ledger {
         now,
         delivery ?? null,
         budget === null ? null : REPLIED[budget],
+        actor?.instance ?? null,
+        lease?.holder.instance ?? null,
       ]);
       const writes = write ? [write, history] : [history];
       if (delivery !== undefined) writes.push(statement(this.sql.putDelivery, [delivery, JSON.stringify(result)]));
@@ -716,6 +724,7 @@ export class PostgresLedger implements Ledger {
       lease.expiresAt,
       now,
       remindAt,
+      lease.holder.instance ?? null,
     ]);
   }
 
@@ -774,13 +783,20 @@ export class PostgresLedger implements Ledger {
     key: IssueKey,
     actor: Holder | null,
     now: number,
-    opts?: OpOptions<NoteResult> & { outcome?: string },
+    opts?: NoteOptions,
   ): Promise<Applied<NoteResult>> {
+    const detail = opts?.detail ? { detail: opts.detail } : {};
     // The row is locked even though nothing changes: effects of one issue must
     // enter the outbox in the order of the decisions they follow.
-    return this.run(key, "note", actor, now, opts, async (_c, row, now) => ({ result: decide.note(key, row, now) }), {
+    return this.run(key, "note", actor, now, opts, async (_c, row, now) => ({ result: { ...decide.note(key, row, now), ...detail } }), {
       historyOutcome: opts?.outcome,
     });
+  }
+
+  async recorded(delivery: string): Promise<unknown> {
+    const { rows } = await this.query<{ result: string }>(this.sql.getDelivery, [delivery]);
+    // '' while the transaction that claimed it has not committed: not recorded yet.
+    return rows[0] && rows[0].result !== "" ? (JSON.parse(rows[0].result) as unknown) : null;
   }
 
   async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
@@ -857,8 +873,8 @@ export class PostgresLedger implements Ledger {
       issue: r.issue,
       op: r.op as HistoryOp,
       outcome: r.outcome,
-      actor: r.actor_id === null ? null : { id: r.actor_id, login: r.actor_login! },
-      holder: r.holder_id === null ? null : { id: r.holder_id, login: r.holder_login! },
+      actor: r.actor_id === null ? null : holderOf(r.actor_id, r.actor_login!, r.actor_instance),
+      holder: r.holder_id === null ? null : holderOf(r.holder_id, r.holder_login!, r.holder_instance),
       token: r.token,
       expiresAt: r.expires_at,
       at: r.at,

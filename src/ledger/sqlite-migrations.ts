@@ -180,4 +180,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     backup   TEXT    NOT NULL
   );
   `,
+  // 12: the holder's instance, a short name an API client gives so that
+  // workers of one account are told apart (two instances, two holders); NULL
+  // for a comment's holder. History keeps the holder's and the actor's.
+  `
+  ALTER TABLE leases ADD COLUMN holder_instance TEXT;
+  ALTER TABLE history ADD COLUMN holder_instance TEXT;
+  ALTER TABLE history ADD COLUMN actor_instance TEXT;
+  `,
 ];

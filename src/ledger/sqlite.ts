@@ -22,6 +22,7 @@ import type {
   Lease,
   Ledger,
   LedgerResult,
+  NoteOptions,
   NoteResult,
   OpOptions,
   OutboxStats,
@@ -39,6 +40,7 @@ import type {
   Ttl,
   EffectFence,
 } from "./types.js";
+import { holderOf } from "./types.js";
 
 export interface SqliteLedgerOptions {
   /** How long a writer waits for another process's transaction before failing; generous, since waits are short. */
@@ -58,6 +60,7 @@ interface LeaseRow {
   repo: string;
   holder_id: number | null;
   holder_login: string | null;
+  holder_instance: string | null;
   token: number;
   acquired_at: number | null;
   expires_at: number | null;
@@ -112,7 +115,7 @@ function toLease(row: LeaseRow): Lease {
     repoId: row.repo_id,
     repo: row.repo,
     issue: row.issue,
-    holder: { id: row.holder_id!, login: row.holder_login! },
+    holder: holderOf(row.holder_id!, row.holder_login!, row.holder_instance),
     token: row.token,
     acquiredAt: row.acquired_at!,
     expiresAt: row.expires_at,
@@ -120,12 +123,12 @@ function toLease(row: LeaseRow): Lease {
 }
 
 /** What an operation reads of its issue's row: what the rules need (decide.ts's Row), and the latest history row. */
-type StateRow = Pick<LeaseRow, "holder_id" | "holder_login" | "token" | "acquired_at" | "expires_at" | "reminded" | "last_history">;
+type StateRow = Pick<LeaseRow, "holder_id" | "holder_login" | "holder_instance" | "token" | "acquired_at" | "expires_at" | "reminded" | "last_history">;
 
 function toRow(row: StateRow | undefined): Row | null {
   if (!row) return null;
   return {
-    holder: row.holder_id === null ? null : { id: row.holder_id, login: row.holder_login! },
+    holder: row.holder_id === null ? null : holderOf(row.holder_id, row.holder_login!, row.holder_instance),
     token: row.token,
     acquiredAt: row.acquired_at,
     expiresAt: row.expires_at,
@@ -161,13 +164,13 @@ export class SqliteLedger implements Ledger {
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.st = {
       get: db.prepare<[number, number], StateRow>(
-        "SELECT holder_id, holder_login, token, acquired_at, expires_at, reminded, last_history FROM leases WHERE repo_id = ? AND issue = ?",
+        "SELECT holder_id, holder_login, holder_instance, token, acquired_at, expires_at, reminded, last_history FROM leases WHERE repo_id = ? AND issue = ?",
       ),
       upsert: db.prepare(
-        `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, token, acquired_at, expires_at, updated_at, remind_at, reminded, last_history)
-         VALUES (@repoId, @issue, @repo, @holderId, @holderLogin, @token, @acquiredAt, @expiresAt, @now, @remindAt, 0, @lastHistory)
+        `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, holder_instance, token, acquired_at, expires_at, updated_at, remind_at, reminded, last_history)
+         VALUES (@repoId, @issue, @repo, @holderId, @holderLogin, @holderInstance, @token, @acquiredAt, @expiresAt, @now, @remindAt, 0, @lastHistory)
          ON CONFLICT (repo_id, issue) DO UPDATE SET
-           repo = excluded.repo, holder_id = excluded.holder_id, holder_login = excluded.holder_login,
+           repo = excluded.repo, holder_id = excluded.holder_id, holder_login = excluded.holder_login, holder_instance = excluded.holder_instance,
            token = excluded.token, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at,
            updated_at = excluded.updated_at, remind_at = excluded.remind_at, reminded = 0, last_history = excluded.last_history`,
       ),
@@ -179,13 +182,15 @@ export class SqliteLedger implements Ledger {
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       free: db.prepare(
-        `UPDATE leases SET holder_id = NULL, holder_login = NULL, expires_at = NULL, remind_at = NULL, reminded = 0, updated_at = @now,
+        `UPDATE leases SET holder_id = NULL, holder_login = NULL, holder_instance = NULL, expires_at = NULL, remind_at = NULL, reminded = 0, updated_at = @now,
            last_history = @lastHistory
          WHERE repo_id = @repoId AND issue = @issue`,
       ),
       history: db.prepare(
-        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, prev, replied)
-         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @holderId, @holderLogin, @token, @expiresAt, @at, @delivery, @prev, @replied)`,
+        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, actor_instance, holder_id, holder_login, holder_instance,
+           token, expires_at, at, delivery, prev, replied)
+         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @actorInstance, @holderId, @holderLogin, @holderInstance,
+           @token, @expiresAt, @at, @delivery, @prev, @replied)`,
       ),
       // The replies an actor got in a repository since @since, and whether one was the notice.
       replies: db.prepare<{ repoId: number; actorId: number; since: number }, { n: number; top: number | null }>(
@@ -364,7 +369,8 @@ export class SqliteLedger implements Ledger {
       const state = this.st.get.get(key.repoId, key.issue);
       const { result, write } = body(toRow(state));
       const lease = "lease" in result ? result.lease : null;
-      const budget = this.replyBudget(key.repoId, actor, now, opts?.repliesPerHour);
+      const counted = opts?.countsReply?.(result) ?? true;
+      const budget = counted ? this.replyBudget(key.repoId, actor, now, opts?.repliesPerHour) : null;
       // The issue's latest history row, which the new one follows: the lease
       // row names it, or history_heads for an issue that has no lease row.
       const head = state ? state.last_history : this.st.historyHead.get(key.repoId, key.issue);
@@ -376,8 +382,10 @@ export class SqliteLedger implements Ledger {
         outcome: historyOutcome ?? result.outcome,
         actorId: actor?.id ?? null,
         actorLogin: actor?.login ?? null,
+        actorInstance: actor?.instance ?? null,
         holderId: lease?.holder.id ?? null,
         holderLogin: lease?.holder.login ?? null,
+        holderInstance: lease?.holder.instance ?? null,
         token: lease ? lease.token : null,
         expiresAt: lease ? lease.expiresAt : null,
         at: now,
@@ -448,6 +456,7 @@ export class SqliteLedger implements Ledger {
       repo: key.repo,
       holderId: lease.holder.id,
       holderLogin: lease.holder.login,
+      holderInstance: lease.holder.instance ?? null,
       token: lease.token,
       acquiredAt: lease.acquiredAt,
       expiresAt: lease.expiresAt,
@@ -516,9 +525,15 @@ export class SqliteLedger implements Ledger {
     key: IssueKey,
     actor: Holder | null,
     now: number,
-    opts?: OpOptions<NoteResult> & { outcome?: string },
+    opts?: NoteOptions,
   ): Promise<Applied<NoteResult>> {
-    return this.run(key, "note", actor, now, opts, (row) => ({ result: decide.note(key, row, now) }), opts?.outcome);
+    const detail = opts?.detail ? { detail: opts.detail } : {};
+    return this.run(key, "note", actor, now, opts, (row) => ({ result: { ...decide.note(key, row, now), ...detail } }), opts?.outcome);
+  }
+
+  async recorded(delivery: string): Promise<unknown> {
+    const seen = this.st.getDelivery.get(delivery);
+    return seen ? (JSON.parse(seen.result) as unknown) : null;
   }
 
   async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
@@ -603,8 +618,8 @@ export class SqliteLedger implements Ledger {
       issue: r.issue as number,
       op: r.op as HistoryOp,
       outcome: r.outcome as string,
-      actor: r.actor_id === null ? null : { id: r.actor_id as number, login: r.actor_login as string },
-      holder: r.holder_id === null ? null : { id: r.holder_id as number, login: r.holder_login as string },
+      actor: r.actor_id === null ? null : holderOf(r.actor_id as number, r.actor_login as string, r.actor_instance as string | null),
+      holder: r.holder_id === null ? null : holderOf(r.holder_id as number, r.holder_login as string, r.holder_instance as string | null),
       token: r.token as number | null,
       expiresAt: r.expires_at as number | null,
       at: r.at as number,

@@ -16,10 +16,16 @@ export interface IssueKey {
   issue: number;
 }
 
-/** The GitHub account holding a lease: its numeric id is the identity, the login is for display. */
+/**
+ * The GitHub account holding a lease: its numeric id is the identity, the
+ * login is for display. `instance` is a short name an API client gives, so
+ * that workers of one account exclude each other: two instances of one
+ * account are two holders; a comment's holder has none (absent, never null).
+ */
 export interface Holder {
   id: number;
   login: string;
+  instance?: string;
 }
 
 /** A live lease as it stands. */
@@ -58,6 +64,15 @@ export type ForceReleaseResult = ReleaseResult | { outcome: "stale"; lease: Leas
 export interface NoteResult {
   outcome: "noted";
   lease: Lease | null;
+  /** What the caller asked to be kept with the note (`NoteOptions.detail`): a duplicate returns it too. */
+  detail?: Record<string, string>;
+}
+
+export interface NoteOptions extends OpOptions<NoteResult> {
+  /** The history row's outcome (default `noted`). */
+  outcome?: string;
+  /** Kept with the delivery id and returned with the result (the API's refusals: which rule, and why). */
+  detail?: Record<string, string>;
 }
 
 export type ExpireResult = { outcome: "expired"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
@@ -131,6 +146,12 @@ export interface OpOptions<R> {
    * across replicas and costs no API call.
    */
   repliesPerHour?: number;
+  /**
+   * Whether this result's reply counts toward `repliesPerHour` (default:
+   * every result does). The API posts only when a tenure begins or ends: a
+   * claim refused as `held` posts nothing, and must not use up the budget.
+   */
+  countsReply?: (result: R) => boolean;
 }
 
 /**
@@ -223,8 +244,14 @@ export interface Ledger {
   release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>>;
   /** Frees a live lease whoever holds it. The caller checks the actor's permission first. */
   forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>>;
+  /**
+   * The result first recorded with a delivery id (as a duplicate returns
+   * it), or null when none was: lets the API answer an idempotent retry
+   * before it asks GitHub anything.
+   */
+  recorded(delivery: string): Promise<unknown>;
   /** Records a command that changes no lease (for history, delivery de-duplication and its reply). */
-  note(key: IssueKey, actor: Holder | null, now: number, opts?: OpOptions<NoteResult> & { outcome?: string }): Promise<Applied<NoteResult>>;
+  note(key: IssueKey, actor: Holder | null, now: number, opts?: NoteOptions): Promise<Applied<NoteResult>>;
 
   /**
    * `holder`'s account shows a new login (GitHub accounts are renamed; the
@@ -353,4 +380,9 @@ export interface TokenFloorResult {
 /** The fence of an effect's attempt as it was taken. */
 export function fenceOf(effect: Effect): EffectFence {
   return { id: effect.id, attempt: effect.attempts };
+}
+
+/** A holder read back from a row: a NULL instance is no instance (absent, as a comment's holder). */
+export function holderOf(id: number, login: string, instance: string | null | undefined): Holder {
+  return instance == null ? { id, login } : { id, login, instance };
 }

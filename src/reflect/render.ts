@@ -23,6 +23,8 @@ export type Outcome =
 /** A lease as a reply shows it. */
 export interface LeaseView {
   holder: string;
+  /** The holder's instance, when an API client named one. */
+  instance?: string;
   token: number;
   acquiredAt: number;
   expiresAt: number | null;
@@ -30,6 +32,9 @@ export interface LeaseView {
 
 export interface TenureView {
   holder: string;
+  /** The holder's account id (the API names it; replies do not). */
+  holderId?: number;
+  instance?: string;
   token: number;
   from: number;
   to: number | null;
@@ -60,6 +65,8 @@ export interface Reply {
   tenures?: TenureView[];
   /** The id of the comment that gave the command, so that a bot finds the reply to its own comment. */
   comment?: number;
+  /** The command came through the HTTP API, not a comment (there is no comment to quote or name). */
+  via?: "api";
 }
 
 export interface RenderExtras {
@@ -73,7 +80,9 @@ export interface RenderExtras {
 
 export function leaseView(lease: Lease | null): LeaseView | null {
   if (!lease) return null;
-  return { holder: lease.holder.login, token: lease.token, acquiredAt: lease.acquiredAt, expiresAt: lease.expiresAt };
+  const view: LeaseView = { holder: lease.holder.login, token: lease.token, acquiredAt: lease.acquiredAt, expiresAt: lease.expiresAt };
+  if (lease.holder.instance !== undefined) view.instance = lease.holder.instance;
+  return view;
 }
 
 /** A single-line code span that shows `text` literally: no mentions, no markdown. */
@@ -92,6 +101,10 @@ export function safeText(text: string): string {
 }
 
 const who = (login: string, mention = false) => (mention ? `@${login}` : `**${login}**`);
+
+/** The holder of a lease, with the instance an API client named (validated, and shown as code all the same). */
+const holderOf = (l: { holder: string; instance?: string }, mention = false) =>
+  l.instance === undefined ? who(l.holder, mention) : `${who(l.holder, mention)} (instance ${codeSpan(l.instance, 40)})`;
 
 function iso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -134,6 +147,8 @@ export function marker(reply: Reply, ref?: string): string {
     token: reply.lease?.token ?? null,
     expires_at: reply.lease?.expiresAt == null ? null : iso(reply.lease.expiresAt),
   };
+  if (reply.lease?.instance !== undefined) data.instance = reply.lease.instance;
+  if (reply.via !== undefined) data.via = reply.via;
   if (reply.comment !== undefined) data.comment = reply.comment;
   if (ref !== undefined) data.ref = ref;
   return `<!-- issue-leases: ${JSON.stringify(data)} -->`;
@@ -155,34 +170,34 @@ function headline(r: Reply): string {
   switch (r.outcome) {
     case "acquired":
       return r.newTenure === false
-        ? `${who(l!.holder)} already held this issue; the lease (token **${l!.token}**) now ${expiry(l!, r.at)}.`
-        : `${who(l!.holder)} now holds this issue with lease token **${l!.token}**; it ${expiry(l!, r.at)}.`;
+        ? `${holderOf(l!)} already held this issue; the lease (token **${l!.token}**) now ${expiry(l!, r.at)}.`
+        : `${holderOf(l!)} now holds this issue with lease token **${l!.token}**; it ${expiry(l!, r.at)}.`;
     case "held":
-      return `This issue is held by ${who(l!.holder)} (token **${l!.token}**), whose lease ${expiry(l!, r.at)}. Nothing changed.`;
+      return `This issue is held by ${holderOf(l!)} (token **${l!.token}**), whose lease ${expiry(l!, r.at)}. Nothing changed.`;
     case "renewed":
-      return `${who(l!.holder)}'s lease (token **${l!.token}**) was renewed and now ${expiry(l!, r.at)}.`;
+      return `${holderOf(l!)}'s lease (token **${l!.token}**) was renewed and now ${expiry(l!, r.at)}.`;
     case "not_holder":
       return l
-        ? `Only the holder can do that: this issue is held by ${who(l.holder)} (token **${l.token}**), whose lease ${expiry(l, r.at)}. Nothing changed.`
+        ? `Only the holder can do that: this issue is held by ${holderOf(l)} (token **${l.token}**), whose lease ${expiry(l, r.at)}. Nothing changed.`
         : `There is no live lease on this issue to ${r.op}. Nothing changed; use \`/claim\` to take it.`;
     case "released":
       if (!l) return "There was no live lease on this issue; it is free. Nothing else changed.";
       // No actor: an event ended the lease (the issue was closed), not the holder; `reason` says which.
-      if (r.actor === null) return `${who(l.holder, r.mentionHolder)}'s lease (token **${l.token}**) ended. The issue is free.`;
+      if (r.actor === null) return `${holderOf(l, r.mentionHolder)}'s lease (token **${l.token}**) ended. The issue is free.`;
       return r.actor && r.actor.toLowerCase() !== l.holder.toLowerCase()
-        ? `${who(r.actor)} released ${who(l.holder, r.mentionHolder)}'s lease (token **${l.token}**). The issue is free.`
-        : `${who(l.holder)} released the lease (token **${l.token}**). The issue is free.`;
+        ? `${who(r.actor)} released ${holderOf(l, r.mentionHolder)}'s lease (token **${l.token}**). The issue is free.`
+        : `${holderOf(l)} released the lease (token **${l.token}**). The issue is free.`;
     case "expired":
-      return `${who(l!.holder, r.mentionHolder)}'s lease (token **${l!.token}**) expired ${when(l!.expiresAt ?? r.at, r.at)}. The issue is free.`;
+      return `${holderOf(l!, r.mentionHolder)}'s lease (token **${l!.token}**) expired ${when(l!.expiresAt ?? r.at, r.at)}. The issue is free.`;
     case "reminded":
-      return `${who(l!.holder, true)}, your lease on this issue (token **${l!.token}**) ${expiry(l!, r.at)}.`;
+      return `${holderOf(l!, true)}, your lease on this issue (token **${l!.token}**) ${expiry(l!, r.at)}.`;
     case "invalid":
       return "That command was not understood, so nothing changed.";
     case "forbidden":
       return "That command is not allowed here, so nothing changed.";
     case "status":
       return l
-        ? `This issue is held by ${who(l.holder)} with lease token **${l.token}**, acquired ${when(l.acquiredAt, r.at)}; it ${expiry(l, r.at)}.`
+        ? `This issue is held by ${holderOf(l)} with lease token **${l.token}**, acquired ${when(l.acquiredAt, r.at)}; it ${expiry(l, r.at)}.`
         : "This issue is free: nobody holds a lease on it.";
   }
 }
@@ -191,7 +206,8 @@ function advice(r: Reply): string | null {
   switch (r.outcome) {
     case "acquired":
     case "renewed":
-      return "Use `/renew [duration]` to extend the lease and `/release` to free the issue.";
+      // A client of the API renews and releases through it: no advice about comments.
+      return r.via === "api" ? null : "Use `/renew [duration]` to extend the lease and `/release` to free the issue.";
     case "reminded":
       return "Use `/renew [duration]` to keep it, or `/release` if you are no longer working on it.";
     case "held":
@@ -207,7 +223,7 @@ function advice(r: Reply): string | null {
 function tenureTable(tenures: TenureView[], at: number): string {
   const rows = tenures.map(
     (t) =>
-      `| ${who(t.holder)} | ${t.token} | ${when(t.from, at)} | ${t.to === null ? "–" : when(t.to, at)} | ${t.ended} |`,
+      `| ${holderOf(t)} | ${t.token} | ${when(t.from, at)} | ${t.to === null ? "–" : when(t.to, at)} | ${t.ended} |`,
   );
   return ["| Holder | Token | From | To | How it ended |", "| --- | --- | --- | --- | --- |", ...rows].join("\n");
 }
@@ -220,6 +236,7 @@ export function renderReply(r: Reply, extras: RenderExtras = {}): string {
   }
   if (r.command !== null) parts.push(`> ${codeSpan(r.command)}`);
   parts.push(headline(r));
+  if (r.via === "api") parts.push(`_${r.op === "release" ? "Released" : r.op === "renew" ? "Renewed" : "Claimed"} through the issue-leases API._`);
   if (r.reason) parts.push(safeText(r.reason));
   if (extras.assignRefused && r.lease) {
     parts.push(

@@ -9,6 +9,7 @@ import { createPrivateKey } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
+import { rateLimitSettings } from "../api/rate-limit.js";
 import { databaseKind, DEFAULT_DATABASE_URL } from "../ledger/open-ledger.js";
 import { assertWebhookSecret } from "../webhook-secret.js";
 import { StartupError } from "./startup-error.js";
@@ -22,6 +23,7 @@ export function checkEnvironment(env: NodeJS.ProcessEnv, cwd = process.cwd()): v
   checkPrivateKey(env, cwd);
   try {
     assertWebhookSecret(env);
+    rateLimitSettings(env);
   } catch (error) {
     throw new StartupError((error as Error).message);
   }

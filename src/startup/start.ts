@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { run } from "probot";
 import { checkEnvironment } from "./check-environment.js";
+import { redactedLog } from "./redacted-log.js";
 import { exitOnStartupError, StartupError } from "./startup-error.js";
 
 /** .env over the environment, as Probot's own `applyEnv` does, so that both see the same values. */
@@ -24,7 +25,7 @@ function applyDotEnv(): void {
 applyDotEnv();
 try {
   checkEnvironment(process.env);
-  await run([fileURLToPath(new URL("../index.js", import.meta.url))], { env: process.env });
+  await run([fileURLToPath(new URL("../index.js", import.meta.url))], { env: process.env, log: await redactedLog(process.env) });
 } catch (error) {
   // The smee client rejects with an EventSource error event (not an Error)
   // when it cannot reach the channel: the last step of Probot's start.

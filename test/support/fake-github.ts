@@ -128,6 +128,17 @@ export interface FakeGitHub {
   writeCount(): number;
   /** Artificial latency per request, before it is handled. */
   delayMs: number;
+
+  /**
+   * API callers (issue 10): registers a token GitHub would accept, the
+   * account it is (GraphQL `viewer`), and which repositories it sees
+   * (`GET /repos/{owner}/{repo}` answers 404 for others, as GitHub does for
+   * a private repository; default: all). Unregistered tokens other than the
+   * app's are refused by `viewer` (401).
+   */
+  addToken(token: string, who: { login: string; id: number; type?: "User" | "Bot"; repos?: string[] }): void;
+  /** The app is not installed on this repository: `GET /repos/{owner}/{repo}/installation` answers 404. */
+  uninstall(repo: string): void;
 }
 
 export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<FakeGitHub> {
@@ -226,6 +237,8 @@ interface Ctx {
   accept: string;
   /** The path as received, prefix included, for Link headers. */
   rawPath: string;
+  /** The bearer token of the request, if any (never recorded). */
+  token: string | null;
 }
 
 interface Reply {
@@ -322,6 +335,8 @@ class FakeGitHubServer implements FakeGitHub {
     this.nextLabelId = 1;
     this.nextCommentId = 1;
     this.nextCheckRunId = 1;
+    this.apiTokens.clear();
+    this.uninstalled.clear();
   }
 
   // --- seeding and inspection ----------------------------------------------
@@ -458,7 +473,8 @@ class FakeGitHubServer implements FakeGitHub {
   ): void {
     const requestId = `${(++this.requestSeq).toString(16).toUpperCase().padStart(4, "0")}:FAKE`;
     const body = r.outcome.kind === "ok" ? r.outcome.body : undefined;
-    const isWrite = WRITE_METHODS.has(r.method);
+    // GraphQL queries are POSTs, and reads (routes of kind "read").
+    const isWrite = WRITE_METHODS.has(r.method) && r.match?.route.kind !== "read";
     let reply: Reply;
     if (!r.match) {
       reply = notFound();
@@ -488,6 +504,7 @@ class FakeGitHubServer implements FakeGitHub {
           body,
           accept: String(req.headers.accept ?? ""),
           rawPath: r.rawPath,
+          token: /^(?:bearer|token)\s+(\S+)$/i.exec(String(req.headers.authorization ?? ""))?.[1] ?? null,
         };
         try {
           reply = r.match.route.handle(ctx);
@@ -822,7 +839,8 @@ class FakeGitHubServer implements FakeGitHub {
     this.route("POST", "/app/installations/:installation/access_tokens", "token", () => this.tokenReply());
     this.route("GET", "/app", "read", () => ({ status: 200, json: this.appJson() }));
     this.route("GET", "/app/installations", "read", () => ({ status: 200, json: [this.installationJson()] }));
-    this.route("GET", `${R}/installation`, "read", (ctx) => ({ status: 200, json: this.installationJson(this.repoOf(ctx).owner) }));
+    this.route("GET", `${R}/installation`, "read", (ctx) =>
+      this.uninstalled.has(fullName(ctx)) ? notFound() : { status: 200, json: this.installationJson(this.repoOf(ctx).owner) });
     this.route("GET", "/installation/repositories", "read", (ctx) => {
       const all = [...this.repos.values()];
       const { items, headers } = this.paginate(ctx, all);
@@ -833,7 +851,9 @@ class FakeGitHubServer implements FakeGitHub {
     });
 
     // Repos, contents, people.
-    this.route("GET", R, "read", (ctx) => ({ status: 200, json: this.repoJson(this.repoOf(ctx)) }));
+    this.route("GET", R, "read", (ctx) => (this.tokenSees(ctx) ? { status: 200, json: this.repoJson(this.repoOf(ctx)) } : notFound()));
+    // GraphQL: github.com serves /graphql; GitHub Enterprise Server /api/graphql (beside /api/v3).
+    for (const path of ["/graphql", "/api/graphql"]) this.route("POST", path, "read", (ctx) => this.graphql(ctx));
     this.route("GET", `${R}/contents/*path`, "read", (ctx) => this.getContent(ctx));
     this.route("GET", `${R}/collaborators/:user/permission`, "read", (ctx) => {
       const login = ctx.params.user!;
@@ -1022,6 +1042,37 @@ class FakeGitHubServer implements FakeGitHub {
       const issue = repo.issues.get(Number(ctx.params.n));
       return issue?.pull ? { status: 200, json: this.pullJson(repo, issue, issue.pull) } : notFound();
     });
+  }
+
+  // --- API callers' tokens (issue 10) ---------------------------------------
+
+  private readonly apiTokens = new Map<string, { login: string; id: number; type: "User" | "Bot"; repos: Set<string> | null }>();
+  private readonly uninstalled = new Set<string>();
+
+  addToken(token: string, who: { login: string; id: number; type?: "User" | "Bot"; repos?: string[] }): void {
+    const type = who.type ?? (who.login.endsWith("[bot]") ? "Bot" : "User");
+    this.apiTokens.set(token, { login: who.login, id: who.id, type, repos: who.repos ? new Set(who.repos.map((r) => r.toLowerCase())) : null });
+  }
+
+  uninstall(repo: string): void {
+    this.uninstalled.add(repo.toLowerCase());
+  }
+
+  /** Whether the request's token sees the repository: registered tokens see their list; the app's (and others') see all, as before. */
+  private tokenSees(ctx: Ctx): boolean {
+    const caller = ctx.token === null ? undefined : this.apiTokens.get(ctx.token);
+    return !caller?.repos || caller.repos.has(fullName(ctx));
+  }
+
+  /** The one GraphQL query the fake answers: `viewer`, for a registered token (else 401, GitHub's "Bad credentials"). */
+  private graphql(ctx: Ctx): Reply {
+    const query = bodyField(ctx.body, "query");
+    if (typeof query !== "string" || !/\bviewer\b/.test(query)) {
+      return { status: 200, json: { errors: [{ message: "fake-github: only the viewer query is served" }] } };
+    }
+    const caller = ctx.token === null ? undefined : this.apiTokens.get(ctx.token);
+    if (!caller) return { status: 401, json: { message: "Bad credentials", documentation_url: DOCS } };
+    return { status: 200, json: { data: { viewer: { __typename: caller.type, login: caller.login, databaseId: caller.id } } } };
   }
 
   // --- handlers too long to inline -----------------------------------------
@@ -1383,4 +1434,9 @@ function userId(login: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return 10_000 + ((h >>> 0) % 90_000_000);
+}
+
+/** `owner/repo` of a route's params, lower-cased. */
+function fullName(ctx: Ctx): string {
+  return `${ctx.params.owner}/${ctx.params.repo}`.toLowerCase();
 }

@@ -1,0 +1,177 @@
+/**
+ * May this caller act on this repository through the API? Only when it sees
+ * the repository with its own token AND the app is installed on it; every
+ * other case is one and the same 404, so that the API never tells whether a
+ * private repository exists. Then what the rules need of GitHub: the
+ * issue's state and labels, and the caller's association with the
+ * repository (what a comment's `author_association` says).
+ *
+ * Briefly cached (a client's heartbeats then cost no GitHub call): which
+ * repositories a token sees, by the token's hash (never the token), and where
+ * the app is installed, for a minute each; associations for 5 minutes.
+ */
+import type { ProbotOctokit } from "probot";
+import { GitHubUnavailable, type Identity, tokenHash } from "./identity.js";
+import { TtlCache } from "./ttl-cache.js";
+
+type Octokit = InstanceType<typeof ProbotOctokit>;
+
+/** A repository as the caller's token sees it, named as GitHub names it. */
+export interface SeenRepo {
+  id: number;
+  owner: string;
+  name: string;
+  /** "Organization" or "User": only an organisation has members. */
+  ownerType: string;
+}
+
+/** A repository the caller may act on through the API. */
+export interface ApiRepo extends SeenRepo {
+  installation: number;
+}
+
+export interface IssueState {
+  state: "open" | "closed";
+  labels: string[];
+}
+
+export interface RepoAccessOptions {
+  /** GitHub's REST base URL, as the app's (https://api.github.com or http(s)://GHE_HOST/api/v3). */
+  restUrl: string;
+  /** The app authenticated as itself (its JWT), to ask where it is installed. */
+  appOctokit: () => Promise<Octokit>;
+  /** The app authenticated as an installation. */
+  installationOctokit: (installation: number) => Promise<Octokit>;
+  clock?: () => number;
+  /** How long which repositories a token sees, and where the app is installed, are remembered; default 60 s. */
+  accessTtlMs?: number;
+  /** How long a caller's association with a repository is remembered; default 5 minutes. */
+  associationTtlMs?: number;
+  timeoutMs?: number;
+}
+
+const MAX_ENTRIES = 10_000;
+
+function status(error: unknown): number | undefined {
+  const s = (error as { status?: unknown } | null)?.status;
+  return typeof s === "number" ? s : undefined;
+}
+
+/** 204 -> true, 404 -> false; anything else is GitHub not answering. */
+async function yesNo(call: () => Promise<unknown>, what: string): Promise<boolean> {
+  try {
+    await call();
+    return true;
+  } catch (error) {
+    if (status(error) === 404) return false;
+    throw new GitHubUnavailable(what, error);
+  }
+}
+
+export class RepoAccess {
+  private readonly o: Required<RepoAccessOptions>;
+  private readonly seen: TtlCache<SeenRepo | null>;
+  private readonly installations: TtlCache<number | null>;
+  private readonly associations: TtlCache<string>;
+  private readonly loading = { seen: new Map(), installations: new Map(), associations: new Map() };
+
+  constructor(opts: RepoAccessOptions) {
+    this.o = { clock: Date.now, accessTtlMs: 60_000, associationTtlMs: 5 * 60_000, timeoutMs: 10_000, ...opts };
+    this.seen = new TtlCache(this.o.accessTtlMs, MAX_ENTRIES, this.o.clock);
+    this.installations = new TtlCache(this.o.accessTtlMs, MAX_ENTRIES, this.o.clock);
+    this.associations = new TtlCache(this.o.associationTtlMs, MAX_ENTRIES, this.o.clock);
+  }
+
+  /** The repository when the caller sees it and the app is installed on it; null otherwise (answered 404, whichever it was). */
+  async repo(token: string, owner: string, name: string): Promise<ApiRepo | null> {
+    const full = `${owner}/${name}`.toLowerCase();
+    const seen = await this.seen.through(`${tokenHash(token)} ${full}`, () => this.see(token, owner, name), this.loading.seen);
+    if (!seen) return null;
+    const installation = await this.installations.through(String(seen.id), () => this.installationOf(seen), this.loading.installations);
+    return installation === null ? null : { ...seen, installation };
+  }
+
+  /** The issue's state and labels as the app reads them; null when the repository has no such issue (or pull request). */
+  async issue(repo: ApiRepo, number: number): Promise<IssueState | null> {
+    const octokit = await this.o.installationOctokit(repo.installation);
+    try {
+      const { data } = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", {
+        owner: repo.owner,
+        repo: repo.name,
+        issue_number: number,
+        request: { signal: AbortSignal.timeout(this.o.timeoutMs) },
+      });
+      const labels = data.labels.map((l) => (typeof l === "string" ? l : (l.name ?? "")));
+      return { state: data.state === "closed" ? "closed" : "open", labels };
+    } catch (error) {
+      // 410: deleted; 301 is followed by Octokit (a transferred issue answers from where it is now).
+      if (status(error) === 404 || status(error) === 410) return null;
+      throw new GitHubUnavailable("the issue", error);
+    }
+  }
+
+  /**
+   * What GitHub's `author_association` would say of the caller in this
+   * repository: OWNER, MEMBER (of the organisation that owns it),
+   * COLLABORATOR, or NONE. Asked with the app's installation token.
+   */
+  async association(repo: ApiRepo, who: Identity): Promise<string> {
+    return this.associations.through(`${repo.id} ${who.id}`, () => this.associationOf(repo, who), this.loading.associations);
+  }
+
+  private async associationOf(repo: ApiRepo, who: Identity): Promise<string> {
+    if (who.login.toLowerCase() === repo.owner.toLowerCase()) return "OWNER";
+    const octokit = await this.o.installationOctokit(repo.installation);
+    const request = { signal: AbortSignal.timeout(this.o.timeoutMs) };
+    if (repo.ownerType === "Organization") {
+      const member = await yesNo(
+        () => octokit.request("GET /orgs/{org}/members/{username}", { org: repo.owner, username: who.login, request }),
+        "whether the caller is a member",
+      );
+      if (member) return "MEMBER";
+    }
+    const collaborator = await yesNo(
+      () => octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}", { owner: repo.owner, repo: repo.name, username: who.login, request }),
+      "whether the caller is a collaborator",
+    );
+    return collaborator ? "COLLABORATOR" : "NONE";
+  }
+
+  /** `GET /repos/{owner}/{repo}` with the caller's own token: what it sees, it may act on. */
+  private async see(token: string, owner: string, name: string): Promise<SeenRepo | null> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.o.restUrl}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`, {
+        headers: { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" },
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+      });
+    } catch (error) {
+      throw new GitHubUnavailable("whether the caller sees the repository", error);
+    }
+    const body = (await res.json().catch(() => null)) as { id?: number; name?: string; owner?: { login?: string; type?: string } } | null;
+    // A 403 that is a rate limit says nothing of access: GitHub is not answering for now.
+    if (res.status === 403 && (res.headers.get("x-ratelimit-remaining") === "0" || res.headers.has("retry-after"))) {
+      throw new GitHubUnavailable("whether the caller sees the repository (rate limited)");
+    }
+    if (res.status === 401 || res.status === 403 || res.status === 404) return null;
+    if (!res.ok || typeof body?.id !== "number" || typeof body.name !== "string" || typeof body.owner?.login !== "string") {
+      throw new GitHubUnavailable(`whether the caller sees the repository (HTTP ${res.status})`);
+    }
+    return { id: body.id, owner: body.owner.login, name: body.name, ownerType: body.owner.type ?? "User" };
+  }
+
+  private async installationOf(repo: SeenRepo): Promise<number | null> {
+    const octokit = await this.o.appOctokit();
+    try {
+      const { data } = await octokit.request("GET /repos/{owner}/{repo}/installation", {
+        owner: repo.owner,
+        repo: repo.name,
+        request: { signal: AbortSignal.timeout(this.o.timeoutMs) },
+      });
+      return data.id;
+    } catch (error) {
+      if (status(error) === 404) return null;
+      throw new GitHubUnavailable("whether the app is installed", error);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * What the API answers, as data: the JSON bodies and their status codes.
+ * Errors look like `{"error": {"code", "message"}}` (GitHub's own errors
+ * are `{"message"}`; ours add a stable code to branch on). The shapes are
+ * described in openapi.json, and the tests check every answer against it.
+ */
+import type { LeaseResult } from "../lease-command.js";
+import type { Lease } from "../ledger/types.js";
+import type { TenureView } from "../reflect/render.js";
+
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface HolderJson {
+  login: string;
+  id: number;
+  instance: string | null;
+}
+
+export interface LeaseJson {
+  repo: string;
+  issue: number;
+  holder: HolderJson | null;
+  token: number | null;
+  expires_at: string | null;
+}
+
+/** GitHub's form: whole seconds, UTC, as the reply marker has it. Rounded down, so a client never thinks it holds longer than it does. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export function leaseJson(repo: string, issue: number, lease: Lease | null): LeaseJson {
+  if (!lease) return { repo, issue, holder: null, token: null, expires_at: null };
+  return {
+    repo,
+    issue,
+    holder: { login: lease.holder.login, id: lease.holder.id, instance: lease.holder.instance ?? null },
+    token: lease.token,
+    expires_at: lease.expiresAt === null ? null : iso(lease.expiresAt),
+  };
+}
+
+export function errorAnswer(status: number, code: string, message: string, extra: { reason?: string; headers?: Record<string, string> } = {}): Answer {
+  const error: Record<string, string> = { code, message };
+  if (extra.reason !== undefined) error.reason = extra.reason;
+  return { status, body: { error }, ...(extra.headers ? { headers: extra.headers } : {}) };
+}
+
+/** Every answer that says "no such repository, or not for you": byte for byte the same, so that nobody learns which. */
+export const NOT_FOUND: Answer = errorAnswer(404, "not_found", "Not Found");
+
+/** A claim, renewal or release as the API answers it: 200, 409 for `held` and `not_holder`, 403 and 422 for the rules' refusals. */
+export function leaseAnswer(repo: string, issue: number, r: LeaseResult): Answer {
+  switch (r.outcome) {
+    case "acquired":
+    case "renewed":
+    case "released":
+    case "status":
+      return { status: 200, body: { outcome: r.outcome, ...leaseJson(repo, issue, r.lease) } };
+    case "held":
+    case "not_holder":
+      return { status: 409, body: { outcome: r.outcome, ...leaseJson(repo, issue, r.lease) } };
+    case "invalid":
+      // A duration outside the repository's range is a bad duration; a broken config is the repository's, not the caller's.
+      return r.rule === "ttl"
+        ? errorAnswer(422, "invalid_ttl", r.reason, { reason: r.rule })
+        : errorAnswer(403, "forbidden", r.reason, { reason: r.rule });
+    case "forbidden":
+      return errorAnswer(403, "forbidden", r.reason, { reason: r.rule });
+  }
+}
+
+export function tenureJson(t: TenureView): { holder: HolderJson; token: number; from: string; to: string | null; ended: string } {
+  return {
+    holder: { login: t.holder, id: t.holderId ?? 0, instance: t.instance ?? null },
+    token: t.token,
+    from: iso(t.from),
+    to: t.to === null ? null : iso(t.to),
+    ended: t.ended,
+  };
+}

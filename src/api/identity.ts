@@ -1,0 +1,113 @@
+/**
+ * Who calls the API: the GitHub account behind a bearer token, asked of
+ * GitHub with the caller's own token through GraphQL's `viewer`, which
+ * answers for user tokens, personal access tokens and GitHub App
+ * installation tokens alike (REST `GET /user` refuses the last).
+ *
+ * The token is never stored or logged: the cache is keyed by its SHA-256,
+ * keeps an identity at most `ttlMs` (5 minutes at the most), and holds a
+ * bounded number of entries. A token GitHub refuses is remembered as refused
+ * for as long, so that a client retrying a bad token does not cost a GitHub
+ * call each time.
+ */
+import { createHash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { TtlCache } from "./ttl-cache.js";
+
+export interface Identity {
+  /** The account's numeric id: who holds a lease. */
+  id: number;
+  login: string;
+  /** GitHub's account type: "Bot" for GitHub App installation tokens, else "User". */
+  type: "User" | "Bot";
+}
+
+/** GitHub did not answer who the token is (5xx, network, timeout): not the caller's fault, and not cached. */
+export class GitHubUnavailable extends Error {
+  constructor(what: string, cause?: unknown) {
+    super(`GitHub did not answer ${what}`, { cause });
+  }
+}
+
+/** At most 5 minutes, as the API promises. */
+export const MAX_IDENTITY_TTL_MS = 5 * 60_000;
+
+export interface IdentitiesOptions {
+  /** GitHub's GraphQL endpoint, e.g. https://api.github.com/graphql or http(s)://GHE_HOST/api/graphql. */
+  graphqlUrl: string;
+  clock?: () => number;
+  /** Default and maximum 5 minutes. */
+  ttlMs?: number;
+  /** Entries kept; the least recently used go first. Default 10,000. */
+  maxEntries?: number;
+  /** How long GitHub may take to answer; default 10 s. */
+  timeoutMs?: number;
+}
+
+/** The bearer token of a request: null when there is none, "malformed" for another scheme or an empty one. */
+export function bearerToken(req: IncomingMessage): string | null | "malformed" {
+  const header = req.headers.authorization;
+  if (header === undefined || header === "") return null;
+  const m = /^(?:Bearer|token)\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : "malformed";
+}
+
+/** The key a token is cached (and rate-limited before it is known) under: its SHA-256, never the token. */
+export function tokenHash(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+const VIEWER = "query { viewer { __typename login databaseId } }";
+
+export class Identities {
+  private readonly o: Required<IdentitiesOptions>;
+  /** Token hash -> identity; null: GitHub refused the token. */
+  private readonly cache: TtlCache<Identity | null>;
+  /** Look-ups in flight, so that a burst of one client's first requests asks GitHub once. */
+  private readonly asking = new Map<string, Promise<Identity | null>>();
+
+  constructor(opts: IdentitiesOptions) {
+    this.o = {
+      clock: Date.now,
+      maxEntries: 10_000,
+      timeoutMs: 10_000,
+      ...opts,
+      ttlMs: Math.min(opts.ttlMs ?? MAX_IDENTITY_TTL_MS, MAX_IDENTITY_TTL_MS),
+    };
+    this.cache = new TtlCache(this.o.ttlMs, this.o.maxEntries, this.o.clock);
+  }
+
+  /** The account behind `token`, or null when GitHub refuses the token (401). Throws GitHubUnavailable when GitHub does not answer. */
+  who(token: string): Promise<Identity | null> {
+    return this.cache.through(tokenHash(token), () => this.ask(token), this.asking);
+  }
+
+  private async ask(token: string): Promise<Identity | null> {
+    let res: Response;
+    try {
+      res = await fetch(this.o.graphqlUrl, {
+        method: "POST",
+        headers: { authorization: `bearer ${token}`, "content-type": "application/json", "user-agent": "issue-leases" },
+        body: JSON.stringify({ query: VIEWER }),
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+      });
+    } catch (error) {
+      throw new GitHubUnavailable("who the token is", error);
+    }
+    // 401 only: a 403 is GitHub's rate limit, which says nothing of the token.
+    if (res.status === 401) {
+      await res.arrayBuffer();
+      return null;
+    }
+    if (!res.ok) {
+      await res.arrayBuffer();
+      throw new GitHubUnavailable(`who the token is (HTTP ${res.status})`);
+    }
+    const answer = (await res.json().catch(() => null)) as { data?: { viewer?: { __typename?: string; login?: string; databaseId?: number } } } | null;
+    const viewer = answer?.data?.viewer;
+    if (!viewer || typeof viewer.login !== "string" || typeof viewer.databaseId !== "number") {
+      throw new GitHubUnavailable("who the token is (no viewer in the answer)");
+    }
+    return { id: viewer.databaseId, login: viewer.login, type: viewer.__typename === "Bot" ? "Bot" : "User" };
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * What a request to the API says, validated: the path's repository and
+ * issue, the JSON body (at most 16 KiB), the `instance`, the
+ * `Idempotency-Key`. Anything malformed is an Answer (422, 413, 404) before
+ * anything is asked of GitHub or the ledger.
+ */
+import type { IncomingMessage } from "node:http";
+import { z } from "zod";
+import { DURATION_FORMS, parseDuration } from "../commands/parse-duration.js";
+import { type Answer, errorAnswer, NOT_FOUND } from "./answers.js";
+
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/** A worker's name: short, and nothing that could mention someone or break markdown where it is shown. */
+export const INSTANCE_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+// GitHub's own limits on owner and repository names.
+const NAME_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
+
+const instance = z
+  .string()
+  .regex(INSTANCE_PATTERN, "must be 1 to 40 letters, digits, `.`, `_` or `-`")
+  .nullable()
+  .optional();
+
+const leaseBody = z.strictObject({
+  ttl: z.string().max(40).nullable().optional(),
+  instance,
+});
+
+const verifyBody = z.strictObject({
+  token: z.number().int().positive(),
+  instance,
+});
+
+export interface IssueRef {
+  owner: string;
+  name: string;
+  issue: number;
+}
+
+/** The issue a path names, or null: names GitHub would not accept and numbers that are not issue numbers are simply not found. */
+export function issueRef(owner: string, name: string, number: string): IssueRef | null {
+  let o: string;
+  let n: string;
+  try {
+    o = decodeURIComponent(owner);
+    n = decodeURIComponent(name);
+  } catch {
+    return null;
+  }
+  if (!NAME_PATTERN.test(o) || !NAME_PATTERN.test(n) || !/^[1-9]\d{0,9}$/.test(number) || Number(number) > 2 ** 31 - 1) return null;
+  return { owner: o, name: n, issue: Number(number) };
+}
+
+/** The request's body as text, or the 413 answer when it is over the limit (the rest is not read). */
+export function readBody(req: IncomingMessage): Promise<string | Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        over = true;
+        resolve(errorAnswer(413, "body_too_large", `The body is over ${MAX_BODY_BYTES} bytes.`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!over) resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+    req.on("error", reject);
+  });
+}
+
+function invalid(error: z.ZodError): Answer {
+  const problems = error.issues.map((i) => {
+    const at = i.path.length > 0 ? `\`${i.path.join(".")}\`` : "the body";
+    if (i.code === "unrecognized_keys") return `unknown key${i.keys.length === 1 ? "" : "s"} ${i.keys.map((k) => `\`${k}\``).join(", ")}`;
+    return `${at} ${i.message.replace(/^Invalid input: /, "")}`;
+  });
+  return errorAnswer(422, "invalid_body", `${problems.join("; ")}.`);
+}
+
+function json(text: string): unknown | Answer {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return errorAnswer(422, "invalid_body", "The body is not JSON.");
+  }
+}
+
+const isAnswer = (v: unknown): v is Answer => typeof v === "object" && v !== null && "status" in v && "body" in v;
+
+/** A claim's or renewal's body: `{"ttl", "instance"}`, both optional. `ttl` null: the repository's default. */
+export function leaseRequest(text: string): { ttl: number | null; instance?: string } | Answer {
+  const raw = json(text);
+  if (isAnswer(raw)) return raw;
+  const parsed = leaseBody.safeParse(raw);
+  if (!parsed.success) return invalid(parsed.error);
+  const { ttl, instance } = parsed.data;
+  let ms: number | null = null;
+  if (ttl !== undefined && ttl !== null) {
+    ms = parseDuration(ttl.trim());
+    if (ms === null) return errorAnswer(422, "invalid_ttl", `\`ttl\` is not a duration; use ${DURATION_FORMS}, or leave it out for the repository's default.`);
+  }
+  return { ttl: ms, ...(instance ? { instance } : {}) };
+}
+
+export function verifyRequest(text: string): { token: number; instance?: string } | Answer {
+  const raw = json(text);
+  if (isAnswer(raw)) return raw;
+  const parsed = verifyBody.safeParse(raw);
+  if (!parsed.success) return invalid(parsed.error);
+  return { token: parsed.data.token, ...(parsed.data.instance ? { instance: parsed.data.instance } : {}) };
+}
+
+/** `?instance=` of a release. */
+export function instanceParam(value: string | null): { instance?: string } | Answer {
+  if (value === null || value === "") return {};
+  if (!INSTANCE_PATTERN.test(value)) return errorAnswer(422, "invalid_body", "`instance` must be 1 to 40 letters, digits, `.`, `_` or `-`.");
+  return { instance: value };
+}
+
+/** The Idempotency-Key header: absent, valid, or a 422. */
+export function idempotencyKey(req: IncomingMessage): string | undefined | Answer {
+  const key = req.headers["idempotency-key"];
+  if (key === undefined) return undefined;
+  if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    return errorAnswer(422, "invalid_idempotency_key", "`Idempotency-Key` must be 1 to 255 visible ASCII characters (a UUID is a good one).");
+  }
+  return key;
+}
+
+export { isAnswer, NOT_FOUND };

@@ -1,0 +1,80 @@
+/**
+ * The API's parts put together for the app: its GitHub clients (the
+ * caller's token for who it is and what it sees, the app's own for where it
+ * is installed and what the rules read), its caches and its rate limit.
+ * app.ts adds the handler with one line.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Probot, ProbotOctokit } from "probot";
+import type { ConfigCache } from "../config-cache.js";
+import type { Ledger } from "../ledger/types.js";
+import { loadConfig, readRepoConfig } from "../repo-config.js";
+import { RepoAccess } from "./access.js";
+import { Identities } from "./identity.js";
+import { RateLimiter, type RateLimitSettings } from "./rate-limit.js";
+import { type ApiDeps, apiHandler } from "./routes.js";
+
+type Octokit = InstanceType<typeof ProbotOctokit>;
+
+export interface ServeApiOptions {
+  ledger: Ledger;
+  clock: () => number;
+  configs: ConfigCache;
+  rateLimit: RateLimitSettings;
+  rememberRepo: ApiDeps["rememberRepo"];
+  kick: () => void;
+  track: ApiDeps["track"];
+  log: ApiDeps["log"];
+}
+
+/** GitHub's GraphQL endpoint beside a REST base URL, as Octokit derives it (GHE: /api/v3 -> /api/graphql). */
+export function graphqlUrl(restUrl: string): string {
+  return `${restUrl.replace(/\/api\/v3\/?$/, "/api")}/graphql`;
+}
+
+export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+  // The app's own client knows GitHub's URL (GHE_HOST, GHE_PROTOCOL): the API asks the same GitHub.
+  let appOctokit: Promise<Octokit> | undefined;
+  const appClient = () => {
+    appOctokit ??= app.auth();
+    appOctokit.catch(() => (appOctokit = undefined));
+    return appOctokit;
+  };
+  const installations = new Map<number, Promise<Octokit>>();
+  const installationClient = (installation: number) => {
+    let client = installations.get(installation);
+    if (!client) {
+      client = app.auth(installation);
+      client.catch(() => installations.delete(installation));
+      installations.set(installation, client);
+    }
+    return client;
+  };
+  let deps: Promise<ApiDeps> | undefined;
+  const build = async (): Promise<ApiDeps> => {
+    const restUrl = (await appClient()).request.endpoint.DEFAULTS.baseUrl;
+    return {
+      ledger: o.ledger,
+      clock: o.clock,
+      identities: new Identities({ graphqlUrl: graphqlUrl(restUrl), clock: o.clock }),
+      access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
+      limiter: new RateLimiter(o.rateLimit, o.clock),
+      config: async (repo) =>
+        loadConfig(o.configs, repo.id, async () => readRepoConfig(await installationClient(repo.installation), repo.owner, repo.name)),
+      rememberRepo: o.rememberRepo,
+      kick: o.kick,
+      track: o.track,
+      log: o.log,
+    };
+  };
+  let handler: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
+  return async (req, res) => {
+    if (!(req.url ?? "").startsWith("/api/v1/")) return false;
+    if (!handler) {
+      deps ??= build();
+      deps.catch(() => (deps = undefined));
+      handler = apiHandler(await deps);
+    }
+    return handler(req, res);
+  };
+}
