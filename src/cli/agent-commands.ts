@@ -43,20 +43,14 @@ export function printAnswer(answer: LeaseAnswer | LeaseStatus, json: boolean, io
         io.out("");
         io.out(
           formatTable(
-            Object.keys(tenures[0]!).map((k) => k.toUpperCase()),
-            tenures.map((t) => Object.values(t).map(cell)),
+            ["TOKEN", "HOLDER", "FROM", "TO", "ENDED"],
+            tenures.map((t) => [String(t.token), holderText(t), t.from, t.to ?? "-", t.ended]),
           ),
         );
       }
     }
   }
   return AGENT_EXIT.ok;
-}
-
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return "-";
-  if (typeof value === "object") return holderText({ holder: value as LeaseAnswer["holder"] });
-  return String(value);
 }
 
 export function printVerify(ref: ParsedRef, token: number, result: VerifyResult, json: boolean, io: Out): number {

@@ -96,12 +96,23 @@ describe("agent claim, renew, release, status", () => {
     expect(none.stdout).toBe("released octo-org/widgets#12: you held no lease on it\n");
   });
 
-  it("status says who holds the issue, or that it is free", async () => {
-    const r = await agent((_req, i) => ({ status: 200, json: i === 0 ? leaseJson("status", alice, 4, EXPIRES) : leaseJson("status", null, null, null) }), [
-      "status",
-      "octo-org/widgets#12",
+  it("status says who holds the issue, or that it is free, and lists the recent tenures", async () => {
+    const tenures = [
+      { holder: { ...bot }, token: 3, from: "2026-12-01T10:00:00Z", to: "2026-12-01T11:00:00Z", ended: "released" },
+      { holder: { ...alice, instance: null }, token: 4, from: "2026-12-01T11:30:00Z", to: null, ended: "live" },
+    ];
+    const r = await agent(
+      (_req, i) => ({ status: 200, json: i === 0 ? { ...leaseJson("status", alice, 4, EXPIRES), tenures } : leaseJson("status", null, null, null) }),
+      ["status", "octo-org/widgets#12"],
+    );
+    expect(r.stdout.split("\n")).toEqual([
+      `octo-org/widgets#12 is held by alice with token 4, expires ${EXPIRES}`,
+      "",
+      "TOKEN  HOLDER                               FROM                  TO                    ENDED",
+      "3      deploy-bot[bot] (instance worker-3)  2026-12-01T10:00:00Z  2026-12-01T11:00:00Z  released",
+      "4      alice                                2026-12-01T11:30:00Z  -                     live",
+      "",
     ]);
-    expect(r.stdout).toBe(`octo-org/widgets#12 is held by alice with token 4, expires ${EXPIRES}\n`);
     const free = await agent(() => ({ status: 500 }), ["status", "octo-org/widgets#12"]);
     expect(free.stdout).toBe("octo-org/widgets#12 is free\n");
     expect(r.requests.map((q) => q.method)).toEqual(["GET", "GET"]);
