@@ -10,14 +10,16 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash, generateKeyPairSync, randomUUID } from "node:crypto";
-import { mkdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sign } from "@octokit/webhooks-methods";
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+/** The repository: two folders up from here, or three when this runs compiled from dist/ (a benchmark). */
+const UP_TWO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const ROOT = existsSync(join(UP_TWO, "package.json")) ? UP_TWO : resolve(UP_TWO, "..");
 export const WEBHOOK_SECRET = "e2e-secret";
 // What `npm start` runs: the environment checks, then `probot run ./dist/src/index.js`.
 export const LAUNCHER = "./dist/src/startup/start.js";

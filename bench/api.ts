@@ -1,0 +1,174 @@
+/**
+ * How fast is the HTTP API, against the ledger it stands on?
+ *
+ *   npm run bench:api [-- --json] [--pairs N] [--clients N] [--rounds N]
+ *
+ * - api: the real server (`npm start`, a child process, SQLite ledger in a
+ *   temp folder, Probot's throttling and retries on as in production)
+ *   against the in-process fake GitHub. `--clients` bots at once, each with
+ *   a token of its own, claim an issue (POST, a new tenure each time) and
+ *   release it (DELETE), over keep-alive connections. Every identity and
+ *   access is cached before measuring (a warm-up of the same calls), as it
+ *   is for a client making its second call within a minute; what a claim
+ *   still asks of GitHub each time is the issue (state and labels). The
+ *   outbox drainer runs meanwhile, as it would, its writes paced by Probot.
+ * - ledger: the same operations straight on a SqliteLedger (a file in the
+ *   same temp folder, the same settings: WAL, synchronous=FULL), with a
+ *   reflect effect each, as the API's claims and releases write, in this
+ *   process and one at a time: what the ledger alone can do.
+ *
+ * Rounds alternate api and ledger; medians are reported. `ratio` is
+ * api ÷ ledger operations per second (goal >= 0.5); `p99_ms` is the 99th
+ * percentile of a claim's time as its client saw it, over all rounds.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { SqliteLedger } from "../src/ledger/sqlite.js";
+import type { Holder } from "../src/ledger/types.js";
+import { REFLECT } from "../src/reflect/reflector.js";
+import { startFakeGitHub } from "../test/support/fake-github.js";
+import { startServer } from "../test/support/server-process.js";
+import { benchArgs, usageExit } from "./support/args.js";
+import { median, reporter, round, table } from "./support/report.js";
+
+const GOAL = 0.5;
+const REPO = "bench/api";
+const REPO_ID = 7_000_001;
+const USAGE = "node dist/bench/api.js [--json] [--pairs N (claim+release pairs per round)] [--clients N] [--rounds N]";
+
+function parse() {
+  const values = benchArgs(USAGE, {
+    json: { type: "boolean", default: false },
+    pairs: { type: "string", default: "400" },
+    clients: { type: "string", default: "4" },
+    rounds: { type: "string", default: "5" },
+  });
+  const [pairs, clients, rounds] = [Number(values.pairs), Number(values.clients), Number(values.rounds)];
+  if (![pairs, clients, rounds].every((n) => Number.isInteger(n) && n >= 1)) usageExit(USAGE);
+  return { json: values.json === true, pairs, clients, rounds };
+}
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+async function main(): Promise<void> {
+  const args = parse();
+  const log = reporter(args.json);
+  const dir = mkdtempSync(join(tmpdir(), "issue-leases-bench-api-"));
+  const fake = await startFakeGitHub();
+  fake.addRepo(REPO, { id: REPO_ID });
+  const tokens = Array.from({ length: args.clients }, (_, i) => `ghs_bench_client_${i}`);
+  tokens.forEach((token, i) => fake.addToken(token, { login: `agent-${i}[bot]`, id: 9_000 + i }));
+  const server = await startServer({
+    fake,
+    dbFile: join(dir, "server.db"),
+    // A benchmark's bots are far over any sensible per-identity limit; the server's log lines would be measured too.
+    env: { API_RATE_LIMIT: "0", LOG_LEVEL: "warn" },
+  });
+  const ledger = new SqliteLedger(join(dir, "ledger.db"));
+  try {
+    log(`issue-leases API benchmark: the real server against the fake GitHub, SQLite in ${dir}`);
+    log(`${args.clients} clients, ${args.pairs} claim+release pairs per round, ${args.rounds} interleaved rounds, medians`);
+
+    let nextIssue = 1;
+    const claimMs: number[] = [];
+    const apiCall = async (method: string, issue: number, token: string, body?: string): Promise<void> => {
+      const res = await fetch(`${server.url}/api/v1/repos/${REPO}/issues/${issue}/lease`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+        ...(body ? { body } : {}),
+      });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`${method} #${issue} answered ${res.status}: ${text}`);
+    };
+    /** `pairs` claim+release pairs spread over the clients; returns operations per second. */
+    const apiRound = async (pairs: number, record: boolean): Promise<number> => {
+      const per = Math.ceil(pairs / args.clients);
+      const start = performance.now();
+      await Promise.all(
+        tokens.map(async (token) => {
+          for (let i = 0; i < per; i++) {
+            const issue = nextIssue++;
+            const t = performance.now();
+            await apiCall("POST", issue, token, '{"ttl":"2h"}');
+            if (record) claimMs.push(performance.now() - t);
+            await apiCall("DELETE", issue, token);
+          }
+        }),
+      );
+      return (2 * per * args.clients) / ((performance.now() - start) / 1000);
+    };
+
+    let ledgerIssue = 1;
+    const holder: Holder = { id: 9_000, login: "agent-0[bot]" };
+    const effect = (reply: string) => [{ installation: 1, kind: REFLECT, payload: { owner: "bench", repo: "api", reconcile: true, reply } }];
+    const ledgerRound = async (pairs: number): Promise<number> => {
+      const start = performance.now();
+      for (let i = 0; i < pairs; i++) {
+        const key = { repoId: REPO_ID, repo: REPO, issue: ledgerIssue++ };
+        const now = Date.now();
+        await ledger.acquire(key, holder, 7_200_000, now, { maxPerHolder: 0, remindBefore: 86_400_000, repliesPerHour: 20, effects: () => effect("acquired") });
+        await ledger.release(key, holder, now, { repliesPerHour: 20, effects: () => effect("released") });
+      }
+      return (2 * pairs) / ((performance.now() - start) / 1000);
+    };
+
+    // Warm-up: identities, access, installations, associations and the config cached; statements prepared.
+    await apiRound(Math.max(args.clients * 10, 40), false);
+    await ledgerRound(200);
+
+    const api: number[] = [];
+    const led: number[] = [];
+    for (let r = 0; r < args.rounds; r++) {
+      api.push(await apiRound(args.pairs, true));
+      led.push(await ledgerRound(args.pairs));
+    }
+    const apiPerS = median(api);
+    const ledgerPerS = median(led);
+    const ratio = apiPerS / ledgerPerS;
+    const p99 = percentile(claimMs, 99);
+    table(
+      log,
+      ["", "ops/s", "per op (µs)"],
+      [
+        ["api (claims and releases)", apiPerS.toFixed(0), (1e6 / apiPerS).toFixed(0)],
+        ["ledger (acquire and release)", ledgerPerS.toFixed(0), (1e6 / ledgerPerS).toFixed(0)],
+      ],
+      { label: 30, value: 14 },
+    );
+    log(`ratio api/ledger: ${ratio.toFixed(2)} (goal >= ${GOAL}: ${ratio >= GOAL ? "met" : "missed"})`);
+    log(`claim latency: p50 ${percentile(claimMs, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${claimMs.length} claims, ${args.clients} at once)`);
+    const reads = fake.requests.filter((r) => r.method === "GET" && /\/issues\/\d+$/.test(r.path)).length;
+    const graphql = fake.requests.filter((r) => r.path.endsWith("/graphql")).length;
+    log(`GitHub asked: ${graphql} identity look-ups (one per token), ${reads} issue reads (one per claim)`);
+    if (args.json) {
+      console.log(
+        JSON.stringify({
+          bench: "api",
+          api_per_s: round(apiPerS, 0),
+          ledger_per_s: round(ledgerPerS, 0),
+          ratio: round(ratio, 3),
+          goal: GOAL,
+          p99_ms: round(p99, 2),
+          clients: args.clients,
+          pairs: args.pairs,
+          rounds: args.rounds,
+        }),
+      );
+    }
+  } finally {
+    await server.stop();
+    await ledger.close();
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
