@@ -3,7 +3,7 @@
  * a person, or the answer itself with --json (stdout either way; errors go
  * to stderr).
  */
-import { formatRef, type LeaseAnswer, type LeaseStatus, type ParsedRef, type VerifyResult } from "../client/index.js";
+import { formatRef, type LeaseAnswer, type LeaseStatus, type ListedLease, type ParsedRef, type VerifyResult } from "../client/index.js";
 import { AGENT_EXIT } from "./agent-exit.js";
 import { formatTable } from "./format-table.js";
 
@@ -65,7 +65,7 @@ export function printVerify(ref: ParsedRef, token: number, result: VerifyResult,
   return AGENT_EXIT.lost;
 }
 
-export function printMine(leases: LeaseAnswer[], json: boolean, io: Out): number {
+export function printMine(leases: ListedLease[], json: boolean, io: Out): number {
   if (json) {
     io.out(JSON.stringify(leases, null, 2));
   } else if (leases.length === 0) {

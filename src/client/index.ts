@@ -24,6 +24,7 @@ export type {
   LeaseHolder,
   LeaseOutcome,
   LeaseStatus,
+  ListedLease,
   ReadOptions,
   ReleaseOptions,
   RenewOptions,

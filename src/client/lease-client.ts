@@ -17,6 +17,7 @@ import type {
   LeaseAnswer,
   LeaseClientOptions,
   LeaseStatus,
+  ListedLease,
   ReadOptions,
   ReleaseOptions,
   RenewOptions,
@@ -24,6 +25,9 @@ import type {
   VerifyResult,
 } from "./types.js";
 import { type HeldLease, type WithLeaseOptions, withLease } from "./with-lease.js";
+
+/** `mine` reads at most this many pages of the listing (the board's pages hold 50 leases). */
+const MAX_PAGES = 100;
 
 export class LeaseClient {
   readonly #http: HttpConfig;
@@ -93,14 +97,26 @@ export class LeaseClient {
     throw apiError(answer);
   }
 
-  /** The caller's live leases, in every repository the app serves (`GET /api/v1/leases?holder=@me`). */
-  async mine(options: ReadOptions = {}): Promise<LeaseAnswer[]> {
-    const answer = await this.#call({ method: "GET", path: "api/v1/leases", query: { holder: "@me" }, signal: options.signal });
-    if (answer.status !== 200) throw apiError(answer);
-    const json = answer.json as { leases?: unknown } | unknown[] | null;
-    const leases = Array.isArray(json) ? json : json?.leases;
-    if (!Array.isArray(leases)) throw unexpected(answer);
-    return leases as LeaseAnswer[];
+  /**
+   * The caller's live leases, in every repository the app serves
+   * (`GET /api/v1/leases?holder=@me`, page after page).
+   */
+  async mine(options: ReadOptions = {}): Promise<ListedLease[]> {
+    const all: ListedLease[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const answer = await this.#call({
+        method: "GET",
+        path: "api/v1/leases",
+        query: { holder: "@me", ...(page > 1 ? { page: String(page) } : {}) },
+        signal: options.signal,
+      });
+      if (answer.status !== 200) throw apiError(answer);
+      const json = answer.json as { leases?: unknown; next?: unknown } | null;
+      if (!Array.isArray(json?.leases)) throw unexpected(answer);
+      all.push(...(json.leases as ListedLease[]));
+      if (typeof json.next !== "string" || json.leases.length === 0) break;
+    }
+    return all;
   }
 
   /**

@@ -51,6 +51,21 @@ export interface Tenure {
   ended: string;
 }
 
+/** A live lease as `GET /api/v1/leases` lists it (the board's listing): `mine` answers these. */
+export interface ListedLease {
+  repo: string;
+  issue: number;
+  holder: { login: string; id: number; instance?: string | null };
+  token: number;
+  /** ISO 8601; null when open-ended. */
+  expires_at: string | null;
+  acquired_at?: string;
+  title?: string | null;
+  url?: string;
+  labels?: string[];
+  [field: string]: unknown;
+}
+
 /** What `verify` answers: whether the token is the live one, held by the caller. */
 export type VerifyResult = { valid: true; lease?: LeaseAnswer } | { valid: false; lease: LeaseAnswer | null };
 

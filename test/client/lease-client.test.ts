@@ -81,6 +81,36 @@ describe("LeaseClient's requests and answers", () => {
     expect(requests.every((r) => r.headers["idempotency-key"] === undefined)).toBe(true);
   });
 
+  it("mine reads the board's listing page after page, as GET /api/v1/leases answers it", async () => {
+    const listed = (issue: number) => ({
+      repo: "octo-org/widgets",
+      issue,
+      title: `Issue ${issue}`,
+      labels: ["claimed"],
+      url: `https://github.com/octo-org/widgets/issues/${issue}`,
+      holder: { login: bot.login, id: bot.id },
+      token: 1,
+      acquired_at: "2026-12-01T12:00:00.000Z",
+      expires_at: EXPIRES,
+      held_by: "api",
+    });
+    const { client, requests } = await clientFor((req) => {
+      const page = Number(req.query.get("page") ?? 1);
+      return {
+        status: 200,
+        json: {
+          leases: page === 1 ? [listed(1), listed(2)] : [listed(3)],
+          page,
+          per_page: 2,
+          next: page === 1 ? "/api/v1/leases?holder=%40me&page=2" : null,
+          viewer: { login: bot.login, id: bot.id },
+        },
+      };
+    });
+    expect((await client.mine()).map((l) => l.issue)).toEqual([1, 2, 3]);
+    expect(requests.map((r) => r.query.toString())).toEqual(["holder=%40me", "holder=%40me&page=2"]);
+  });
+
   it("verify answers valid, or not valid with the live lease, and is not an error either way", async () => {
     const { client, requests } = await clientFor((req) =>
       (req.body as { token: number }).token === 3
