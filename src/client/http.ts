@@ -84,7 +84,10 @@ async function attemptOnce(config: HttpConfig, spec: CallSpec): Promise<CallAnsw
 
   // An attempt that hangs is abandoned and retried: the key makes that safe.
   const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new Error(`no answer within ${config.retry.timeoutMs} ms`)), config.retry.timeoutMs);
+  const timer = setTimeout(
+    () => timeout.abort(new Error(`no answer within ${config.retry.timeoutMs} ms`)),
+    Math.min(config.retry.timeoutMs, MAX_TIMER_MS),
+  );
   const signal = spec.signal ? AbortSignal.any([spec.signal, timeout.signal]) : timeout.signal;
   try {
     const res = await config.fetch(url, {
@@ -139,7 +142,10 @@ export function retryAfter(header: string | null): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason when it is aborted first. */
+/** setTimeout's longest wait (about 24.8 days); a longer one fires at once, with a warning. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Resolves after `ms` (at most `MAX_TIMER_MS`), or rejects with the signal's reason when it is aborted first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -150,7 +156,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, Math.min(ms, MAX_TIMER_MS));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -12,7 +12,7 @@
  * a client whose clock lags the server's does not renew too late.
  */
 import { LeaseApiError, LeaseConflictError, LeaseLostError, type LostReason } from "./errors.js";
-import { newIdempotencyKey, sleep } from "./http.js";
+import { MAX_TIMER_MS, newIdempotencyKey, sleep } from "./http.js";
 import { formatRef, type ParsedRef, parseRef } from "./issue-ref.js";
 import { ttlMs } from "./ttl.js";
 import type { IssueRef, LeaseAnswer, Ttl } from "./types.js";
@@ -127,7 +127,10 @@ async function keepAlive(k: KeepAlive): Promise<void> {
     // succeeds, the server refuses it, or the expiry passes.
     const key = newIdempotencyKey();
     const deadline = new AbortController();
-    const timer = expiry === null ? undefined : setTimeout(() => deadline.abort(), Math.max(0, expiry - Date.now()));
+    // Beyond setTimeout's range the deadline is checked by the clock after each failure instead.
+    const left = expiry === null ? null : Math.max(0, expiry - Date.now());
+    const timer = left === null || left > MAX_TIMER_MS ? undefined : setTimeout(() => deadline.abort(), left);
+    const expired = () => deadline.signal.aborted || (expiry !== null && Date.now() >= expiry);
     const signal = AbortSignal.any([stop, deadline.signal]);
     let lastFailure: unknown = undefined;
     try {
@@ -140,7 +143,7 @@ async function keepAlive(k: KeepAlive): Promise<void> {
           break;
         } catch (error) {
           if (stop.aborted) return;
-          if (deadline.signal.aborted) return k.lose("expired", lastFailure ?? error);
+          if (expired()) return k.lose("expired", lastFailure ?? error);
           const refused = refusal(error);
           if (refused) return k.lose(refused, error);
           lastFailure = error;
@@ -177,12 +180,16 @@ function expiryOf(answer: LeaseAnswer, sentAt: number, ttl: Ttl | undefined): nu
   return candidates.length === 0 ? null : Math.min(...candidates);
 }
 
-/** A third of the time left, or `renewEveryMs` when sooner; null when there is nothing to renew. */
+/**
+ * A third of the time left, or `renewEveryMs` when sooner, and never longer
+ * than setTimeout can wait (a longer lease is renewed early, harmlessly);
+ * null when there is nothing to renew.
+ */
 function renewPeriod(expiry: number | null, renewEveryMs: number | undefined): number | null {
   const third = expiry === null ? null : Math.max(0, (expiry - Date.now()) / 3);
   const every = renewEveryMs !== undefined && renewEveryMs > 0 ? renewEveryMs : null;
-  if (third === null) return every;
-  return every === null ? third : Math.min(third, every);
+  const period = third === null ? every : every === null ? third : Math.min(third, every);
+  return period === null ? null : Math.min(period, MAX_TIMER_MS);
 }
 
 /** Waits `ms`; false when `signal` was aborted first. */

@@ -242,3 +242,19 @@ describe("withLease", () => {
     await done;
   });
 });
+
+describe("withLease with a long lease", () => {
+  it("does not renew in a loop when a third of the TTL is past setTimeout's limit (24.8 days)", async () => {
+    const { client, requests } = api();
+    const work = gate();
+    const DAY = 86_400 * SECOND;
+    const done = client.withLease(REF, { ttl: `${100 * 86_400}s` }, () => work.promise);
+    await vi.advanceTimersByTimeAsync(24 * DAY);
+    expect(requests.map((r) => r.method)).toEqual(["POST"]);
+    // setTimeout's longest wait, then a renewal: early for a 100-day lease, which is harmless.
+    await vi.advanceTimersByTimeAsync(1 * DAY);
+    expect(requests.map((r) => r.method)).toEqual(["POST", "PATCH"]);
+    work.settle("ok");
+    await done;
+  });
+});
