@@ -65,14 +65,16 @@ export async function agentRun(client: LeaseClient, ref: ParsedRef, options: Run
         say("acquired", `${name} is yours: token ${lease.token}, ${lease.expires_at ? `expires ${lease.expires_at}` : "open-ended"}; running ${command[0]}`, {
           lease,
         });
-        const child = startChild(command, childEnv(io.env, name, lease, options.instance), options.graceMs, io);
+        const child = startChild(command, childEnv(io.env, name, lease, options.instance), options.graceMs, (why, code) =>
+          say("not_started", `cannot run ${command[0]}: ${why}`, { status: code, error: why }),
+        );
         forward = child.stop;
         const onLost = () => child.stop("SIGTERM");
         signal.addEventListener("abort", onLost, { once: true });
         const status = await child.status;
         signal.removeEventListener("abort", onLost);
         forward = null;
-        if (!signal.aborted || received) say("exited", `${command[0]} exited with status ${status}; releasing ${name}`, { status });
+        if (child.started() && (!signal.aborted || received)) say("exited", `${command[0]} exited with status ${status}; releasing ${name}`, { status });
         return status;
       },
     );
@@ -112,9 +114,11 @@ interface RunningChild {
   status: Promise<number>;
   /** Sends `signal` to the command's group, then SIGKILL after the grace period; a second call kills at once. */
   stop(signal: NodeJS.Signals): void;
+  /** Whether the command ran at all (it may not be found). */
+  started(): boolean;
 }
 
-function startChild(command: string[], env: NodeJS.ProcessEnv, graceMs: number, io: RunIo): RunningChild {
+function startChild(command: string[], env: NodeJS.ProcessEnv, graceMs: number, notStarted: (why: string, status: number) => void): RunningChild {
   // detached: a process group (and session) of its own, so that the whole group can be signalled.
   const child = spawn(command[0]!, command.slice(1), { stdio: "inherit", env, detached: true });
   let killTimer: NodeJS.Timeout | undefined;
@@ -149,10 +153,11 @@ function startChild(command: string[], env: NodeJS.ProcessEnv, graceMs: number, 
       resolve(code);
     };
     child.once("error", (error: NodeJS.ErrnoException) => {
-      io.err(`issue-leases: cannot run ${command[0]}: ${error.code === "ENOENT" ? "not found" : error.message}`);
-      finish(error.code === "ENOENT" ? 127 : 126);
+      const code = error.code === "ENOENT" ? 127 : 126;
+      notStarted(error.code === "ENOENT" ? "not found" : error.message, code);
+      finish(code);
     });
     child.once("exit", (code, signal) => finish(code ?? (signal ? statusOf(signal) : 1)));
   });
-  return { status, stop };
+  return { status, stop, started: () => child.pid !== undefined };
 }
