@@ -71,6 +71,7 @@ export async function agentRun(client: LeaseClient, ref: ParsedRef, options: Run
         forward = child.stop;
         const onLost = () => child.stop("SIGTERM");
         signal.addEventListener("abort", onLost, { once: true });
+        if (signal.aborted) onLost();
         const status = await child.status;
         signal.removeEventListener("abort", onLost);
         forward = null;

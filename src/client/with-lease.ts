@@ -67,6 +67,7 @@ export async function withLease<T>(
   const stop = new AbortController();
   const onOuterAbort = () => work.abort(options.signal!.reason);
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  if (options.signal?.aborted) onOuterAbort();
   let lost: LeaseLostError | null = null;
   const heartbeat = keepAlive({
     client,
