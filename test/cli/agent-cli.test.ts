@@ -316,12 +316,18 @@ afterEach(() => {
   }
 });
 
-/** `sh -c SCRIPT` that first writes its pid where the test can find it. */
-function shell(script: string): string[] {
+/**
+ * `sh -c "TRAP; echo $$ > PIDFILE; BODY"`: the pid file appears once the trap
+ * is set, so a test that waits for it (`ready`) signals a command that is
+ * ready for the signal; and the command can be cleaned up after.
+ */
+function shell(trap: string, body: string): { argv: string[]; ready(): boolean } {
   const file = join(dir, `command-${pidFiles.length}-${Date.now()}.pid`);
   pidFiles.push(file);
-  return ["sh", "-c", `echo $$ > ${file}; ${script}`];
+  return { argv: ["sh", "-c", `${trap}; echo $$ > ${file}; ${body}`], ready: () => readPid(file) > 0 };
 }
+
+const LOOP = "while :; do sleep 0.1; done";
 
 describe("agent run", () => {
   it("runs the command with the token in its environment, releases after, and exits with its status", async () => {
@@ -347,12 +353,10 @@ describe("agent run", () => {
     let refuse = false;
     const api = await leaseApi(() => (refuse ? { status: 409, json: leaseJson("not_holder", alice, 6, EXPIRES) } : null));
     const marker = join(dir, "term.txt");
-    const run = spawnCli(
-      ["agent", "run", "octo-org/widgets#12", "--ttl", "3s", "--", ...shell(`trap 'echo stopped > ${marker}; exit 143' TERM; while :; do sleep 0.1; done`)],
-      { ISSUE_LEASES_URL: api.url },
-    );
+    const command = shell(`trap 'echo stopped > ${marker}; exit 143' TERM`, LOOP);
+    const run = spawnCli(["agent", "run", "octo-org/widgets#12", "--ttl", "3s", "--", ...command.argv], { ISSUE_LEASES_URL: api.url });
     // It renews (every second) while the command runs; then the lease is taken away.
-    await waitUntil(() => api.requests.filter((q) => q.method === "PATCH").length >= 1);
+    await waitUntil(() => command.ready() && api.requests.filter((q) => q.method === "PATCH").length >= 1);
     refuse = true;
     const r = await run.done;
     expect(r.code).toBe(76);
@@ -362,8 +366,10 @@ describe("agent run", () => {
   });
 
   it("kills a command that ignores SIGTERM once the grace period is over", async () => {
-    const api = await leaseApi(() => ({ status: 409, json: leaseJson("not_holder", null, null, null) }));
-    const r = await spawnCli(["agent", "run", "octo-org/widgets#12", "--ttl", "3s", "--grace", "1s", "--json", "--", ...shell("trap '' TERM; while :; do sleep 0.1; done")], {
+    const command = shell("trap '' TERM", LOOP);
+    // Refused once the command ignores SIGTERM: only SIGKILL ends it then.
+    const api = await leaseApi(() => (command.ready() ? { status: 409, json: leaseJson("not_holder", null, null, null) } : null));
+    const r = await spawnCli(["agent", "run", "octo-org/widgets#12", "--ttl", "3s", "--grace", "1s", "--json", "--", ...command.argv], {
       ISSUE_LEASES_URL: api.url,
     }).done;
     expect(r.code).toBe(76);
@@ -392,9 +398,9 @@ describe("agent run", () => {
 
   it("passes SIGTERM on to the command, releases once it has exited, and exits with its status", async () => {
     const api = await leaseApi();
-    const command = shell("trap 'exit 42' TERM; while :; do sleep 0.1; done");
-    const run = spawnCli(["agent", "run", "octo-org/widgets#12", "--ttl", "60s", "--", ...command], { ISSUE_LEASES_URL: api.url });
-    await waitUntil(() => readPid(pidFiles.at(-1)!) > 0);
+    const command = shell("trap 'exit 42' TERM", LOOP);
+    const run = spawnCli(["agent", "run", "octo-org/widgets#12", "--ttl", "60s", "--", ...command.argv], { ISSUE_LEASES_URL: api.url });
+    await waitUntil(command.ready);
     run.process.kill("SIGTERM");
     const r = await run.done;
     expect(r.code).toBe(42);

@@ -86,16 +86,28 @@ function cli(args: string[], server: ServerProcess, token = BOT_TOKEN): Cli {
   return { process: child, stderr: () => stderr, done };
 }
 
-/** `sh -c SCRIPT` writing its pid first, so that a failed test can still stop it (it runs in a session of its own). */
-function shell(script: string): { argv: string[]; kill(): void } {
+/**
+ * `sh -c "TRAP; echo $$ > PIDFILE; BODY"`: the pid file appears once the trap
+ * is set (`ready`), and lets a failed test still stop the command (it runs in
+ * a session of its own).
+ */
+function shell(trap: string, body: string): { argv: string[]; ready(): boolean; kill(): void } {
   const file = join(dir, `pid-${Math.random().toString(36).slice(2)}`);
+  const pid = () => {
+    try {
+      return Number(readFileSync(file, "utf8").trim()) || 0;
+    } catch {
+      return 0;
+    }
+  };
   return {
-    argv: ["sh", "-c", `echo $$ > ${file}; ${script}`],
+    argv: ["sh", "-c", `${trap}; echo $$ > ${file}; ${body}`],
+    ready: () => pid() > 0,
     kill() {
       try {
-        process.kill(-Number(readFileSync(file, "utf8").trim()), "SIGKILL");
+        if (pid() > 0) process.kill(-pid(), "SIGKILL");
       } catch {
-        // Not started, or gone as it should be.
+        // Gone, as it should be.
       }
     },
   };
@@ -201,10 +213,10 @@ describe.concurrent("issue-leases agent against the real server", () => {
     withLiveApp(async (live) => {
       const server = await start(live);
       const marker = join(dir, `term-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-      const command = shell(`trap 'echo stopped > ${marker}; exit 143' TERM; while :; do sleep 0.1; done`);
+      const command = shell(`trap 'echo stopped > ${marker}; exit 143' TERM`, "while :; do sleep 0.1; done");
       const run = cli(["run", `${FULL}#4`, "--ttl", "6s", "--grace", "5s", "--", ...command.argv], server);
       try {
-        await waitFor("the claim's reply", () => replies(live.fake, 4).length === 1);
+        await waitFor("the claim's reply, and the command ready", () => replies(live.fake, 4).length === 1 && command.ready());
         expect(run.stderr()).toContain(`issue-leases: ${FULL}#4 is yours: token 1`);
 
         const valid = await cli(["verify", `${FULL}#4`, "--token", "1"], server).done;
@@ -236,8 +248,8 @@ describe.concurrent("issue-leases agent against the real server", () => {
       const gate = join(dir, `gate-${Date.now()}-${Math.random().toString(36).slice(2)}`);
       // The command checks what it was given, waits for the test, and exits 7.
       const command = shell(
-        `test "$ISSUE_LEASES_TOKEN" = 1 && test "$ISSUE_LEASES_REF" = "${FULL}#5" && test "$ISSUE_LEASES_INSTANCE" = w1 || exit 99; ` +
-          `while [ ! -e ${gate} ]; do sleep 0.1; done; exit 7`,
+        `test "$ISSUE_LEASES_TOKEN" = 1 && test "$ISSUE_LEASES_REF" = "${FULL}#5" && test "$ISSUE_LEASES_INSTANCE" = w1 || exit 99`,
+        `while [ ! -e ${gate} ]; do sleep 0.1; done; exit 7`,
       );
       const run = cli(["run", `${FULL}#5`, "--ttl", "1m", "--instance", "w1", "--", ...command.argv], server);
       try {
