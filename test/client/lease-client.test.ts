@@ -241,11 +241,12 @@ describe("LeaseClient's retries", () => {
 
   it("abandons an attempt that does not answer in time and retries it", async () => {
     const { client, requests } = await clientFor((_req, i) => (i === 0 ? { status: 0, hang: true } : { status: 200, json: leaseJson("acquired", bot, 3, EXPIRES) }), {
-      retry: { ...FAST, timeoutMs: 200 },
+      retry: { ...FAST, timeoutMs: 500 },
     });
     expect((await client.claim("octo-org/widgets#12")).outcome).toBe("acquired");
-    expect(requests).toHaveLength(2);
-    expect(requests[1]!.headers["idempotency-key"]).toBe(requests[0]!.headers["idempotency-key"]);
+    // Two attempts (more only if a loaded machine made the answer itself late): one key.
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(requests.map((r) => r.headers["idempotency-key"])).size).toBe(1);
   });
 
   it("gives up after its retries with a LeaseUnavailableError carrying the last failure", async () => {
