@@ -3,8 +3,9 @@
  * the repository with its own token AND the app is installed on it; every
  * other case is one and the same 404, so that the API never tells whether a
  * private repository exists. Then what the rules need of GitHub: the
- * issue's state and labels, and the caller's association with the
- * repository (what a comment's `author_association` says).
+ * issue's state and labels (read with the caller's token too), and the
+ * caller's association with the repository (what a comment's
+ * `author_association` says, asked with the app's).
  *
  * Briefly cached (a client's heartbeats then cost no GitHub call): which
  * repositories a token sees, by the token's hash (never the token), and where
@@ -91,23 +92,19 @@ export class RepoAccess {
     return installation === null ? null : { ...seen, installation };
   }
 
-  /** The issue's state and labels as the app reads them; null when the repository has no such issue (or pull request). */
-  async issue(repo: ApiRepo, number: number): Promise<IssueState | null> {
-    const octokit = await this.o.installationOctokit(repo.installation);
-    try {
-      const { data } = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", {
-        owner: repo.owner,
-        repo: repo.name,
-        issue_number: number,
-        request: { signal: AbortSignal.timeout(this.o.timeoutMs) },
-      });
-      const labels = data.labels.map((l) => (typeof l === "string" ? l : (l.name ?? "")));
-      return { state: data.state === "closed" ? "closed" : "open", labels };
-    } catch (error) {
-      // 410: deleted; 301 is followed by Octokit (a transferred issue answers from where it is now).
-      if (status(error) === 404 || status(error) === 410) return null;
-      throw new GitHubUnavailable("the issue", error);
-    }
+  /**
+   * The issue's state and labels, read with the caller's own token (as it
+   * must see the repository, it must be able to read the issue); null when
+   * there is no such issue (or pull request), or the token may not read it.
+   */
+  async issue(token: string, repo: ApiRepo, number: number): Promise<IssueState | null> {
+    // A transferred issue answers 301 to where it is now: not this repository's any more.
+    const path = `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}/issues/${number}`;
+    const res = await this.get(token, path, "the issue", "manual");
+    if (!res) return null;
+    const body = res as { state?: string; labels?: Array<string | { name?: string }> };
+    const labels = (body.labels ?? []).map((l) => (typeof l === "string" ? l : (l.name ?? "")));
+    return { state: body.state === "closed" ? "closed" : "open", labels };
   }
 
   /**
@@ -139,25 +136,47 @@ export class RepoAccess {
 
   /** `GET /repos/{owner}/{repo}` with the caller's own token: what it sees, it may act on. */
   private async see(token: string, owner: string, name: string): Promise<SeenRepo | null> {
-    let res: Response;
-    try {
-      res = await fetch(`${this.o.restUrl}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`, {
-        headers: { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" },
-        signal: AbortSignal.timeout(this.o.timeoutMs),
-      });
-    } catch (error) {
-      throw new GitHubUnavailable("whether the caller sees the repository", error);
-    }
-    const body = (await res.json().catch(() => null)) as { id?: number; name?: string; owner?: { login?: string; type?: string } } | null;
-    // A 403 that is a rate limit says nothing of access: GitHub is not answering for now.
-    if (res.status === 403 && (res.headers.get("x-ratelimit-remaining") === "0" || res.headers.has("retry-after"))) {
-      throw new GitHubUnavailable("whether the caller sees the repository (rate limited)");
-    }
-    if (res.status === 401 || res.status === 403 || res.status === 404) return null;
-    if (!res.ok || typeof body?.id !== "number" || typeof body.name !== "string" || typeof body.owner?.login !== "string") {
-      throw new GitHubUnavailable(`whether the caller sees the repository (HTTP ${res.status})`);
+    const what = "whether the caller sees the repository";
+    const body = (await this.get(token, `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`, what)) as {
+      id?: number;
+      name?: string;
+      owner?: { login?: string; type?: string };
+    } | null;
+    if (body === null) return null;
+    if (typeof body.id !== "number" || typeof body.name !== "string" || typeof body.owner?.login !== "string") {
+      throw new GitHubUnavailable(`${what} (an answer without the repository)`);
     }
     return { id: body.id, owner: body.owner.login, name: body.name, ownerType: body.owner.type ?? "User" };
+  }
+
+  /**
+   * A GET with the caller's token (plain fetch: Probot's throttling is for
+   * the app's own installations): its JSON, or null when GitHub says the
+   * token may not see it (401, 403, 404, 410), or (`redirect: "manual"`) it moved.
+   */
+  private async get(token: string, path: string, what: string, redirect: "follow" | "manual" = "follow"): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.o.restUrl}${path}`, {
+        headers: { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" },
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+        redirect,
+      });
+    } catch (error) {
+      throw new GitHubUnavailable(what, error);
+    }
+    if (res.status >= 300 && res.status < 400) {
+      await res.arrayBuffer();
+      return null;
+    }
+    const body = (await res.json().catch(() => null)) as unknown;
+    // A 403 that is a rate limit says nothing of access: GitHub is not answering for now.
+    if (res.status === 403 && (res.headers.get("x-ratelimit-remaining") === "0" || res.headers.has("retry-after"))) {
+      throw new GitHubUnavailable(`${what} (rate limited)`);
+    }
+    if ([401, 403, 404, 410].includes(res.status)) return null;
+    if (!res.ok) throw new GitHubUnavailable(`${what} (HTTP ${res.status})`);
+    return body;
   }
 
   private async installationOf(repo: SeenRepo): Promise<number | null> {

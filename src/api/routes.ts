@@ -148,7 +148,7 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, ref:
     const first = await deps.ledger.recorded(delivery);
     if (first !== null) return leaseAnswer(full, ref.issue, leaseResultOf(first, true));
   }
-  const result = await deps.track(() => runCommand(deps, { repo, ref, who, op, ttl, instance, delivery, now }));
+  const result = await deps.track(() => runCommand(deps, { token, repo, ref, who, op, ttl, instance, delivery, now }));
   if (isAnswer(result)) return result;
   deps.log.info(
     { repo: full, issue: ref.issue, op, outcome: result.outcome, login: who.login, instance, duplicate: result.duplicate },
@@ -159,14 +159,14 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, ref:
 
 async function runCommand(
   deps: ApiDeps,
-  r: { repo: ApiRepo; ref: IssueRef; who: Identity; op: "claim" | "renew" | "release"; ttl: number | null; instance?: string; delivery?: string; now: number },
+  r: { token: string; repo: ApiRepo; ref: IssueRef; who: Identity; op: "claim" | "renew" | "release"; ttl: number | null; instance?: string; delivery?: string; now: number },
 ): Promise<LeaseResult | Answer> {
   const { repo, ref, who, op, now } = r;
   const config = await deps.config(repo);
   let issue = { number: ref.issue, labels: [] as string[], state: undefined as string | undefined };
   if (op === "claim") {
-    // The issue must exist, be open, and keep the labels it had: a label it already has is not the app's to take off.
-    const seen = await deps.access.issue(repo, ref.issue);
+    // The issue must exist (for the caller), be open, and keep the labels it had: a label it already has is not the app's to take off.
+    const seen = await deps.access.issue(r.token, repo, ref.issue);
     if (!seen) return NOT_FOUND;
     issue = { number: ref.issue, labels: seen.labels, state: seen.state };
   }

@@ -1,0 +1,76 @@
+/**
+ * Who a token is, asked of the fake GitHub's GraphQL `viewer` over HTTP,
+ * with the clock injected: remembered at most 5 minutes by the token's
+ * hash, a refused token remembered as refused, one question for a burst,
+ * and a bounded cache.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { GitHubUnavailable, Identities, MAX_IDENTITY_TTL_MS } from "../../src/api/identity.js";
+import { graphqlUrl } from "../../src/api/serve-api.js";
+import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
+
+let fake: FakeGitHub;
+beforeAll(async () => {
+  fake = await startFakeGitHub();
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.reset();
+  fake.addToken("ghs_installationToken", { login: "agent[bot]", id: 41 });
+  fake.addToken("ghp_personalToken", { login: "alice", id: 1001 });
+});
+
+const asked = () => fake.requests.filter((r) => r.path === "/api/graphql").length;
+
+describe("Identities", () => {
+  it("asks GitHub Enterprise's /api/graphql beside /api/v3, and github.com's /graphql", () => {
+    expect(graphqlUrl(fake.baseUrl)).toBe(`${fake.url}/api/graphql`);
+    expect(graphqlUrl("https://api.github.com")).toBe("https://api.github.com/graphql");
+  });
+
+  it("tells bots from users, and remembers each for at most 5 minutes", async () => {
+    let now = 1_000_000;
+    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl), clock: () => now, ttlMs: 60 * 60_000 });
+    expect(await ids.who("ghs_installationToken")).toEqual({ id: 41, login: "agent[bot]", type: "Bot" });
+    expect(await ids.who("ghp_personalToken")).toEqual({ id: 1001, login: "alice", type: "User" });
+    expect(asked()).toBe(2);
+    now += MAX_IDENTITY_TTL_MS - 1;
+    await ids.who("ghs_installationToken");
+    expect(asked()).toBe(2);
+    // Asked for an hour, given 5 minutes at the most.
+    now += 1;
+    await ids.who("ghs_installationToken");
+    expect(asked()).toBe(3);
+  });
+
+  it("a token GitHub refuses is null, and is not asked about again at once", async () => {
+    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl) });
+    expect(await ids.who("ghp_revoked")).toBeNull();
+    expect(await ids.who("ghp_revoked")).toBeNull();
+    expect(asked()).toBe(1);
+  });
+
+  it("a burst of one token's first calls asks once", async () => {
+    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl) });
+    const all = await Promise.all(Array.from({ length: 10 }, () => ids.who("ghp_personalToken")));
+    expect(new Set(all.map((i) => i?.login))).toEqual(new Set(["alice"]));
+    expect(asked()).toBe(1);
+  });
+
+  it("keeps at most maxEntries tokens, forgetting the oldest", async () => {
+    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl), maxEntries: 1 });
+    await ids.who("ghp_personalToken");
+    await ids.who("ghs_installationToken");
+    await ids.who("ghp_personalToken");
+    expect(asked()).toBe(3);
+  });
+
+  it("GitHub not answering is GitHubUnavailable, and is not remembered", async () => {
+    const down = new Identities({ graphqlUrl: "http://127.0.0.1:9/graphql", timeoutMs: 2_000 });
+    await expect(down.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
+    const ids = new Identities({ graphqlUrl: `${fake.url}/no-such-graphql` });
+    await expect(ids.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
+    await expect(ids.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
+    expect(fake.unmatched).toHaveLength(2);
+  });
+});
