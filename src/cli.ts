@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * `issue-leases`, the operator CLI (run through the package's bin,
- * bin/issue-leases.mjs): list leases, show an issue's history, release a
- * lease, check, back up and restore the database. See `src/cli/run-cli.ts`.
+ * bin/issue-leases.mjs): list leases, show an issue's history, force-release
+ * a lease, check, back up and restore the database (`src/cli/run-cli.ts`);
+ * and the client commands for agents, `issue-leases agent …`
+ * (`src/cli/agent-cli.ts`).
  */
 import { applyDotenv } from "./cli/apply-dotenv.js";
 import { runCli } from "./cli/run-cli.js";
@@ -14,8 +16,10 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 });
 
 // Into process.env itself, as Probot does: the ledger reads DATABASE_SCHEMA from there.
+// Not for the client commands (`agent …`): they talk to the API, and the
+// app's .env (its own GitHub settings) is none of an agent's business.
 try {
-  applyDotenv(process.env, process.cwd());
+  if (process.argv[2] !== "agent") applyDotenv(process.env, process.cwd());
 } catch (err) {
   process.stderr.write(`issue-leases: cannot read .env (${err instanceof Error ? err.message : String(err)})\n`);
   process.exit(1);

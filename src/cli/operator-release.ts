@@ -1,5 +1,5 @@
 /**
- * `issue-leases release`: an operator ends a lease from the command line.
+ * `issue-leases force-release`: an operator ends a lease from the command line.
  * It is a force release like any other (the same ledger transaction, the
  * same outbox effect as an issue being closed), so the running app updates
  * labels and assignee and posts the reply; the CLI never talks to GitHub.

@@ -17,7 +17,10 @@ import { CliError, EXIT, usageError } from "./cli-error.js";
 import { type DoctorReport, doctorChecks, schemaBehind, schemaBehindReport } from "./doctor-checks.js";
 import { formatTable, isoTime } from "./format-table.js";
 import { BACKUP_HELP } from "./backup.js";
-import { operatorRelease } from "./operator-release.js";
+import { runAgentCli } from "./agent-cli.js";
+import { AGENT_SUMMARY } from "./agent-help.js";
+import { DATABASE_HELP } from "./database-help.js";
+import { FORCE_RELEASE_HELP, forceReleaseReason, RELEASE_RENAMED, runForceRelease } from "./force-release.js";
 import { RESTORE_HELP } from "./restore.js";
 import { runBackup, runRestore } from "./run-backup-restore.js";
 import { runTokenFloor, TOKEN_FLOOR_HELP, tokenFloorRaise } from "./token-floor.js";
@@ -44,11 +47,6 @@ interface CommandSpec {
   help: string;
 }
 
-const DATABASE_HELP = `  --database URL  the ledger to open; default: $DATABASE_URL (./.env's first), else ${DEFAULT_DATABASE_URL}.
-                  postgres://… opens PostgreSQL (tables in schema $DATABASE_SCHEMA, default
-                  public); anything else is a SQLite file, which must exist. The CLI
-                  never changes the schema: a database the app has not migrated to
-                  this version yet is refused (start or restart the app first).`;
 
 const COMMANDS = {
   list: {
@@ -78,22 +76,7 @@ Exit 3 if the repository or the issue is unknown to the ledger.
 Database:
 ${DATABASE_HELP}`,
   },
-  release: {
-    options: { reason: { type: "string" } },
-    help: `Usage: issue-leases release owner/name#N --reason "…"
-
-Ends the live lease on an issue, whoever holds it, as a maintainer's
-\`/release @holder\` would: the next lease gets the next fencing token. The
-ledger queues the update of GitHub in its outbox, and the running app applies
-it: labels and assignee are removed and a reply @-mentions the holder with
-the reason. History records the actor as "operator" (id 0).
-An issue with no live lease is left alone (exit 0).
-
-  --reason TEXT  required: why, posted on the issue (one line, at most 300 characters)
-
-Database:
-${DATABASE_HELP}`,
-  },
+  "force-release": { options: { reason: { type: "string" } }, help: FORCE_RELEASE_HELP },
   doctor: {
     options: { json: { type: "boolean" } },
     help: `Usage: issue-leases doctor [--json]
@@ -125,11 +108,13 @@ Operator tool for the issue-leases GitHub App's lease ledger.
 Operator commands (read the database directly):
   list [--repo owner/name] [--holder login] [--json]  live leases
   history owner/name#N [--json]                        every operation on an issue
-  release owner/name#N --reason "…"                    end a lease; the running app updates GitHub
+  force-release owner/name#N --reason "…"              end anyone's lease; the running app updates GitHub
   doctor [--json]                                      check the database and the outbox
   backup FILE [--force]                                copy the SQLite ledger, safely while the app runs
   restore BACKUP [--token-gap N | --token-floor N]     put a backup in place (app stopped); tokens stay unique
   token-floor [--gap N | --floor N]                    after pg_restore: new tenures get tokens above every one issued
+
+${AGENT_SUMMARY}
 
 Options:
 ${DATABASE_HELP}
@@ -359,20 +344,6 @@ async function history(ledger: Ledger, ref: IssueRef, values: Values, io: CliIo)
   return EXIT.ok;
 }
 
-async function release(ledger: Ledger, ref: IssueRef, reason: string, io: CliIo): Promise<number> {
-  const info = await findRepo(ledger, ref.repo);
-  const ended = await operatorRelease(ledger, info, ref.issue, reason, io.clock());
-  if (!ended) {
-    io.out(`nothing to release: ${info.repo}#${ref.issue} has no live lease`);
-    return EXIT.ok;
-  }
-  io.out(
-    `released ${info.repo}#${ref.issue}: ${ended.holder.login}'s lease (token ${ended.token}) has ended; ` +
-      `the next gets token ${ended.token + 1}. The running app will update GitHub and post the reason.`,
-  );
-  return EXIT.ok;
-}
-
 function printDoctor(report: DoctorReport, json: boolean, io: CliIo): number {
   if (json) {
     io.out(JSON.stringify(report, null, 2));
@@ -384,6 +355,7 @@ function printDoctor(report: DoctorReport, json: boolean, io: CliIo): number {
 }
 
 async function run(args: string[], io: CliIo): Promise<number> {
+  if (args[0] === "agent") return await runAgentCli(args.slice(1), io);
   // A first, lenient pass only finds the command: option values are not mistaken for it.
   const allOptions: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS };
   for (const spec of Object.values(COMMANDS)) Object.assign(allOptions, spec.options);
@@ -400,6 +372,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     if (name === "help") {
       const topic = positionals[1];
       if (topic === undefined) io.out(MAIN_HELP);
+      else if (topic === "release") throw usageError(RELEASE_RENAMED);
       else if (isCommand(topic)) io.out(COMMANDS[topic].help);
       else throw usageError(`unknown command ${JSON.stringify(topic)}: expected ${COMMAND_NAMES}`);
       return EXIT.ok;
@@ -411,6 +384,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     io.err(MAIN_HELP);
     return EXIT.usage;
   }
+  if (name === "release") throw usageError(RELEASE_RENAMED);
   if (!isCommand(name)) {
     throw usageError(
       `unknown command ${JSON.stringify(name)}: expected ${COMMAND_NAMES}; see \`issue-leases --help\``,
@@ -436,18 +410,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   // Arguments are checked before the database is opened: a typo costs no connection.
   let ref: IssueRef | null = null;
   let reason = "";
-  if (name === "history" || name === "release") ref = issueArg(positionals, name);
+  if (name === "history" || name === "force-release") ref = issueArg(positionals, name);
   else noArgs(positionals, name);
   if (name === "list") repoOption(values);
   const raise = name === "token-floor" ? tokenFloorRaise(values) : null;
-  if (name === "release") {
-    if (typeof values.reason !== "string" || values.reason.trim() === "") {
-      throw usageError(
-        'release needs --reason "…" (posted on the issue, so its people know why); see `issue-leases release --help`',
-      );
-    }
-    reason = values.reason;
-  }
+  if (name === "force-release") reason = forceReleaseReason(values);
 
   if (name === "doctor") {
     let ledger: Ledger;
@@ -474,8 +441,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
         return await list(ledger, values, io);
       case "history":
         return await history(ledger, ref!, values, io);
-      case "release":
-        return await release(ledger, ref!, reason, io);
+      case "force-release":
+        return await runForceRelease(ledger, await findRepo(ledger, ref!.repo), ref!.issue, reason, io);
       case "token-floor":
         return await runTokenFloor(ledger, raise!, io);
     }

@@ -87,7 +87,7 @@ describe("help, version and usage errors", () => {
       expect(r.stdout).toMatch(/^Usage: issue-leases <command>/);
       expect(r.stdout).toContain("Exit codes: 0 ok, 1 failure, 2 usage error, 3 repository or issue not found.");
     }
-    for (const command of ["list", "history", "release", "doctor"]) {
+    for (const command of ["list", "history", "force-release", "doctor"]) {
       for (const args of [[command, "--help"], ["help", command]]) {
         const r = await cli(args);
         expect(r.code, args.join(" ")).toBe(0);
@@ -112,7 +112,7 @@ describe("help, version and usage errors", () => {
   });
 
   it.each([
-    [["frob"], /unknown command "frob": expected list, history, release, doctor, backup, restore/],
+    [["frob"], /unknown command "frob": expected list, history, force-release, doctor, backup, restore/],
     [["list", "--bogus"], /Unknown option '--bogus'.*issue-leases list --help/],
     [["--bogus"], /Unknown option '--bogus'/],
     [["list", "extra"], /unexpected argument extra/],
@@ -120,9 +120,12 @@ describe("help, version and usage errors", () => {
     [["history", "octo-org/widgets#x"], /not an issue: "octo-org\/widgets#x"; write it as owner\/name#N/],
     [["history", "octo-org/widgets#0"], /not an issue/],
     [["history"], /history needs an issue as owner\/name#N/],
-    [["release", "octo-org/widgets#1"], /release needs --reason/],
-    [["release", "octo-org/widgets#1", "--reason", "  "], /release needs --reason/],
-    [["release", "octo-org/widgets#1", "--reason"], /argument missing/],
+    [["force-release", "octo-org/widgets#1"], /force-release needs --reason/],
+    [["force-release", "octo-org/widgets#1", "--reason", "  "], /force-release needs --reason/],
+    [["force-release", "octo-org/widgets#1", "--reason"], /argument missing/],
+    // The old name: which of the two releases is meant, in one line.
+    [["release", "octo-org/widgets#1", "--reason", "x"], /`issue-leases release` is now `issue-leases force-release .*` .* or `issue-leases agent release owner\/name#N` \(ends your own lease through the API\)/],
+    [["help", "release"], /is now `issue-leases force-release/],
     [["history", "octo-org/widgets#1", "--reason", "x"], /Unknown option '--reason'/],
   ])("exits 2 for %j, before opening any database", async (args, message) => {
     // A database that does not exist: usage errors are found first.
@@ -258,7 +261,7 @@ describe("on a SQLite ledger", () => {
   });
 });
 
-describe("release", () => {
+describe("force-release", () => {
   let file: string;
   let ledger: SqliteLedger;
   const now = Date.now();
@@ -283,7 +286,7 @@ describe("release", () => {
   });
 
   it("frees the lease through the ledger and queues one effect with the operator's reason", async () => {
-    const r = await run("release", "octo-org/widgets#1", "--reason", "Holder left the project; see @eve <b>note</b>");
+    const r = await run("force-release", "octo-org/widgets#1", "--reason", "Holder left the project; see @eve <b>note</b>");
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("released Octo-Org/Widgets#1: bob's lease (token 2) has ended");
@@ -319,7 +322,7 @@ describe("release", () => {
   });
 
   it("folds the reason to one line and caps its length", async () => {
-    const r = await run("release", "acme/tools#5", "--reason", `first line\n\n# not a heading ${"x".repeat(500)}`);
+    const r = await run("force-release", "acme/tools#5", "--reason", `first line\n\n# not a heading ${"x".repeat(500)}`);
     expect(r.code).toBe(0);
     const payload = JSON.parse(pending().at(-1)!.payload) as ReflectPayload;
     const reason = payload.reply!.reason!;
@@ -331,7 +334,7 @@ describe("release", () => {
   it("leaves a free issue alone: exit 0, nothing recorded, nothing queued", async () => {
     const before = { effects: pending().length, history: (await ledger.history({ repoId: 202, issue: 6 })).length };
     for (const ref of ["acme/tools#6", "acme/tools#77"]) {
-      const r = await run("release", ref, "--reason", "cleanup");
+      const r = await run("force-release", ref, "--reason", "cleanup");
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`nothing to release: acme/tools#${ref.split("#")[1]} has no live lease`);
     }
@@ -340,7 +343,7 @@ describe("release", () => {
   });
 
   it("exits 3 for a repository the app never saw", async () => {
-    const r = await run("release", "someone/else#1", "--reason", "x");
+    const r = await run("force-release", "someone/else#1", "--reason", "x");
     expect(r.code).toBe(3);
     expectOneLine(r.stderr);
     expect(r.stderr).toMatch(/unknown repository someone\/else: the app has not seen a command in it/);
@@ -463,7 +466,7 @@ describe("a database that cannot be opened", () => {
       /no database at \/nonexistent-root\/issue-leases\/x\.db: check DATABASE_URL/,
     ],
   ])("exits 1 with one clear line for %s", async (_what, url, message) => {
-    for (const command of [["list"], ["history", "a/b#1"], ["release", "a/b#1", "--reason", "x"]]) {
+    for (const command of [["list"], ["history", "a/b#1"], ["force-release", "a/b#1", "--reason", "x"]]) {
       const r = await cli(command, { DATABASE_URL: url });
       expect(r.code, command.join(" ")).toBe(1);
       expectOneLine(r.stderr);
@@ -514,7 +517,7 @@ describe.skipIf(skipPostgres)("on PostgreSQL", () => {
       "Octo-Org/Widgets#2",
     ]);
 
-    const release = await cli(["release", "OCTO-ORG/widgets#2", "--reason", "stale claim"], env);
+    const release = await cli(["force-release", "OCTO-ORG/widgets#2", "--reason", "stale claim"], env);
     expect(release.code).toBe(0);
     expect(release.stdout).toContain("released Octo-Org/Widgets#2: alice's lease (token 1) has ended");
     expect(await ledger.current(key(widgets, 2), Date.now())).toBeNull();
@@ -531,7 +534,7 @@ describe.skipIf(skipPostgres)("on PostgreSQL", () => {
     expect(report.ok).toBe(true);
     expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual(["database:ok", "schema:ok", "pending:ok", "parked:ok"]);
 
-    const unknown = await cli(["release", "octo-org/nope#1", "--reason", "x"], env);
+    const unknown = await cli(["force-release", "octo-org/nope#1", "--reason", "x"], env);
     expect(unknown.code).toBe(3);
   });
 

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { AGENT_HELP } from "../../src/cli/agent-help.js";
 import { runCli } from "../../src/cli/run-cli.js";
 
 const root = join(import.meta.dirname, "../..");
@@ -27,6 +28,20 @@ describe("the manual", () => {
     for (const page of pages) {
       for (const m of read(page).matchAll(/npx issue-leases ([a-z][a-z-]*)/g)) expect(known, `${page}: npx issue-leases ${m[1]}`).toContain(m[1]);
     }
+  });
+
+  it("shows only client commands the CLI knows (issue-leases agent …)", () => {
+    const commands = AGENT_HELP.slice(AGENT_HELP.indexOf("Commands:"), AGENT_HELP.indexOf("Options"));
+    const known = [...commands.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]);
+    expect(known).toEqual(["claim", "renew", "release", "status", "verify", "mine", "run"]);
+    let seen = 0;
+    for (const page of pages) {
+      for (const m of read(page).matchAll(/issue-leases agent ([a-z][a-z-]*)/g)) {
+        seen++;
+        expect(known, `${page}: issue-leases agent ${m[1]}`).toContain(m[1]);
+      }
+    }
+    expect(seen).toBeGreaterThan(0);
   });
 
   it.each(pages)("%s links only to files that exist", (page) => {

@@ -1,0 +1,82 @@
+/**
+ * Exit codes of `issue-leases agent …`, from BSD's sysexits.h so that they
+ * never collide with the operator commands' 1-3 nor with a shell's 126,
+ * 127 and 128+N, and each error of the client mapped to one of them.
+ */
+import {
+  LeaseApiError,
+  LeaseHeldError,
+  LeaseLostError,
+  LeaseNotHolderError,
+  LeaseRefusedError,
+  LeaseUnavailableError,
+} from "../client/index.js";
+
+export const AGENT_EXIT = {
+  ok: 0,
+  /** An answer the CLI did not expect. */
+  failure: 1,
+  /** EX_USAGE: a wrong argument, or one the API refused as invalid (422). */
+  usage: 64,
+  /** EX_UNAVAILABLE: the API could not be reached, or kept failing (network, 5xx, 429) through the retries. */
+  unavailable: 69,
+  /** EX_TEMPFAIL: someone else holds the issue; try later. */
+  held: 75,
+  /** EX_PROTOCOL: the lease is lost, or was never the caller's (not_holder, a token that is not the live one). */
+  lost: 76,
+  /** EX_NOPERM: no token or a bad one (401), a repository the token cannot see or the app is not installed on (404), a refusal by the repository's config (403). */
+  denied: 77,
+  /** EX_CONFIG: ISSUE_LEASES_URL is missing or not a URL. */
+  config: 78,
+} as const;
+
+export const EXIT_CODES_HELP = `Exit codes:
+  0   ok (run: the command's own status; 128+N when a signal N ended it)
+  64  usage: a wrong argument, or one the API refused (422, e.g. a TTL over max_ttl)
+  69  the API could not be reached, or kept failing (network, 5xx, 429) through the retries
+  75  held by someone else: the claim was not granted
+  76  lease lost: not the holder (renew, release), a token that is not the live
+      one (verify), or run's lease ended while the command ran (it was stopped)
+  77  not allowed: no token or a bad one, a repository the token cannot see or
+      the app is not installed on, or refused by the repository's config
+  78  ISSUE_LEASES_URL is not set, or not an http(s) URL
+  126, 127  run: the command could not be executed, or was not found`;
+
+/** A failure of the CLI's own, with the code to exit with. */
+export class AgentError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+    this.name = "AgentError";
+  }
+}
+
+/** The exit code for an error of the client. */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof AgentError) return error.exitCode;
+  if (error instanceof LeaseHeldError) return AGENT_EXIT.held;
+  if (error instanceof LeaseNotHolderError || error instanceof LeaseLostError) return AGENT_EXIT.lost;
+  if (error instanceof LeaseRefusedError) return AGENT_EXIT.denied;
+  if (error instanceof LeaseUnavailableError) return AGENT_EXIT.unavailable;
+  if (error instanceof LeaseApiError) {
+    if (error.status === 401 || error.status === 404) return AGENT_EXIT.denied;
+    if (error.status === 400 || error.status === 422) return AGENT_EXIT.usage;
+  }
+  return AGENT_EXIT.failure;
+}
+
+/** One line saying what went wrong and, where it helps, what to do. */
+export function describeError(error: unknown): string {
+  if (error instanceof LeaseApiError && !(error instanceof LeaseHeldError) && !(error instanceof LeaseNotHolderError)) {
+    if (error.status === 401) return `the API refused the token (401: ${error.message}): check GITHUB_TOKEN or GH_TOKEN`;
+    if (error.status === 404) {
+      return `not found (404: ${error.message}): the repository does not exist, the token cannot see it, or the app is not installed on it`;
+    }
+    if (error instanceof LeaseRefusedError) return `refused by the repository's config: ${error.message}`;
+    return `${error.message} (HTTP ${error.status})`;
+  }
+  if (error instanceof LeaseUnavailableError) return `cannot reach the API: ${error.message}; check ISSUE_LEASES_URL`;
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,151 @@
+/** The help texts of `issue-leases agent …`. */
+import { EXIT_CODES_HELP } from "./agent-exit.js";
+
+const CONNECTION = `Connection (environment):
+  ISSUE_LEASES_URL   the app's URL, e.g. https://leases.example.com (or --url URL)
+  GH_TOKEN, GITHUB_TOKEN  a GitHub token: a user's, a personal access token or an
+                     installation token (GH_TOKEN first, as gh reads them). It is sent
+                     to the app only, which asks GitHub who it is and never stores it.
+These commands talk to the app's HTTP API; they never read .env nor a database.`;
+
+const COMMON = `  --url URL          the app's URL, instead of $ISSUE_LEASES_URL
+  --json             print the API's answer as JSON (also for 409 answers)
+  -h, --help         this help`;
+
+/** The client commands, as the operator CLI's help lists them. */
+export const AGENT_SUMMARY = `Client commands (for bots and agents: the app's API, with $ISSUE_LEASES_URL and $GITHUB_TOKEN or $GH_TOKEN):
+  agent claim|renew|release|status|verify|mine owner/repo#N   your own leases; see \`issue-leases agent --help\`
+  agent run owner/repo#N --ttl 30m -- COMMAND                 hold a lease while COMMAND runs`;
+
+export const AGENT_HELP = `Usage: issue-leases agent <command> owner/repo#N [options]
+
+Leases for bots and shell agents, through the app's API: the same leases,
+rules and fencing tokens as /claim comments, shown on GitHub the same way
+(a renewal, the heartbeat, posts nothing).
+
+Commands:
+  claim owner/repo#N [--ttl 30m] [--instance NAME]    take the lease (or extend your own)
+  renew owner/repo#N [--ttl 30m] [--instance NAME]    extend your live lease (the heartbeat)
+  release owner/repo#N [--instance NAME]              end your lease
+  status owner/repo#N                                 the live lease and the recent tenures
+  verify [owner/repo#N] [--token N] [--instance NAME] is N the live token, and yours?
+  mine                                                your live leases
+  run owner/repo#N [--ttl 30m] [--instance NAME] [--grace 10s] -- COMMAND [ARGS…]
+                                                      hold the lease while COMMAND runs
+
+Options (each command):
+${COMMON}
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}
+
+\`issue-leases agent <command> --help\` for a command's options.`;
+
+const TTL = `  --ttl DURATION     how long the lease lasts: 30s, 45m, 2h, 3d, 2w (default: the
+                     repository's default_ttl, within its min_ttl and max_ttl)
+  --instance NAME    this worker's name: instances of one account are different holders`;
+
+export const AGENT_COMMAND_HELP: Record<string, string> = {
+  claim: `Usage: issue-leases agent claim owner/repo#N [--ttl DURATION] [--instance NAME] [--json]
+
+Takes the issue's lease: prints the fencing token and the expiry. Claiming
+what you hold already extends it (same token). Exit 75 when someone else
+holds it (the holder, token and expiry on stderr, or the answer with --json).
+
+${TTL}
+${COMMON}
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}`,
+  renew: `Usage: issue-leases agent renew owner/repo#N [--ttl DURATION] [--instance NAME] [--json]
+
+Extends your live lease from now; the token stays. Exit 76 when you do not
+hold it (any more): someone released it, it expired, or the issue closed.
+
+${TTL}
+${COMMON}
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}`,
+  release: `Usage: issue-leases agent release owner/repo#N [--instance NAME] [--json]
+
+Ends your lease. Releasing when you hold nothing succeeds (exit 0). Exit 76
+when someone else holds it. (To end anyone's lease from the database, an
+operator runs \`issue-leases force-release\`.)
+
+  --instance NAME    the instance the lease was claimed with
+${COMMON}
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}`,
+  status: `Usage: issue-leases agent status owner/repo#N [--json]
+
+The issue's live lease (holder, token, expiry), or that it is free, and its
+recent tenures.
+
+${COMMON}
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}`,
+  verify: `Usage: issue-leases agent verify [owner/repo#N] [--token N] [--instance NAME] [--json]
+
+Asks the app whether N is the issue's live token, held by you: run it right
+before a side effect only the holder may make (a push, a merge):
+
+  issue-leases agent verify octo-org/widgets#12 --token 7 && git push
+
+Exit 0 when it is; 76 when it is not (who holds it now goes to stderr).
+Under \`agent run\` the issue, the token and the instance default to the
+run's ($ISSUE_LEASES_REF, $ISSUE_LEASES_TOKEN, $ISSUE_LEASES_INSTANCE), so
+\`issue-leases agent verify && git push\` is enough there.
+
+  --token N          the fencing token you hold
+  --instance NAME    the instance the lease was claimed with
+${COMMON}
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}`,
+  mine: `Usage: issue-leases agent mine [--json]
+
+Your live leases (the token's account, every instance), in every repository
+the app serves.
+
+${COMMON}
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}`,
+  run: `Usage: issue-leases agent run owner/repo#N [--ttl DURATION] [--instance NAME] [--grace DURATION] -- COMMAND [ARGS…]
+
+Claims the issue, runs COMMAND with the lease held, and releases it when
+COMMAND exits; exits with COMMAND's status. While it runs, the lease is
+renewed every third of the TTL (posting nothing on GitHub). If the lease is
+lost (a maintainer's /release @you, an operator's force-release, the issue
+closed, or renewals failing until it expired), COMMAND is stopped: SIGTERM
+to its process group, then SIGKILL after the grace period, and run exits 76.
+Exit 75, without running COMMAND, when someone else holds the issue.
+
+COMMAND gets stdin, stdout and stderr, and the environment, plus:
+  ISSUE_LEASES_TOKEN     the fencing token (put it in a pull request as Lease-Token: N)
+  ISSUE_LEASES_REF       owner/repo#N
+  ISSUE_LEASES_INSTANCE  the instance, when given
+It runs in a process group of its own, so that stopping it stops what it
+started. SIGINT, SIGTERM and SIGHUP sent to run are passed on to it (a
+second one kills it at once); the lease is released once it has exited.
+
+${TTL}
+  --grace DURATION   how long COMMAND has to exit after SIGTERM (default 10s)
+  --json             print what happens (acquired, lost, released) as JSON lines on stderr
+  --url URL          the app's URL, instead of $ISSUE_LEASES_URL
+  -h, --help         this help
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}`,
+};

@@ -1,0 +1,164 @@
+/**
+ * `issue-leases agent run owner/repo#N -- COMMAND…`: a shell agent's work
+ * under a lease. The lease is held with the client's `withLease` (claim,
+ * heartbeat, release); COMMAND runs as a child in a process group of its
+ * own with the fencing token in its environment, and is stopped (SIGTERM to
+ * the group, SIGKILL after the grace period) as soon as the lease is lost.
+ * run exits with COMMAND's status, or 76 when the lease was lost.
+ */
+import { spawn } from "node:child_process";
+import { constants } from "node:os";
+import { formatRef, type LeaseAnswer, type LeaseClient, LeaseLostError, type ParsedRef } from "../client/index.js";
+import { holderText } from "./agent-commands.js";
+import { AGENT_EXIT, describeError } from "./agent-exit.js";
+
+export interface RunOptions {
+  ttl: string | undefined;
+  instance: string | undefined;
+  graceMs: number;
+  json: boolean;
+}
+
+interface RunIo {
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Signals run passes on to the command; before it runs, they end the run (and its claim) instead. */
+const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+const statusOf = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ?? 0);
+
+export async function agentRun(client: LeaseClient, ref: ParsedRef, options: RunOptions, command: string[], io: RunIo): Promise<number> {
+  const name = formatRef(ref);
+  const say = (event: string, text: string, fields: Record<string, unknown> = {}) =>
+    io.err(options.json ? JSON.stringify({ event, issue: name, ...fields }) : `issue-leases: ${text}`);
+
+  // From the start: a signal during the claim lets the claim finish, runs
+  // nothing and releases, rather than leave a lease nobody releases.
+  let received: NodeJS.Signals | null = null;
+  let forward: ((signal: NodeJS.Signals) => void) | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (forward) return forward(signal);
+    received ??= signal;
+  };
+  for (const s of FORWARDED) process.on(s, onSignal);
+
+  try {
+    return await client.withLease(
+      ref,
+      {
+        ttl: options.ttl,
+        instance: options.instance,
+        onError: (error, during) =>
+          say(
+            `${during}_failed`,
+            `${during === "renew" ? "renewing" : "releasing"} ${name} failed: ${describeError(error)}${
+              during === "renew" ? "; trying again until it expires" : "; it ends at its expiry"
+            }`,
+            { error: describeError(error) },
+          ),
+      },
+      async (lease, signal) => {
+        // Interrupted before the command ran: as a shell reports a signal.
+        if (received) return statusOf(received);
+        say("acquired", `${name} is yours: token ${lease.token}, ${lease.expires_at ? `expires ${lease.expires_at}` : "open-ended"}; running ${command[0]}`, {
+          lease,
+        });
+        const child = startChild(command, childEnv(io.env, name, lease, options.instance), options.graceMs, (why, code) =>
+          say("not_started", `cannot run ${command[0]}: ${why}`, { status: code, error: why }),
+        );
+        forward = child.stop;
+        const onLost = () => child.stop("SIGTERM");
+        signal.addEventListener("abort", onLost, { once: true });
+        if (signal.aborted) onLost();
+        const status = await child.status;
+        signal.removeEventListener("abort", onLost);
+        forward = null;
+        if (child.started() && (!signal.aborted || received)) say("exited", `${command[0]} exited with status ${status}; releasing ${name}`, { status });
+        return status;
+      },
+    );
+  } catch (error) {
+    if (error instanceof LeaseLostError) {
+      const cause = error.cause instanceof Error && "lease" in error.cause ? (error.cause as { lease: LeaseAnswer }).lease : null;
+      const now = cause?.holder ? ` (now held by ${holderText(cause)} with token ${cause.token})` : "";
+      say("lost", `${error.message}${now}; stopped ${command[0]}`, { reason: error.reason, token: error.token });
+      return AGENT_EXIT.lost;
+    }
+    throw error;
+  } finally {
+    for (const s of FORWARDED) process.off(s, onSignal);
+  }
+}
+
+function childEnv(env: NodeJS.ProcessEnv, name: string, lease: LeaseAnswer, instance: string | undefined): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env, ISSUE_LEASES_TOKEN: String(lease.token), ISSUE_LEASES_REF: name };
+  // A stale one from an outer run must not leak into this one.
+  delete out.ISSUE_LEASES_INSTANCE;
+  if (instance !== undefined) out.ISSUE_LEASES_INSTANCE = instance;
+  return out;
+}
+
+function groupAlive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface RunningChild {
+  /** The exit status: 128+N for a signal, 127 when not found, 126 when it cannot be executed. */
+  status: Promise<number>;
+  /** Sends `signal` to the command's group, then SIGKILL after the grace period; a second call kills at once. */
+  stop(signal: NodeJS.Signals): void;
+  /** Whether the command ran at all (it may not be found). */
+  started(): boolean;
+}
+
+function startChild(command: string[], env: NodeJS.ProcessEnv, graceMs: number, notStarted: (why: string, status: number) => void): RunningChild {
+  // detached: a process group (and session) of its own, so that the whole group can be signalled.
+  const child = spawn(command[0]!, command.slice(1), { stdio: "inherit", env, detached: true });
+  let killTimer: NodeJS.Timeout | undefined;
+  let stopping = false;
+  let exited = false;
+
+  const signalGroup = (signal: NodeJS.Signals) => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // The group is gone already.
+    }
+  };
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // A second request (a second Ctrl-C): no more grace.
+      signalGroup("SIGKILL");
+      return;
+    }
+    stopping = true;
+    signalGroup(signal);
+    killTimer = setTimeout(() => signalGroup("SIGKILL"), graceMs);
+  };
+
+  const status = new Promise<number>((resolve) => {
+    const finish = (code: number) => {
+      if (exited) return;
+      exited = true;
+      // What a stopped command started may outlive it: while its group has members, they get the rest of the grace, then SIGKILL.
+      if (!stopping || !groupAlive(child.pid)) clearTimeout(killTimer);
+      resolve(code);
+    };
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      const code = error.code === "ENOENT" ? 127 : 126;
+      notStarted(error.code === "ENOENT" ? "not found" : error.message, code);
+      finish(code);
+    });
+    child.once("exit", (code, signal) => finish(code ?? (signal ? statusOf(signal) : 1)));
+  });
+  return { status, stop, started: () => child.pid !== undefined };
+}

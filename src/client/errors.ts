@@ -1,0 +1,119 @@
+/**
+ * What a call can fail with. Answers the API gives on purpose are typed:
+ * `held` and `not_holder` (409) name the current holder, token and expiry;
+ * a refusal by the repository's config (403) names its rule. Anything the
+ * retries could not get through (network, timeouts, 5xx, 429) is a
+ * `LeaseUnavailableError`.
+ */
+import type { LeaseAnswer, LeaseHolder } from "./types.js";
+
+/** The API answered with an error: `status` is the HTTP status, `code` and `message` its `{"error": {…}}`. */
+export class LeaseApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+    /** The parsed answer, or null when it was not JSON. */
+    readonly body: unknown,
+  ) {
+    super(message);
+    this.name = "LeaseApiError";
+  }
+}
+
+/** A 409 about the lease: someone else holds it (`held`), or the caller does not (`not_holder`). */
+export abstract class LeaseConflictError extends LeaseApiError {
+  /** The current holder, or null when the issue is free. */
+  readonly holder: LeaseHolder | null;
+  /** The live tenure's fencing token, or null when the issue is free. */
+  readonly token: number | null;
+  /** When the live lease expires (ISO 8601), or null when it is open-ended or the issue is free. */
+  readonly expiresAt: string | null;
+
+  constructor(
+    message: string,
+    code: string,
+    readonly lease: LeaseAnswer,
+  ) {
+    super(message, 409, code, lease);
+    this.holder = lease.holder;
+    this.token = lease.token;
+    this.expiresAt = lease.expires_at;
+  }
+}
+
+/** A claim found the issue held by someone else. */
+export class LeaseHeldError extends LeaseConflictError {
+  constructor(lease: LeaseAnswer) {
+    super(`${lease.repo}#${lease.issue} is held by ${describeHolder(lease)}`, "held", lease);
+    this.name = "LeaseHeldError";
+  }
+}
+
+/** A renew or release by someone who does not hold the lease (any more). */
+export class LeaseNotHolderError extends LeaseConflictError {
+  constructor(lease: LeaseAnswer) {
+    const now = lease.holder ? `it is held by ${describeHolder(lease)}` : "it is free";
+    super(`not the holder of ${lease.repo}#${lease.issue}: ${now}`, "not_holder", lease);
+    this.name = "LeaseNotHolderError";
+  }
+}
+
+/** A 403: the repository's config refuses the call; `reason` says which rule. */
+export class LeaseRefusedError extends LeaseApiError {
+  constructor(
+    message: string,
+    code: string,
+    readonly reason: string | null,
+    body: unknown,
+  ) {
+    super(message, 403, code, body);
+    this.name = "LeaseRefusedError";
+  }
+}
+
+/** The API could not be reached, or kept failing, through every retry; `cause` is the last failure. */
+export class LeaseUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "LeaseUnavailableError";
+  }
+}
+
+export type LostReason = "not_holder" | "refused" | "expired";
+
+/**
+ * `withLease`'s signal is aborted with this when the lease is lost: a
+ * renewal was refused (`not_holder`: someone ended it; `refused`: any other
+ * refusal, e.g. 403, 404), or renewals kept failing until the lease's
+ * expiry had passed (`expired`). `cause` is the refusal or the last failure.
+ */
+export class LeaseLostError extends Error {
+  constructor(
+    readonly ref: string,
+    readonly reason: LostReason,
+    /** The lease as last known by the client. */
+    readonly token: number | null,
+    options?: { cause?: unknown },
+  ) {
+    super(lostMessage(ref, reason, options?.cause), options);
+    this.name = "LeaseLostError";
+  }
+}
+
+function lostMessage(ref: string, reason: LostReason, cause: unknown): string {
+  const why = cause instanceof Error ? `: ${cause.message}` : "";
+  if (reason === "expired") return `lost the lease on ${ref}: renewals failed until it expired${why}`;
+  return `lost the lease on ${ref}${why}`;
+}
+
+export function describeHolder(lease: Pick<LeaseAnswer, "holder" | "token" | "expires_at">): string {
+  if (!lease.holder) return "nobody";
+  const who = lease.holder.instance ? `${lease.holder.login} (instance ${lease.holder.instance})` : lease.holder.login;
+  const until = lease.expires_at ? `, until ${lease.expires_at}` : "";
+  return `${who} with token ${lease.token ?? "?"}${until}`;
+}

@@ -1,0 +1,38 @@
+/**
+ * `issue-leases/client`: what bot authors import. Only `fetch` and web
+ * globals (no dependency, nothing else of this package), so that it runs
+ * wherever Node 20 runs.
+ */
+export { LeaseClient } from "./lease-client.js";
+export {
+  LeaseApiError,
+  LeaseConflictError,
+  LeaseHeldError,
+  LeaseLostError,
+  LeaseNotHolderError,
+  LeaseRefusedError,
+  LeaseUnavailableError,
+  type LostReason,
+} from "./errors.js";
+export { formatRef, parseRef, type ParsedRef } from "./issue-ref.js";
+export type { HeldLease, WithLeaseOptions } from "./with-lease.js";
+export type {
+  ClaimOptions,
+  IssueRef,
+  LeaseAnswer,
+  LeaseClientOptions,
+  LeaseHolder,
+  LeaseOutcome,
+  LeaseStatus,
+  ListedLease,
+  ReadOptions,
+  ReleaseOptions,
+  RenewOptions,
+  RetryOptions,
+  Tenure,
+  TokenSource,
+  Ttl,
+  VerifyOptions,
+  VerifyResult,
+  WriteOptions,
+} from "./types.js";

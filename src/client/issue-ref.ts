@@ -1,0 +1,64 @@
+/**
+ * An issue as a caller names it, `"owner/repo#12"` or `{ owner, repo, issue }`,
+ * checked before any request is made, with GitHub's rules for owner and
+ * repository names.
+ */
+import type { IssueRef } from "./types.js";
+
+export interface ParsedRef {
+  owner: string;
+  repo: string;
+  issue: number;
+}
+
+const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
+const REPO = /^[A-Za-z0-9._-]{1,100}$/;
+const TEXT = /^([^/#\s]+)\/([^/#\s]+)#([0-9]{1,15})$/;
+
+/** The parts of `ref`; a TypeError saying what is accepted when it is not an issue. */
+export function parseRef(ref: IssueRef): ParsedRef {
+  let parts: { owner: unknown; repo: unknown; issue: unknown };
+  if (typeof ref === "string") {
+    const m = TEXT.exec(ref.trim());
+    if (!m) throw badRef(ref);
+    parts = { owner: m[1], repo: m[2], issue: Number(m[3]) };
+  } else if (ref !== null && typeof ref === "object") {
+    parts = ref;
+  } else {
+    throw badRef(ref);
+  }
+  const { owner, repo, issue } = parts;
+  if (
+    typeof owner !== "string" ||
+    typeof repo !== "string" ||
+    !OWNER.test(owner) ||
+    !REPO.test(repo) ||
+    repo === "." ||
+    repo === ".." ||
+    typeof issue !== "number" ||
+    !Number.isSafeInteger(issue) ||
+    issue < 1
+  ) {
+    throw badRef(ref);
+  }
+  return { owner, repo, issue };
+}
+
+export function formatRef(ref: ParsedRef): string {
+  return `${ref.owner}/${ref.repo}#${ref.issue}`;
+}
+
+/** The API path of an issue's lease, each part percent-encoded. */
+export function leasePath(ref: ParsedRef): string {
+  return `api/v1/repos/${encodeURIComponent(ref.owner)}/${encodeURIComponent(ref.repo)}/issues/${ref.issue}/lease`;
+}
+
+function badRef(ref: unknown): TypeError {
+  let shown: string;
+  try {
+    shown = typeof ref === "string" ? JSON.stringify(ref.slice(0, 200)) : (JSON.stringify(ref) ?? String(ref)).slice(0, 200);
+  } catch {
+    shown = String(ref);
+  }
+  return new TypeError(`not an issue: ${shown}; write it as "owner/repo#12" or { owner, repo, issue }`);
+}
