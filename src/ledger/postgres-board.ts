@@ -1,6 +1,6 @@
 /**
  * The board's reads and what it remembers from webhooks, on PostgreSQL
- * (migration 13; SQLite's in sqlite-board.ts): issue cards, each
+ * (migration 14; SQLite's in sqlite-board.ts): issue cards, each
  * repository's private flag, and a page of live leases with its side panels.
  * `PostgresLedger` calls in with a connection inside its own transaction,
  * or with its retrying single-statement query for one-statement reads.

@@ -175,7 +175,7 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   ALTER TABLE ${s}.leases ADD COLUMN holder_instance text;
   ALTER TABLE ${s}.history ADD COLUMN holder_instance text, ADD COLUMN actor_instance text;
   `,
-  // 13: the board (issue 12; SQLite's 14): each repository's private flag
+  // 14: the board (issue 12; SQLite's 15): each repository's private flag
   // and each leased issue's title and labels, remembered from webhooks; the
   // indexes a page of live leases is read through; and per-holder counts
   // kept by a trigger in each lease write's own transaction (scope 0: public

@@ -1,6 +1,6 @@
 /**
  * The board's reads and what it remembers from webhooks, on SQLite
- * (migration 14): issue cards (title, labels), each repository's private
+ * (migration 15): issue cards (title, labels), each repository's private
  * flag, and a page of live leases with its side panels, read through the
  * board's indexes. `SqliteLedger` calls in; each function runs on the
  * ledger's connection, writes inside the caller's IMMEDIATE transaction.

@@ -225,7 +225,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE history ADD COLUMN holder_instance TEXT;
   ALTER TABLE history ADD COLUMN actor_instance TEXT;
   `,
-  // 14: the board (issue 12). What a page of live leases shows without a
+  // 15: the board (issue 12). What a page of live leases shows without a
   // read of GitHub: each repository's private flag and each leased issue's
   // title and labels, remembered from webhooks (NULL private: never seen in
   // one, shown as private). The page reads live leases in expiry order

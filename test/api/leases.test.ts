@@ -255,6 +255,35 @@ describe.concurrent("The HTTP API", () => {
       expectNoToken(server);
     }), 120_000);
 
+  it("a claim through the API meets the same policies as a comment: a label limit, an exempt label, author_first", () =>
+    withLiveApp(async (live) => {
+      seed(live);
+      live.fake.setConfigFile(
+        FULL,
+        ".github/issue-leases.yml",
+        'limits_by_label: {"good first issue": 1}\nexempt_labels: [pinned]\nauthor_first: 2d\n',
+      );
+      // Issues the fake makes now: inside author_first's two days, so only their author or a writer (the bot) may claim.
+      live.fake.setPermission(FULL, BOT.login, "write");
+      live.fake.addIssue(FULL, 1, { labels: ["good first issue"], user: "someone" });
+      live.fake.addIssue(FULL, 2, { labels: ["Good First Issue"], user: "someone" });
+      live.fake.addIssue(FULL, 3, { labels: ["pinned"], user: "someone" });
+      live.fake.addIssue(FULL, 4, { user: "someone" });
+      const server = await live.start();
+      const claim = (issue: number, token = BOT.token) => call(server, "POST", leasePath(issue), { token, body: { ttl: "2h" } });
+
+      expect((await claim(1)).body).toMatchObject({ outcome: "acquired", held_by: "time" });
+      const second = await claim(2);
+      expect([second.status, second.body.error?.reason]).toEqual([403, "limits_by_label"]);
+      expect(second.body.error.message).toContain("#1");
+      const pinned = await claim(3);
+      expect(pinned.body).toMatchObject({ outcome: "acquired", held_by: "exempt", expires_at: null });
+      const early = await claim(4, ALICE.token);
+      expect([early.status, early.body.error?.reason]).toEqual([403, "author_first"]);
+      // The label limit was decided in the acquire's transaction; author_first before it (a note).
+      expect(history(live.dbFile).filter((h) => h.op !== "note").map((h) => `${h.issue}:${h.outcome}`)).toEqual(["1:acquired", "2:limit", "3:acquired"]);
+    }), 120_000);
+
   it("bad requests get a clear 4xx and change nothing; the repository's rules answer 403 and 422 with the rule", () =>
     withLiveApp(async (live) => {
       seed(live);
