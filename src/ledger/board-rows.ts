@@ -2,22 +2,10 @@
  * Rows of the board's queries as both backends read them, and the sum of
  * per-holder counts the side panel shows (sqlite-board.ts, postgres-board.ts).
  */
-import { heldByOf, parsePulls } from "./work-rules.js";
+import { leaseOfRow, type LiveLeaseRow } from "./live-lease-row.js";
 import { type BoardLease, type EndedTenure, type Holder, holderOf } from "./types.js";
 
-export interface BoardRow {
-  repo_id: number;
-  repo: string;
-  issue: number;
-  holder_id: number;
-  holder_login: string;
-  holder_instance: string | null;
-  token: number;
-  acquired_at: number;
-  expires_at: number | null;
-  /** What holds it besides time (leases that follow the work): JSON pull numbers or NULL, and the exempt flag (0/1 or boolean). */
-  pulls: string | null;
-  exempt: number | boolean;
+export interface BoardRow extends LiveLeaseRow {
   title: string | null;
   labels: string | null;
 }
@@ -45,18 +33,7 @@ export interface CountRow {
 }
 
 export function toBoardLease(row: BoardRow): BoardLease {
-  return {
-    repoId: row.repo_id,
-    repo: row.repo,
-    issue: row.issue,
-    holder: holderOf(row.holder_id, row.holder_login, row.holder_instance),
-    token: row.token,
-    acquiredAt: row.acquired_at,
-    expiresAt: row.expires_at,
-    title: row.title,
-    labels: row.labels === null ? [] : (JSON.parse(row.labels) as string[]),
-    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt === true || row.exempt === 1 }),
-  };
+  return { ...leaseOfRow(row), title: row.title, labels: row.labels === null ? [] : (JSON.parse(row.labels) as string[]) };
 }
 
 export function toEnded(row: EndedRow): EndedTenure {

@@ -7,8 +7,7 @@
  * pass a limit, on any replica. What counts is limit-counting.ts's.
  */
 import type pg from "pg";
-import { holderOf } from "./types.js";
-import { heldByOf, parsePulls } from "./work-rules.js";
+import { leaseOfRow, type LiveLeaseRow } from "./live-lease-row.js";
 import { countsTowardLimits, labelKeys, labelLimits, limitsApply } from "./limit-counting.js";
 import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "./types.js";
 
@@ -19,32 +18,9 @@ export interface LimitReached {
   scope?: LimitScope;
 }
 
-interface LeaseRow {
-  repo_id: number;
-  issue: number;
-  repo: string;
-  holder_id: number;
-  holder_login: string;
-  holder_instance: string | null;
-  token: number;
-  acquired_at: number;
-  expires_at: number | null;
-  pulls: string | null;
-  exempt: boolean;
-}
+type LeaseRow = LiveLeaseRow;
 
-function toLease(row: LeaseRow): Lease {
-  return {
-    repoId: row.repo_id,
-    repo: row.repo,
-    issue: row.issue,
-    holder: holderOf(row.holder_id, row.holder_login, row.holder_instance),
-    token: row.token,
-    acquiredAt: row.acquired_at,
-    expiresAt: row.expires_at,
-    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt }),
-  };
-}
+const toLease = leaseOfRow;
 
 /** The advisory locks an acquire takes before its row lock, in this order (so no two acquires deadlock), as (namespace, key) pairs. */
 export function policyLocks(

@@ -9,8 +9,7 @@
  * their leases read, for the refusal to list them.
  */
 import type Database from "better-sqlite3";
-import { holderOf } from "./types.js";
-import { heldByOf, parsePulls } from "./work-rules.js";
+import { leaseOfRow, type LiveLeaseRow } from "./live-lease-row.js";
 import { countsTowardLimits, labelKeys, labelLimits } from "./limit-counting.js";
 import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "./types.js";
 
@@ -21,19 +20,7 @@ export interface LimitReached {
   scope?: LimitScope;
 }
 
-interface LeaseRow {
-  repo_id: number;
-  issue: number;
-  repo: string;
-  holder_id: number;
-  holder_login: string;
-  holder_instance: string | null;
-  token: number;
-  acquired_at: number;
-  expires_at: number | null;
-  pulls: string | null;
-  exempt: number;
-}
+type LeaseRow = LiveLeaseRow;
 
 type Params = { repoId: number; holderId: number; issue: number; now: number; label?: string; installation?: number };
 
@@ -56,18 +43,7 @@ function fromClauses(countInReview: boolean) {
   return { IN_REPO, UNDER_LABEL, IN_ORG };
 }
 
-function toLease(row: LeaseRow): Lease {
-  return {
-    repoId: row.repo_id,
-    repo: row.repo,
-    issue: row.issue,
-    holder: holderOf(row.holder_id, row.holder_login, row.holder_instance),
-    token: row.token,
-    acquiredAt: row.acquired_at,
-    expiresAt: row.expires_at,
-    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt === 1 }),
-  };
-}
+const toLease = leaseOfRow;
 
 export class SqlitePolicies {
   private readonly st;
