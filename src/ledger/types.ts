@@ -8,6 +8,12 @@
  * fencing token of an issue only ever goes up.
  */
 
+import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoVisibility } from "./board-types.js";
+import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "./work-types.js";
+
+export type * from "./board-types.js";
+export type * from "./work-types.js";
+
 /** A lease is keyed by the repository's numeric id (stable across renames and transfers) and the issue number. */
 export interface IssueKey {
   repoId: number;
@@ -493,155 +499,6 @@ export interface Ledger {
    * `soonMs`, and the tenures that ended since `now - endedWithinMs`.
    */
   boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels>;
-}
-
-/**
- * What a lease gets when its work no longer holds it (the last pull request
- * holding it closed unmerged, or its exempt label went): the repository's
- * `default_ttl` from that moment, and a reminder `remindBefore` ahead of the
- * new expiry (none when null, or when the term is no longer than that).
- */
-export interface Resume {
-  ttl: Ttl;
-  remindBefore: number | null;
-}
-
-/** An effect of an operation that changes several issues: written under `issue` (of the operation's repository). */
-export interface IssueEffect extends NewEffect {
-  issue: number;
-}
-
-/** A lease a work operation changed, and how (the outcome of its `follow` history row). */
-export interface Followed {
-  lease: Lease;
-  change: "suspended" | "resumed" | "linked" | "renewed";
-}
-
-export interface LinkPullOptions {
-  resume: Resume;
-  /**
-   * When the pull request closed or stopped closing the issues (ms; default
-   * `now`): a lease resumed gets `resume.ttl` from then, so an effect applied
-   * late does not lengthen it.
-   */
-  at?: number;
-  /** Effects of the leases that changed, each written under its issue in the same transaction. */
-  effects?: (changed: Followed[]) => IssueEffect[];
-}
-
-export interface LinkPullResult {
-  outcome: "linked";
-  changed: Followed[];
-}
-
-/** What a renewal by activity needs of the repository's config, asked only when there is a lease it could renew. */
-export interface ActivityPolicy {
-  /** As `AcquireOptions.remindBefore`: the new term's reminder, none when the term is no longer than this. */
-  remindBefore: number | null;
-  /** The term of a lease taken before the ledger recorded term lengths (the repository's `default_ttl`). */
-  fallbackTtl: Ttl;
-}
-
-export interface ActivityOptions {
-  /** The webhook delivery id, recorded when something was renewed: a redelivery renews nothing more. */
-  delivery?: string;
-  /** The repository's policy; null: `renew_on_activity` is off. Not called when nothing could be renewed. */
-  policy: () => Promise<ActivityPolicy | null>;
-}
-
-/** `renewed`: the leases renewed (silently: no effect is ever written); `none`: nothing to renew. */
-export interface ActivityResult {
-  outcome: "renewed" | "none";
-  renewed: Lease[];
-}
-
-export interface ExemptOptions {
-  delivery?: string;
-  resume: Resume;
-}
-
-/** `suspended`: the lease no longer expires; `resumed`: it got `resume.ttl` from now; `unchanged`: it already was so, or there is no live lease. */
-export interface ExemptResult {
-  outcome: "suspended" | "resumed" | "unchanged";
-  lease: Lease | null;
-}
-
-/** An issue as the board shows it: its title and labels, from the last webhook that carried them. */
-export interface IssueCard {
-  repoId: number;
-  issue: number;
-  title: string;
-  labels: string[];
-}
-
-export interface RepoVisibility extends RepoInfo {
-  private: boolean;
-}
-
-/**
- * Which repositories a viewer may see besides public ones: the ids of the
- * private repositories GitHub said they can access. Empty for an anonymous
- * visitor.
- */
-export type VisiblePrivateRepos = readonly number[];
-
-export interface BoardQuery {
-  visible: VisiblePrivateRepos;
-  repoId?: number;
-  /** By login (case-insensitive); with `id`, only that account under that login. */
-  holder?: { login: string; id?: number };
-  /** By label name (case-insensitive). */
-  label?: string;
-  /** 0 for the first page. */
-  page: number;
-  pageSize: number;
-}
-
-export interface BoardLease extends Lease {
-  /** null until a webhook showed the issue's title. */
-  title: string | null;
-  labels: string[];
-  heldBy: HeldBy;
-}
-
-export interface BoardPage {
-  leases: BoardLease[];
-  /** Whether a next page exists. */
-  more: boolean;
-}
-
-export interface BoardPanelsQuery {
-  visible: VisiblePrivateRepos;
-  /** How many holders, expiring leases and ended tenures to list. */
-  top: number;
-  soonMs: number;
-  endedWithinMs: number;
-  /** The expiring count stops at this many (the panel says "N+"). */
-  countCap: number;
-}
-
-/** How a tenure ended: released by its holder, expired, or ended by someone else (a maintainer, a close, the operator). */
-export type EndedHow = "released" | "expired" | "ended";
-
-export interface EndedTenure {
-  repoId: number;
-  repo: string;
-  issue: number;
-  title: string | null;
-  holder: Holder;
-  token: number;
-  at: number;
-  how: EndedHow;
-  /** Who ended it, for "ended". */
-  by: Holder | null;
-}
-
-export interface BoardPanels {
-  holders: Array<{ holder: Holder; leases: number }>;
-  expiring: BoardLease[];
-  /** Leases expiring within soonMs, at most countCap. */
-  expiringCount: number;
-  ended: EndedTenure[];
 }
 
 /** How `raiseTokenFloor` sets the floor: the ledger's highest token plus a gap, or a value given. */
