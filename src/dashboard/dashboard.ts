@@ -3,6 +3,7 @@
  * from every webhook (remember.ts) and serves, through Probot's
  * `addHandler`:
  *
+ *   GET  /                         redirects to /leases (with its query)
  *   GET  /leases                   the board (filters: repo, holder, label, page)
  *   GET  /leases/{owner}/{repo}    one repository's
  *   GET  /login                    "Sign in with GitHub" (sign-in.ts)
@@ -10,9 +11,9 @@
  *   POST /logout (or GET)          sign out
  *   GET  /api/v1/leases            the JSON twin (served with DASHBOARD=off too: it is the API's)
  *
- * `GET /` stays Probot's (a redirect to its /probot page): `probot run`
- * loads Probot's default app, which answers it, before this one. Webhooks
- * POSTed to `/` are root-webhook.ts's.
+ * `npm start` loads no Probot default app, so `GET /` is the board's; a raw
+ * `probot run` loads that app first, and there / redirects to /probot.
+ * Webhooks POSTed to `/` are root-webhook.ts's.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
@@ -59,6 +60,10 @@ export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "
       return true;
     }
     if (!deps.settings.page) return false;
+    if (method === "GET" && path === "/") {
+      res.writeHead(302, { location: `/leases${url.search}`, "content-type": "text/plain" }).end("Found. Redirecting to /leases");
+      return true;
+    }
     if (method === "GET" && (path === "/leases" || path === "/leases/")) {
       await boardPage(req, res, url, undefined, deps);
       return true;

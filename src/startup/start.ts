@@ -1,12 +1,12 @@
 /**
  * `npm start`: checks the environment, then runs Probot as `probot run
- * ./dist/src/index.js` would. This launcher exists because Probot reads the
+ * ./dist/src/index.js` would, but without Probot's default app (its page at
+ * /probot, and / redirecting to it): / is the board's. This launcher exists because Probot reads the
  * private key before it loads the app: a key it cannot read is printed with a
  * stack and the setup page is served instead, as if the app had never been
  * registered. Here a wrong variable ends the process with one line and exit 1.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { run } from "probot";
 import { checkEnvironment } from "./check-environment.js";
@@ -25,7 +25,10 @@ function applyDotEnv(): void {
 applyDotEnv();
 try {
   checkEnvironment(process.env);
-  await run([fileURLToPath(new URL("../index.js", import.meta.url))], { env: process.env, log: await redactedLog(process.env) });
+  // The app function itself, not its path: Probot then loads no default app
+  // (whose GET / would redirect to its /probot page), so / is the board's.
+  const { default: app } = await import("../index.js");
+  await run(app, { env: process.env, log: await redactedLog(process.env) });
 } catch (error) {
   // The smee client rejects with an EventSource error event (not an Error)
   // when it cannot reach the channel: the last step of Probot's start.

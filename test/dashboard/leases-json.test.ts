@@ -27,6 +27,10 @@ describe.concurrent("GET /api/v1/leases", () => {
       await claim(PUBLIC, 3, carol, "Docs", { ttl: "3d" });
       const api = `${server.url}/api/v1/leases`;
 
+      // The server's root is the board.
+      const root = await fetch(`${server.url}/?holder=alice`, { redirect: "manual" });
+      expect([root.status, root.headers.get("location")]).toEqual([302, "/leases?holder=alice"]);
+
       const anonymous = await leases(api);
       expect(anonymous.status).toBe(200);
       expect(names(anonymous.body)).toEqual([`${full(PUBLIC)}#1 alice`, `${full(PUBLIC)}#3 carol`]);
@@ -143,6 +147,7 @@ describe.concurrent("GET /api/v1/leases", () => {
       async ({ server, claim }) => {
         await claim(PUBLIC, 1, alice, "One");
         expect((await fetch(`${server.url}/leases`)).status).toBe(404);
+        expect((await fetch(`${server.url}/`, { redirect: "manual" })).status).toBe(404);
         expect((await fetch(`${server.url}/login`, { redirect: "manual" })).status).toBe(404);
         expect(names((await leases(`${server.url}/api/v1/leases`)).body)).toEqual([`${full(PUBLIC)}#1 alice`]);
       },
