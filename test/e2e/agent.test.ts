@@ -146,6 +146,27 @@ describe.concurrent("the client against the real server", () => {
       expect(labels(live.fake, 1)).toEqual([]);
     }), 120_000);
 
+  it("mine lists the caller's own leases (GET /api/v1/leases?holder=@me), and nobody else's", () =>
+    withLiveApp(async (live) => {
+      const server = await start(live);
+      const bot = new LeaseClient({ baseUrl: server.url, token: BOT_TOKEN });
+      const other = new LeaseClient({ baseUrl: server.url, token: OTHER_TOKEN });
+      await bot.claim(`${FULL}#1`, { ttl: "1h", instance: "worker-1" });
+      await bot.claim(`${FULL}#2`, { ttl: "2h" });
+      await other.claim(`${FULL}#3`, { ttl: "1h" });
+      // A webhook from the repository shows it is public (the board counts a repository never seen as private).
+      await live.comment(server, "Thanks, both of you.", maintainer);
+      await waitFor("the repository remembered as public", async () => (await bot.mine()).length === 2);
+      const mine = await bot.mine();
+      expect(mine.map((l) => [l.issue, l.holder?.login, l.holder?.instance ?? null])).toEqual([
+        [1, BOT.login, "worker-1"],
+        [2, BOT.login, null],
+      ]);
+      expect((await other.mine()).map((l) => l.issue)).toEqual([3]);
+      await bot.release(`${FULL}#2`);
+      expect((await bot.mine()).map((l) => l.issue)).toEqual([1]);
+    }), 120_000);
+
   it("a claim retried after its answer was lost is one claim; its key replays the first answer and changes nothing", () =>
     withLiveApp(async (live) => {
       const server = await start(live);
