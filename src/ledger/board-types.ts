@@ -1,5 +1,5 @@
 /** The ledger's types for the board (sqlite-board.ts, postgres-board.ts). */
-import type { Holder, HeldBy, Lease, RepoInfo } from "./types.js";
+import type { HeldBy, Holder, Lease, RepoInfo } from "./types.js";
 
 /** An issue as the board shows it: its title and labels, from the last webhook that carried them. */
 export interface IssueCard {

@@ -7,7 +7,7 @@
  * pass a limit, on any replica. What counts is limit-counting.ts's.
  */
 import type pg from "pg";
-import { leaseOfRow, type LiveLeaseRow } from "./live-lease-row.js";
+import { leaseOfRow, type LiveLeaseRow } from "./lease-rows.js";
 import { countsTowardLimits, labelKeys, labelLimits, limitsApply } from "./limit-counting.js";
 import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "./types.js";
 

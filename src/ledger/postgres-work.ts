@@ -9,8 +9,8 @@
  * circle.
  */
 import type pg from "pg";
-import { decide, type Row } from "./decide.js";
-import { holderOf } from "./types.js";
+import { decide } from "./decide.js";
+import { ruleRow } from "./lease-rows.js";
 import type {
   ActivityPolicy,
   ActivityResult,
@@ -28,7 +28,6 @@ import {
   followExempt,
   followPulls,
   heldByWork,
-  parsePulls,
   pullsColumn,
   remindAtFor,
   renewedByActivity,
@@ -51,19 +50,6 @@ interface WorkRow {
   term_ms: number | null;
 }
 
-function rowOf(r: WorkRow | undefined): Row | null {
-  if (!r) return null;
-  return {
-    holder: r.holder_id === null ? null : holderOf(r.holder_id, r.holder_login!, r.holder_instance),
-    token: r.token,
-    acquiredAt: r.acquired_at,
-    expiresAt: r.expires_at,
-    reminded: r.reminded,
-    pulls: parsePulls(r.pulls),
-    exempt: r.exempt,
-    termMs: r.term_ms,
-  };
-}
 
 /** The caller's `now`, or the database's clock when it is null (as postgres.ts's statements outside a transaction read it). */
 const nowParam = (n: number) => `(SELECT COALESCE($${n}::bigint, (extract(epoch from clock_timestamp()) * 1000)::bigint))`;
@@ -126,7 +112,7 @@ export class PostgresWork {
     // Locked before the links are read again: a pull request linking the same issue at once waits here, then reads ours.
     for (const state of await this.lock(c, repoId, [...before, ...wanted])) {
       const key = { repoId, repo: pull.repo, issue: state.issue };
-      const current = decide.live(key, rowOf(state), now);
+      const current = decide.live(key, ruleRow(state), now);
       // A pull request holds only its author's lease.
       if (!current || current.holder.id !== author.id) continue;
       const pulls = (await c.query<{ pull: number }>(this.sql.linksOf, [repoId, state.issue, author.id])).rows.map((r) => r.pull);
@@ -161,7 +147,7 @@ export class PostgresWork {
     const renewed: Lease[] = [];
     for (const state of await this.lock(c, key.repoId, [key.issue, ...linked])) {
       const k = { ...key, issue: state.issue };
-      const current = decide.live(k, rowOf(state), now);
+      const current = decide.live(k, ruleRow(state), now);
       const r = current && renewedByActivity(current, actor.id, state.term_ms, policy.fallbackTtl, now);
       if (!r) continue;
       await this.store(c, k, { change: "renewed", lease: r.lease }, actor, now, delivery ?? null, r.termMs, policy.remindBefore);
@@ -183,7 +169,7 @@ export class PostgresWork {
     const seen = await this.claimDelivery<ExemptResult>(c, opts.delivery, now);
     if (seen) return { value: { ...seen, duplicate: true }, rollback: true };
     const [state] = await this.lock(c, key.repoId, [key.issue]);
-    const current = decide.live(key, rowOf(state), now);
+    const current = decide.live(key, ruleRow(state), now);
     const followed = current && followExempt(current, exempt, opts.resume, now);
     let result: ExemptResult = { outcome: "unchanged", lease: current };
     if (state && followed) {

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { decide, type Row } from "./decide.js";
+import { ruleRow } from "./lease-rows.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
 import { limitReached, policyLocks, policySqls, rememberLabels } from "./postgres-policies.js";
 import {
@@ -219,20 +220,6 @@ function toLease(row: LeaseRow): Lease {
   };
 }
 
-function toRow(row: LeaseRow | undefined): Row | null {
-  if (!row) return null;
-  // A free row with token 0 (locked before any tenure) reads like no row: decide gives the next tenure token 1.
-  return {
-    holder: row.holder_id === null ? null : holderOf(row.holder_id, row.holder_login!, row.holder_instance),
-    token: row.token,
-    acquiredAt: row.acquired_at,
-    expiresAt: row.expires_at,
-    reminded: row.reminded,
-    pulls: parsePulls(row.pulls),
-    exempt: row.exempt,
-    termMs: row.term_ms,
-  };
-}
 
 function toEffect(r: OutboxRow): Effect {
   return {
@@ -743,7 +730,7 @@ export class PostgresLedger implements Ledger {
       await c.query(this.sql.insertFree, [key.repoId, key.issue, key.repo, now]);
       found = (await c.query<LeaseRow & { token_floor?: number }>(text, [key.repoId, key.issue])).rows[0];
     }
-    return { row: toRow(found), floor: found?.token_floor ?? 0 };
+    return { row: ruleRow(found), floor: found?.token_floor ?? 0 };
   }
 
   /** `termMs`: the length of the term (for renewals by activity). */
@@ -868,7 +855,7 @@ export class PostgresLedger implements Ledger {
   async current(key: IssueKey, now: number): Promise<Lease | null> {
     const { rows } = await this.query<LeaseRow & { now: number }>(this.sql.current, [key.repoId, key.issue, this.stmtNow(now)]);
     // With the database's clock, `now` is the one read by the statement.
-    return decide.live(key, toRow(rows[0]), rows[0]?.now ?? now);
+    return decide.live(key, ruleRow(rows[0]), rows[0]?.now ?? now);
   }
 
   async list(repoId: number, now: number): Promise<Lease[]> {

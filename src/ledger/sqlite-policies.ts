@@ -9,7 +9,7 @@
  * their leases read, for the refusal to list them.
  */
 import type Database from "better-sqlite3";
-import { leaseOfRow, type LiveLeaseRow } from "./live-lease-row.js";
+import { leaseOfRow, type LiveLeaseRow } from "./lease-rows.js";
 import { countsTowardLimits, labelKeys, labelLimits } from "./limit-counting.js";
 import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "./types.js";
 

@@ -6,8 +6,8 @@
  * transaction (sqlite.ts), except `mayRenew`, a read.
  */
 import type Database from "better-sqlite3";
-import { holderOf } from "./types.js";
-import { decide, type Row } from "./decide.js";
+import { decide } from "./decide.js";
+import { ruleRow } from "./lease-rows.js";
 import type {
   ActivityPolicy,
   ActivityResult,
@@ -25,7 +25,6 @@ import {
   followExempt,
   followPulls,
   heldByWork,
-  parsePulls,
   pullsColumn,
   remindAtFor,
   renewedByActivity,
@@ -50,25 +49,12 @@ interface WorkRow {
   term_ms: number | null;
 }
 
-function rowOf(r: WorkRow | undefined): Row | null {
-  if (!r) return null;
-  return {
-    holder: r.holder_id === null ? null : holderOf(r.holder_id, r.holder_login!, r.holder_instance),
-    token: r.token,
-    acquiredAt: r.acquired_at,
-    expiresAt: r.expires_at,
-    reminded: r.reminded === 1,
-    pulls: parsePulls(r.pulls),
-    exempt: r.exempt === 1,
-    termMs: r.term_ms,
-  };
-}
 
 
 export class SqliteWork {
   private readonly st;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
     this.st = {
       row: db.prepare<[number, number], WorkRow>(
         `SELECT repo, holder_id, holder_login, holder_instance, token, acquired_at, expires_at, reminded, last_history, pulls, exempt, term_ms
@@ -139,7 +125,7 @@ export class SqliteWork {
     for (const issue of [...new Set([...before, ...wanted])].sort((a, b) => a - b)) {
       const key = { repoId, repo: pull.repo, issue };
       const state = this.st.row.get(repoId, issue);
-      const current = decide.live(key, rowOf(state), now);
+      const current = decide.live(key, ruleRow(state), now);
       // A pull request holds only its author's lease.
       if (!state || !current || current.holder.id !== author.id) continue;
       const followed = followPulls(current, this.st.linksOf.all(repoId, issue, author.id), opts.resume, start);
@@ -167,7 +153,7 @@ export class SqliteWork {
     for (const issue of issues) {
       const k = { ...key, issue };
       const state = this.st.row.get(key.repoId, issue);
-      const current = decide.live(k, rowOf(state), now);
+      const current = decide.live(k, ruleRow(state), now);
       const r = current && renewedByActivity(current, actor.id, state?.term_ms, policy.fallbackTtl, now);
       if (!state || !r) continue;
       this.store(k, state, { change: "renewed", lease: r.lease }, actor, now, delivery ?? null, r.termMs, policy.remindBefore);
@@ -184,7 +170,7 @@ export class SqliteWork {
       if (seen) return { ...(JSON.parse(seen.result) as ExemptResult), duplicate: true };
     }
     const state = this.st.row.get(key.repoId, key.issue);
-    const current = decide.live(key, rowOf(state), now);
+    const current = decide.live(key, ruleRow(state), now);
     const followed = current && followExempt(current, exempt, opts.resume, now);
     let result: ExemptResult = { outcome: "unchanged", lease: current };
     if (state && followed) {

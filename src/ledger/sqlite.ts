@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { decide, type Row } from "./decide.js";
+import { ruleRow } from "./lease-rows.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
@@ -148,19 +149,6 @@ type StateRow = Pick<
   "holder_id" | "holder_login" | "holder_instance" | "token" | "acquired_at" | "expires_at" | "reminded" | "last_history" | "pulls" | "exempt" | "term_ms"
 >;
 
-function toRow(row: StateRow | undefined): Row | null {
-  if (!row) return null;
-  return {
-    holder: row.holder_id === null ? null : holderOf(row.holder_id, row.holder_login!, row.holder_instance),
-    token: row.token,
-    acquiredAt: row.acquired_at,
-    expiresAt: row.expires_at,
-    reminded: row.reminded === 1,
-    pulls: parsePulls(row.pulls),
-    exempt: row.exempt === 1,
-    termMs: row.term_ms,
-  };
-}
 
 const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now)";
 
@@ -391,7 +379,7 @@ export class SqliteLedger implements Ledger {
         if (seen) return { ...(JSON.parse(seen.result) as R), duplicate: true };
       }
       const state = this.st.get.get(key.repoId, key.issue);
-      const { result, write } = body(toRow(state));
+      const { result, write } = body(ruleRow(state));
       const lease = "lease" in result ? result.lease : null;
       const counted = opts?.countsReply?.(result) ?? true;
       const budget = counted ? this.replyBudget(key.repoId, actor, now, opts?.repliesPerHour) : null;
@@ -590,7 +578,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async current(key: IssueKey, now: number): Promise<Lease | null> {
-    return decide.live(key, toRow(this.st.get.get(key.repoId, key.issue)), now);
+    return decide.live(key, ruleRow(this.st.get.get(key.repoId, key.issue)), now);
   }
 
   async list(repoId: number, now: number): Promise<Lease[]> {
