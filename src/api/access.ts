@@ -12,6 +12,7 @@
  * the app is installed, for a minute each; associations for 5 minutes.
  */
 import type { ProbotOctokit } from "probot";
+import { githubGet } from "./github-get.js";
 import { GitHubUnavailable, type Identity, tokenHash } from "./identity.js";
 import { TtlCache } from "./ttl-cache.js";
 
@@ -159,32 +160,40 @@ export class RepoAccess {
   }
 
   /**
-   * A GET with the caller's token (plain fetch: Probot's throttling is for
-   * the app's own installations): its JSON, or null when GitHub says the
-   * token may not see it (401, 403, 404, 410), or (`redirect: "manual"`) it moved.
+   * A GET with the caller's token (not the app's client: Probot's throttling
+   * is for the app's own installations): its JSON, or null when GitHub says
+   * the token may not see it (401, 403, 404, 410), or (`redirect: "manual"`)
+   * it moved. The issue, read on every claim, goes through github-get.ts;
+   * the rest, cached, through fetch, which follows a renamed repository.
    */
   private async get(token: string, path: string, what: string, redirect: "follow" | "manual" = "follow"): Promise<unknown> {
-    let res: Response;
+    const url = `${this.o.restUrl}${path}`;
+    const headers = { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" };
+    let answer: { status: number; header: (name: string) => string | null; body: () => Promise<unknown> };
     try {
-      res = await fetch(`${this.o.restUrl}${path}`, {
-        headers: { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" },
-        signal: AbortSignal.timeout(this.o.timeoutMs),
-        redirect,
-      });
+      if (redirect === "manual") {
+        const res = await githubGet(url, { headers, timeoutMs: this.o.timeoutMs });
+        const header = (name: string) => {
+          const v = res.headers[name];
+          return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+        };
+        answer = { status: res.status, header, body: async () => res.body };
+      } else {
+        const res = await fetch(url, { headers, signal: AbortSignal.timeout(this.o.timeoutMs) });
+        answer = { status: res.status, header: (name) => res.headers.get(name), body: () => res.json().catch(() => null) as Promise<unknown> };
+      }
     } catch (error) {
       throw new GitHubUnavailable(what, error);
     }
-    if (res.status >= 300 && res.status < 400) {
-      await res.arrayBuffer();
-      return null;
-    }
-    const body = (await res.json().catch(() => null)) as unknown;
+    const { status } = answer;
+    const body = await answer.body();
+    if (status >= 300 && status < 400) return null;
     // A 403 that is a rate limit says nothing of access: GitHub is not answering for now.
-    if (res.status === 403 && (res.headers.get("x-ratelimit-remaining") === "0" || res.headers.has("retry-after"))) {
+    if (status === 403 && (answer.header("x-ratelimit-remaining") === "0" || answer.header("retry-after") !== null)) {
       throw new GitHubUnavailable(`${what} (rate limited)`);
     }
-    if ([401, 403, 404, 410].includes(res.status)) return null;
-    if (!res.ok) throw new GitHubUnavailable(`${what} (HTTP ${res.status})`);
+    if ([401, 403, 404, 410].includes(status)) return null;
+    if (status < 200 || status >= 300) throw new GitHubUnavailable(`${what} (HTTP ${status})`);
     return body;
   }
 

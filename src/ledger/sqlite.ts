@@ -8,6 +8,7 @@ import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
 import { SqlitePolicies } from "./sqlite-policies.js";
 import { SqliteBoard } from "./sqlite-board.js";
+import { GroupCommit } from "./sqlite-group-commit.js";
 import { claimServing } from "./sqlite-serving.js";
 import { raiseSqliteTokenFloor } from "./sqlite-token-floor.js";
 import { SqliteWork } from "./sqlite-work.js";
@@ -159,6 +160,8 @@ export class SqliteLedger implements Ledger {
   private readonly st;
   /** Runs `f` as one BEGIN IMMEDIATE transaction. Made once: making a transaction function costs more than the statements most operations run. */
   private readonly immediate: <T>(f: () => T) => T;
+  /** The operations' transactions, committed in groups (sqlite-group-commit.ts). */
+  private readonly grouped: GroupCommit;
 
   /** The claim limits (sqlite-policies.ts). */
   private readonly policies: SqlitePolicies;
@@ -182,6 +185,7 @@ export class SqliteLedger implements Ledger {
     this.work = new SqliteWork(db);
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
+    this.grouped = new GroupCommit(db);
     this.policies = new SqlitePolicies(db);
     this.st = {
       get: db.prepare<[number, number], StateRow>(
@@ -361,8 +365,9 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * Runs one operation as a BEGIN IMMEDIATE transaction: the delivery check,
-   * the decision, the history row and the outbox rows commit together.
+   * Runs one operation as one transaction (a savepoint of a group commit):
+   * the delivery check, the decision, the history row and the outbox rows
+   * commit together, and the promise settles once they have.
    */
   private run<R extends LedgerResult>(
     key: IssueKey,
@@ -372,8 +377,8 @@ export class SqliteLedger implements Ledger {
     opts: OpOptions<R> | undefined,
     body: (row: Row | null) => { result: R; write?: (lastHistory: number) => void },
     historyOutcome?: string,
-  ): Applied<R> {
-    return this.immediate((): Applied<R> => {
+  ): Promise<Applied<R>> {
+    return this.grouped.run((): Applied<R> => {
       if (opts?.delivery !== undefined) {
         const seen = this.st.getDelivery.get(opts.delivery);
         if (seen) return { ...(JSON.parse(seen.result) as R), duplicate: true };
@@ -748,6 +753,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async close(): Promise<void> {
+    if (this.db.open) this.grouped.flush();
     if (this.db.open) this.db.close();
     if (this.serving?.open) this.serving.close();
   }
