@@ -11,7 +11,7 @@ import type { Ledger } from "../ledger/types.js";
 import { octokitPort } from "../reflect/github-port.js";
 import { loadConfig, sourceOf } from "../repo-config.js";
 import { RepoAccess } from "./access.js";
-import { Identities } from "./identity.js";
+import { GitHubUnavailable, Identities } from "./identity.js";
 import { RateLimiter, type RateLimitSettings } from "./rate-limit.js";
 import { type ApiDeps, apiHandler } from "./routes.js";
 
@@ -62,8 +62,14 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
       limiter: new RateLimiter(o.rateLimit, o.clock),
       config: async (repo) =>
         loadConfig(o.configs, repo.id, async () => sourceOf(await installationClient(repo.installation), repo.owner, repo.name)),
-      permission: async (repo, login) =>
-        octokitPort(await installationClient(repo.installation)).permission({ owner: repo.owner, repo: repo.name }, login),
+      // GitHub failing here is GitHub not answering (502, retry), as for every other read of the API's.
+      permission: async (repo, login) => {
+        try {
+          return await octokitPort(await installationClient(repo.installation)).permission({ owner: repo.owner, repo: repo.name }, login);
+        } catch (error) {
+          throw new GitHubUnavailable("the caller's permission", error);
+        }
+      },
       rememberRepo: o.rememberRepo,
       kick: o.kick,
       track: o.track,

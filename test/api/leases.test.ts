@@ -278,6 +278,12 @@ describe.concurrent("The HTTP API", () => {
       expect(second.body.error.message).toContain("#1");
       const pinned = await claim(3);
       expect(pinned.body).toMatchObject({ outcome: "acquired", held_by: "exempt", expires_at: null });
+      // GitHub failing to say the caller's permission (which author_first asks): 502, retry; nothing recorded.
+      live.fake.failNextReads(/\/collaborators\/alice\/permission$/, 1, 403);
+      const before = history(live.dbFile).length;
+      const failed = await claim(4, ALICE.token);
+      expect([failed.status, failed.body.error?.code, failed.headers.get("retry-after")]).toEqual([502, "github_unavailable", "5"]);
+      expect(history(live.dbFile)).toHaveLength(before);
       const early = await claim(4, ALICE.token);
       expect([early.status, early.body.error?.reason]).toEqual([403, "author_first"]);
       // The label limit was decided in the acquire's transaction; author_first before it (a note).

@@ -304,6 +304,7 @@ class FakeGitHubServer implements FakeGitHub {
   private orgMembers = new Map<string, Set<string>>();
   private refusedAssignees = new Set<string>();
   private faults: Fault[] = [];
+  private readFaults: Array<{ path: RegExp; status: number }> = [];
   private contentLimit: { max: number; windowMs: number } | null = null;
   /** Arrival times of content-creating requests admitted within the window. */
   private contentWindow: number[] = [];
@@ -357,6 +358,7 @@ class FakeGitHubServer implements FakeGitHub {
     this.orgMembers = new Map();
     this.refusedAssignees = new Set();
     this.faults = [];
+    this.readFaults = [];
     this.contentWindow = [];
     this.successfulWrites = 0;
     this.nextRepoId = 100_001;
@@ -457,6 +459,11 @@ class FakeGitHubServer implements FakeGitHub {
     for (let i = 0; i < n; i++) this.faults.push({ kind: "applied-then-fail", status });
   }
 
+  /** The next `n` reads whose path matches `path` answer `status` (reads are never faulted otherwise). */
+  failNextReads(path: RegExp, n: number, status = 500): void {
+    for (let i = 0; i < n; i++) this.readFaults.push({ path, status });
+  }
+
   failNextWrites(n: number, status = 500): void {
     for (let i = 0; i < n; i++) this.faults.push({ kind: "fail", status });
   }
@@ -533,7 +540,7 @@ class FakeGitHubServer implements FakeGitHub {
       send(res, this.tokenReply(), requestId, this.now());
       return;
     } else {
-      const fault = isWrite ? this.faults.shift() : undefined;
+      const fault = isWrite ? this.faults.shift() : this.readFault(r.path);
       const limited = fault === undefined && r.match.route.kind === "content" ? this.admitContent(r.at) : null;
       if (fault?.kind === "fail") {
         const message = STATUS_CODES[fault.status] ?? "Error";
@@ -570,6 +577,13 @@ class FakeGitHubServer implements FakeGitHub {
     if (!r.match) this.unmatched.push(record);
     if (isWrite && reply.status < 400) this.successfulWrites++;
     send(res, reply, requestId, this.now());
+  }
+
+  private readFault(path: string): Fault | undefined {
+    const i = this.readFaults.findIndex((f) => f.path.test(path));
+    if (i < 0) return undefined;
+    const [f] = this.readFaults.splice(i, 1);
+    return { kind: "fail", status: f!.status };
   }
 
   /** Null when admitted; otherwise seconds until a slot frees. */
