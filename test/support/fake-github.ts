@@ -110,6 +110,8 @@ export interface FakeGitHub {
   /** GitHub silently drops assignees without access: this login is never assigned. */
   refuseAssignee(login: string): void;
 
+  /** The next `n` reads whose path matches `path` answer `status` (reads are never faulted otherwise). */
+  failNextReads(path: RegExp, n: number, status?: number): void;
   /** The next n writes answer `status` (default 500) and change nothing. */
   failNextWrites(n: number, status?: number): void;
   /** The next n writes are applied, but answer `status` (default 502), as a gateway that lost GitHub's answer does. */
