@@ -1,7 +1,6 @@
 import pg from "pg";
 import { decide, type Row } from "./decide.js";
 import { ruleRow } from "./lease-rows.js";
-import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
 import { limitReached, policyLocks, policySqls, rememberLabels } from "./postgres-policies.js";
 import {
   postgresBoardLeases,
@@ -10,6 +9,20 @@ import {
   rememberPostgresCard,
   rememberPostgresVisibility,
 } from "./postgres-board.js";
+import {
+  combineWrites,
+  DB_CLOCK,
+  isConnectionError,
+  nowParam,
+  PostgresConnection,
+  statement,
+  type Outcome,
+  type PostgresLedgerOptions,
+  type Statement,
+} from "./postgres-connection.js";
+import { migratePostgres, postgresSchemaVersion } from "./postgres-migrate.js";
+import { PostgresOutbox } from "./postgres-outbox.js";
+import { PostgresRepos } from "./postgres-repos.js";
 import { floorOf, raisePostgresTokenFloor } from "./postgres-token-floor.js";
 import { PostgresWork } from "./postgres-work.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
@@ -63,22 +76,9 @@ import type {
 import { heldByOf, heldByWork, parsePulls, pullsColumn, workOf } from "./work-rules.js";
 import { holderOf } from "./types.js";
 
-export interface PostgresLedgerOptions {
-  /** DATABASE_URL, `postgres://user:password@host:port/database`. */
-  connectionString: string;
-  /** The schema the tables live in, created if absent; default "public". */
-  schema?: string;
-  /** Connections in this replica's pool; default 10. */
-  poolSize?: number;
-  /**
-   * "database" (the default): every operation ignores its `now` argument and
-   * reads the database's clock once at the start of its transaction, so that
-   * all replicas share one clock. "caller": use the `now` passed in (tests).
-   */
-  clock?: "caller" | "database";
-  /** Where connection failures are reported (they are retried, not thrown at the process); default console.error. */
-  log?: (message: string, error: unknown) => void;
-}
+// Exported from here before they moved to their own files, and still imported from here (the tests, the CLI).
+export { isConnectionError, synchronousCommit, type PostgresLedgerOptions } from "./postgres-connection.js";
+export { migratePostgres } from "./postgres-migrate.js";
 
 interface LeaseRow {
   repo_id: number;
@@ -95,21 +95,6 @@ interface LeaseRow {
   pulls: string | null;
   exempt: boolean;
   term_ms: number | null;
-}
-
-interface OutboxRow {
-  id: number;
-  repo_id: number;
-  issue: number;
-  installation: number;
-  kind: string;
-  payload: string;
-  attempts: number;
-  next_at: number;
-  created_at: number;
-  priority: number;
-  nonce: string | null;
-  late: boolean;
 }
 
 interface HistoryRow {
@@ -129,72 +114,6 @@ interface HistoryRow {
   expires_at: number | null;
   at: number;
   delivery: string | null;
-}
-
-/** The database's clock in epoch milliseconds: one clock for all replicas. */
-const DB_CLOCK = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
-
-/** `now` inside a single statement: the caller's value, or (when it is null) the database's clock read once. */
-function nowParam(n: number): string {
-  // An uncorrelated scalar subquery is an InitPlan, evaluated once per statement.
-  return `(SELECT COALESCE($${n}::bigint, ${DB_CLOCK}))`;
-}
-
-/** Key for `pg_advisory_xact_lock(int, int)` held while migrating one schema; any constant, "lease" in hex-speak. */
-const MIGRATION_LOCK = 0x1ea5e;
-
-const INT8_OID = 20;
-/** Deadlocks and serialization failures: PostgreSQL rolled the transaction back, so running it again is safe. */
-const RETRY_SQLSTATES = new Set(["40001", "40P01"]);
-const MAX_CONFLICT_RETRIES = 5;
-/**
- * Before retrying on a new connection: a server restart breaks every pooled
- * connection at once, and this lets their errors arrive, so that the pool
- * discards them instead of handing the retry another dead one.
- */
-const RECONNECT_DELAY_MS = 100;
-/** How long to wait for a connection (a new one, or a free one from the pool). */
-const CONNECT_TIMEOUT_MS = 3_000;
-const NODE_CONNECTION_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== "object" || err === null || !("code" in err)) return undefined;
-  return typeof err.code === "string" ? err.code : undefined;
-}
-
-/** True when the error says the connection (not the statement) failed: the server rolled back any open transaction. */
-export function isConnectionError(err: unknown): boolean {
-  const code = errorCode(err);
-  if (code !== undefined) {
-    // Class 08: connection exception; 57P01-03: the server is shutting down or starting up.
-    return code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || NODE_CONNECTION_CODES.has(code);
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return /connection terminated|not queryable|connection error|timeout exceeded when trying to connect/i.test(message);
-}
-
-/**
- * The connection settings with `synchronous_commit = on` for the session. A
- * token handed out must survive a crash of the server, whatever the database,
- * the role or DATABASE_URL say: the setting goes in the connection's startup
- * `options`, after any the URL gives (the last `-c` of a setting wins), so
- * it is in force before the first statement, with no query of its own.
- */
-export function synchronousCommit(connectionString: string): { connectionString: string; options: string } {
-  let url: URL;
-  try {
-    url = new URL(connectionString);
-  } catch {
-    return { connectionString, options: "-c synchronous_commit=on" };
-  }
-  const given = url.searchParams.get("options");
-  // Removed from the URL: pg lets the URL's parameters override the config's.
-  url.searchParams.delete("options");
-  return { connectionString: url.toString(), options: `${given ?? ""} -c synchronous_commit=on`.trim() };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The URL without its password, for error messages. */
@@ -220,82 +139,7 @@ function toLease(row: LeaseRow): Lease {
   };
 }
 
-
-function toEffect(r: OutboxRow): Effect {
-  return {
-    id: r.id,
-    repoId: r.repo_id,
-    issue: r.issue,
-    installation: r.installation,
-    kind: r.kind,
-    payload: JSON.parse(r.payload) as unknown,
-    attempts: r.attempts,
-    createdAt: r.created_at,
-    nonce: r.nonce,
-    late: r.late,
-  };
-}
-
-/** Applies the migrations the schema has not seen yet, each in its own transaction; returns the schema's version. */
-export async function migratePostgres(pool: pg.Pool, schema: string, upTo = POSTGRES_MIGRATIONS.length): Promise<number> {
-  const s = pg.escapeIdentifier(schema);
-  for (;;) {
-    const client = await pool.connect();
-    // A socket error between statements surfaces as the next statement's error;
-    // unlistened, it would crash the process.
-    const ignore = (): void => undefined;
-    client.on("error", ignore);
-    let failed: unknown;
-    try {
-      await client.query("BEGIN");
-      // Replicas starting at once queue here, so each migration runs once. The
-      // lock is per schema: tests migrating their own schemas do not wait on each other.
-      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [MIGRATION_LOCK, schema]);
-      const exists = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
-      // Checked first: a role allowed to use an existing schema may not be allowed to create one.
-      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${s}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-      );
-      const { rows } = await client.query<{ version: number }>(`SELECT COALESCE(MAX(version), 0) AS version FROM ${s}.schema_version`);
-      const version = rows[0]!.version;
-      if (version >= upTo) {
-        await client.query("COMMIT");
-        return version;
-      }
-      try {
-        await client.query(POSTGRES_MIGRATIONS[version]!(s));
-      } catch (err) {
-        throw new Error(`migration ${version + 1} of schema ${s} failed: ${(err as Error).message}`, { cause: err });
-      }
-      await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [version + 1]);
-      await client.query("COMMIT");
-    } catch (err) {
-      failed = err;
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw err;
-    } finally {
-      client.removeListener("error", ignore);
-      client.release(failed !== undefined);
-    }
-  }
-}
-
 /** Creates the pool, migrates the schema and returns the ledger. */
-/** The version of the ledger's schema `schema`: 0 for one never migrated. */
-async function postgresSchemaVersion(pool: pg.Pool, schema: string): Promise<SchemaVersion> {
-  try {
-    const { rows } = await pool.query<{ version: number }>(
-      `SELECT COALESCE(MAX(version), 0) AS version FROM ${pg.escapeIdentifier(schema)}.schema_version`,
-    );
-    return { current: rows[0]!.version, latest: POSTGRES_MIGRATIONS.length };
-  } catch (err) {
-    // 42P01, undefined_table: a schema never migrated is at version 0.
-    if (errorCode(err) === "42P01") return { current: 0, latest: POSTGRES_MIGRATIONS.length };
-    throw err;
-  }
-}
-
 export async function openPostgres(opts: PostgresLedgerOptions & { migrate?: boolean }): Promise<PostgresLedger> {
   const ledger = new PostgresLedger(opts);
   try {
@@ -322,38 +166,6 @@ export async function openPostgres(opts: PostgresLedgerOptions & { migrate?: boo
 
 type Client = pg.PoolClient;
 
-/** One SQL statement and its parameters, not yet sent. */
-interface Statement {
-  text: string;
-  values: unknown[];
-}
-
-const statement = (text: string, values: unknown[]): Statement => ({ text, values });
-
-/**
- * Several writes as one statement, each a data-modifying CTE with its
- * parameters renumbered after those before it: one round trip instead of one
- * each. They touch different tables (or rows), so that PostgreSQL running
- * them on one snapshot, in no set order, changes nothing.
- */
-function combineWrites(writes: Statement[]): Statement {
-  if (writes.length === 1) return writes[0]!;
-  const values: unknown[] = [];
-  const ctes = writes.map((w, i) => {
-    const offset = values.length;
-    values.push(...w.values);
-    // `$n` outside identifiers: a schema's quoted name may hold a `$`.
-    return `w${i} AS (${w.text.replace(/(?<![\w"$])\$(\d+)\b/g, (_, n: string) => `$${Number(n) + offset}`)})`;
-  });
-  return { text: `WITH ${ctes.join(",\n")}\nSELECT 1`, values };
-}
-
-/** What a transaction's body decided: its value, and whether to roll back instead of committing. */
-interface Outcome<T> {
-  value: T;
-  rollback?: boolean;
-}
-
 /**
  * The ledger on PostgreSQL, shared by any number of replicas. Every operation
  * is one READ COMMITTED transaction that locks the issue's row
@@ -364,44 +176,27 @@ export class PostgresLedger implements Ledger {
   readonly sharedByProcesses = true;
   readonly pool: pg.Pool;
   readonly schema: string;
-  private readonly clock: "caller" | "database";
-  private readonly log: (message: string, error: unknown) => void;
+  /** The pool, and the retries around what runs on it (postgres-connection.ts). */
+  private readonly db: PostgresConnection;
   private readonly sql;
   /** The claim limits' statements (postgres-policies.ts). */
   private readonly policySql;
   /** Leases that follow the work: their SQL and operations (postgres-work.ts). */
   private readonly work: PostgresWork;
-  private closed = false;
+  /** The outbox's statements and operations (postgres-outbox.ts). */
+  private readonly outbox: PostgresOutbox;
+  /** Repositories, reflections and named locks (postgres-repos.ts). */
+  private readonly repos: PostgresRepos;
 
   constructor(opts: PostgresLedgerOptions) {
     this.schema = opts.schema ?? "public";
-    this.clock = opts.clock ?? "database";
-    this.log = opts.log ?? ((message, error) => console.error(`[issue-leases] ${message}`, error));
-    // Per pool, not pg.types globally: other code in the process may want bigint as strings.
-    const types = new pg.TypeOverrides();
-    types.setTypeParser(INT8_OID, (value: string) => Number(value));
-    this.pool = new pg.Pool({
-      ...synchronousCommit(opts.connectionString),
-      max: opts.poolSize ?? 10,
-      types,
-      // Fail instead of waiting when the server is unreachable or the pool is
-      // exhausted: well within the 9 s after which GitHub's delivery is
-      // answered 202 whatever happens, so that a delivery that cannot commit
-      // is answered 500 (and can be redelivered), with room for one retry.
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      idleTimeoutMillis: 30_000,
-      keepAlive: true,
-      fallback_application_name: "issue-leases",
-      // A replica that stalls mid-transaction must not keep an issue locked for long.
-      idle_in_transaction_session_timeout: 60_000,
-    });
-    // An idle connection dropped by the server (restart, failover, idle timeout)
-    // is reported here; without a listener it would crash the process. The pool
-    // discards it and opens another when needed.
-    this.pool.on("error", (err) => this.log("an idle PostgreSQL connection failed; the pool will open a new one", err));
+    this.db = new PostgresConnection(opts);
+    this.pool = this.db.pool;
 
     const s = pg.escapeIdentifier(this.schema);
     this.work = new PostgresWork(s);
+    this.outbox = new PostgresOutbox(s, this.db);
+    this.repos = new PostgresRepos(s, this.db);
     const live = (now: string) => `holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ${now})`;
     this.policySql = policySqls(s);
     this.sql = {
@@ -429,14 +224,6 @@ export class PostgresLedger implements Ledger {
       claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
       getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
-      enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
-                VALUES ($1, $2, $3, $4, $5, $6, $6, $7, replace(gen_random_uuid()::text, '-', ''))`,
-      tryLock: `WITH now AS MATERIALIZED (SELECT COALESCE($3::bigint, ${DB_CLOCK}) AS v)
-                INSERT INTO ${s}.locks (name, owner, until) SELECT $1, $2, v + $4 FROM now
-                ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until
-                WHERE ${s}.locks.until <= (SELECT v FROM now) OR ${s}.locks.owner = EXCLUDED.owner
-                RETURNING owner`,
-      unlock: `DELETE FROM ${s}.locks WHERE name = $1 AND owner = $2`,
       // One repository, through leases_held (repo_id, holder_id): what every webhook's sender may cost.
       renamedIn: `SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND holder_id = $2 AND holder_login <> $3 AND ${live(nowParam(4))} LIMIT 1`,
       rename: `UPDATE ${s}.leases SET holder_login = $2, updated_at = $3
@@ -455,51 +242,6 @@ export class PostgresLedger implements Ledger {
                        AND (l.expires_at IS NULL OR l.expires_at > now.v)
                      ORDER BY l.remind_at, l.repo_id, l.issue LIMIT $2`,
       historyOf: `SELECT * FROM ${s}.history WHERE repo_id = $1 AND issue = $2 ORDER BY id DESC LIMIT $3`,
-      // Only the head (oldest pending effect) of each issue is eligible, so one
-      // issue's effects apply in order; SKIP LOCKED lets replicas take different
-      // heads at once without ever taking the same one. A head locked by another
-      // replica's take (row lock) or by its lease (locked_until) holds back its issue.
-      take: `WITH now AS MATERIALIZED (SELECT COALESCE($1::bigint, ${DB_CLOCK}) AS v)
-             UPDATE ${s}.outbox SET locked_until = (SELECT v FROM now) + $4, attempts = attempts + 1
-             WHERE id IN (
-               SELECT o.id FROM ${s}.outbox o
-               WHERE o.state = 'pending' AND o.next_at <= (SELECT v FROM now) AND o.locked_until <= (SELECT v FROM now)
-                 AND o.installation <> ALL($3::bigint[]) AND o.id <> ALL($5::bigint[])
-                 AND o.id = (SELECT MIN(p.id) FROM ${s}.outbox p
-                             WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
-               ORDER BY o.priority, o.next_at, o.id
-               LIMIT $2
-               FOR UPDATE SKIP LOCKED)
-             RETURNING *`,
-      // Each write of an attempt names it: a drainer whose lock was taken over
-      // changes nothing. Completing twice (a statement retried) is no change.
-      extend: `UPDATE ${s}.outbox o SET locked_until = ${nowParam(3)} + $4
-               FROM unnest($1::bigint[], $2::int[]) AS f(id, attempt)
-               WHERE o.id = f.id AND o.attempts = f.attempt AND o.state = 'pending'
-               RETURNING o.id`,
-      complete: `UPDATE ${s}.outbox SET state = 'done', done_at = COALESCE(done_at, ${nowParam(2)}), locked_until = 0
-                 WHERE id = $1 AND attempts = $3 AND state <> 'parked'`,
-      retry: `UPDATE ${s}.outbox SET next_at = GREATEST($3::bigint, ${nowParam(2)}), locked_until = 0, last_error = $4
-              WHERE id = $1 AND attempts = $5 AND state = 'pending'`,
-      park: `UPDATE ${s}.outbox SET state = 'parked', locked_until = 0, last_error = $2 WHERE id = $1 AND attempts = $3 AND state = 'pending'`,
-      // Attempts are kept: the first attempt after this looks for a reply already posted.
-      unpark: `UPDATE ${s}.outbox o SET state = 'pending', next_at = ${nowParam(1)},
-                 late = EXISTS (SELECT 1 FROM ${s}.outbox n WHERE n.repo_id = o.repo_id AND n.issue = o.issue
-                                  AND n.id > o.id AND n.state = 'done')
-               WHERE o.state = 'parked'`,
-      getReflection: `SELECT state FROM ${s}.reflections WHERE repo_id = $1 AND issue = $2`,
-      putReflection: `INSERT INTO ${s}.reflections (repo_id, issue, state, updated_at) VALUES ($1, $2, $3, ${nowParam(4)})
-                      ON CONFLICT (repo_id, issue) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
-      rememberRepo: `INSERT INTO ${s}.repos (repo_id, repo, installation, updated_at) VALUES ($1, $2, $3, ${nowParam(4)})
-                     ON CONFLICT (repo_id) DO UPDATE SET repo = excluded.repo, installation = excluded.installation,
-                       updated_at = excluded.updated_at`,
-      repoInfo: `SELECT repo_id, repo, installation FROM ${s}.repos WHERE repo_id = $1`,
-      findRepo: `SELECT repo_id, repo, installation FROM ${s}.repos WHERE lower(repo) = lower($1)
-                 ORDER BY updated_at DESC, repo_id DESC LIMIT 1`,
-      stats: `SELECT
-                (SELECT COUNT(*) FROM ${s}.outbox WHERE state = 'pending') AS pending,
-                (SELECT COUNT(*) FROM ${s}.outbox WHERE state = 'parked') AS parked,
-                (SELECT MIN(created_at) FROM ${s}.outbox WHERE state = 'pending') AS oldest`,
     };
   }
 
@@ -508,123 +250,9 @@ export class PostgresLedger implements Ledger {
     return migratePostgres(this.pool, this.schema, upTo);
   }
 
-  /** For health checks: can a connection run `SELECT 1` within `timeoutMs`? */
-  async ping(timeoutMs = 2_000): Promise<boolean> {
-    if (this.closed) return false;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        this.pool.query("SELECT 1").then(() => true),
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(false), timeoutMs);
-        }),
-      ]);
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** The `now` parameter of a single statement: null makes the statement read the database's clock. */
-  private stmtNow(now: number): number | null {
-    return this.clock === "caller" ? now : null;
-  }
-
-  /**
-   * One statement outside an explicit transaction. Retried once when the
-   * connection fails: the pool discards the broken connection and opens another.
-   * Only for reads and for writes that may safely run twice.
-   */
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-    try {
-      return await this.pool.query<R>(text, values);
-    } catch (err) {
-      if (this.closed || !isConnectionError(err)) throw err;
-      this.log("a PostgreSQL connection failed; retrying the statement once", err);
-      await sleep(RECONNECT_DELAY_MS);
-      return this.pool.query<R>(text, values);
-    }
-  }
-
-  /**
-   * Runs `body` in one transaction on one connection, with `now` the caller's
-   * or the database's clock read once at its start. Retried from the start
-   * after a deadlock or serialization failure (PostgreSQL rolled it back), and
-   * once after a connection lost before COMMIT was sent (the server rolled it
-   * back). A connection lost during COMMIT leaves the outcome unknown: that is
-   * thrown, not retried, since running the operation again might apply it twice.
-   */
-  private async transaction<T>(callerNow: number, body: (c: Client, now: number) => Promise<Outcome<T>>): Promise<T> {
-    let conflicts = 0;
-    let reconnects = 0;
-    for (;;) {
-      let client: Client | undefined;
-      let lost: unknown;
-      const onError = (err: Error): void => {
-        // A checked-out connection has no pool listener: without this one, a
-        // socket error between two statements would crash the process.
-        lost = err;
-        this.log("a PostgreSQL connection failed during a transaction", err);
-      };
-      let committing = false;
-      try {
-        client = await this.pool.connect();
-        client.on("error", onError);
-        let now = callerNow;
-        if (this.clock === "caller") await client.query("BEGIN");
-        else {
-          // One round trip: a query without parameters may carry two statements.
-          const [, clock] = (await client.query(`BEGIN; SELECT ${DB_CLOCK} AS now`)) as unknown as [unknown, pg.QueryResult<{ now: number }>];
-          now = clock.rows[0]!.now;
-        }
-        const { value, rollback } = await body(client, now);
-        if (rollback) {
-          await client.query("ROLLBACK");
-        } else {
-          committing = true;
-          await client.query("COMMIT");
-        }
-        client.removeListener("error", onError);
-        client.release();
-        return value;
-      } catch (err) {
-        if (client) {
-          let broken = lost !== undefined || isConnectionError(err);
-          if (!broken && !committing) {
-            broken = await client.query("ROLLBACK").then(
-              () => false,
-              () => true,
-            );
-          }
-          // Removed only now: the ROLLBACK too may meet a dead socket.
-          client.removeListener("error", onError);
-          // A broken connection is destroyed, not returned to the pool.
-          client.release(broken);
-        }
-        const code = errorCode(err);
-        if (code !== undefined && RETRY_SQLSTATES.has(code) && conflicts < MAX_CONFLICT_RETRIES) {
-          conflicts += 1;
-          await sleep(Math.random() * 10 * 2 ** conflicts);
-          continue;
-        }
-        if (!this.closed && (isConnectionError(err) || lost !== undefined)) {
-          if (committing) {
-            throw new Error(
-              "the connection to PostgreSQL was lost during COMMIT: the operation may or may not have been applied",
-              { cause: err },
-            );
-          }
-          if (reconnects < 1) {
-            reconnects += 1;
-            this.log("retrying a transaction on a new PostgreSQL connection", err);
-            await sleep(RECONNECT_DELAY_MS);
-            continue;
-          }
-        }
-        throw err;
-      }
-    }
+  /** For health checks (postgres-connection.ts). */
+  async ping(timeoutMs?: number): Promise<boolean> {
+    return this.db.ping(timeoutMs);
   }
 
   /**
@@ -642,7 +270,7 @@ export class PostgresLedger implements Ledger {
     /** `locks`: advisory locks (namespace, key) taken in order before the row lock, in place of the reply limit's. */
     extra: { historyOutcome?: string; locks?: Array<[string, string]>; readFloor?: boolean } = {},
   ): Promise<Applied<R>> {
-    return this.transaction(callerNow, async (c, now): Promise<Outcome<Applied<R>>> => {
+    return this.db.transaction(callerNow, async (c, now): Promise<Outcome<Applied<R>>> => {
       const delivery = opts?.delivery;
       if (delivery !== undefined) {
         // First, so that a replica handling the same delivery at the same time
@@ -696,15 +324,7 @@ export class PostgresLedger implements Ledger {
       const writes = write ? [...(Array.isArray(write) ? write : [write]), history] : [history];
       if (delivery !== undefined) writes.push(statement(this.sql.putDelivery, [delivery, JSON.stringify(result)]));
       const enqueues = (opts?.effects?.(result, budget ?? "reply") ?? []).map((effect) =>
-        statement(this.sql.enqueue, [
-          key.repoId,
-          key.issue,
-          effect.installation,
-          effect.kind,
-          JSON.stringify(effect.payload),
-          now,
-          effect.priority ?? 0,
-        ]),
+        this.outbox.enqueue(key.repoId, key.issue, effect, now),
       );
       // An issue's effects are applied in the order of their ids. The CTEs of
       // one statement run in no set order, so a second effect has a
@@ -828,15 +448,15 @@ export class PostgresLedger implements Ledger {
   }
 
   async recorded(delivery: string): Promise<unknown> {
-    const { rows } = await this.query<{ result: string }>(this.sql.getDelivery, [delivery]);
+    const { rows } = await this.db.query<{ result: string }>(this.sql.getDelivery, [delivery]);
     // '' while the transaction that claimed it has not committed: not recorded yet.
     return rows[0] && rows[0].result !== "" ? (JSON.parse(rows[0].result) as unknown) : null;
   }
 
   async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
-    const found = await this.query(this.sql.renamedIn, [repoId, holder.id, holder.login, this.stmtNow(now)]);
+    const found = await this.db.query(this.sql.renamedIn, [repoId, holder.id, holder.login, this.db.stmtNow(now)]);
     if (found.rows.length === 0) return [];
-    return this.transaction(now, async (c, now) => {
+    return this.db.transaction(now, async (c, now) => {
       const renamed = (await c.query<LeaseRow>(this.sql.rename, [holder.id, holder.login, now])).rows.map(toLease);
       const repoIds = [...new Set(renamed.map((l) => l.repoId))];
       const { rows } = await c.query<{ repo_id: number; repo: string; installation: number }>(this.sql.reposOf, [repoIds]);
@@ -844,8 +464,8 @@ export class PostgresLedger implements Ledger {
       // In the order of the issues, one statement each: an issue's effects apply in the order of their ids.
       for (const lease of renamed.sort((a, b) => a.repoId - b.repoId || a.issue - b.issue)) {
         for (const effect of opts?.effects?.(lease, repos.get(lease.repoId) ?? null) ?? []) {
-          const e = JSON.stringify(effect.payload);
-          await c.query(this.sql.enqueue, [lease.repoId, lease.issue, effect.installation, effect.kind, e, now, effect.priority ?? 0]);
+          const e = this.outbox.enqueue(lease.repoId, lease.issue, effect, now);
+          await c.query(e.text, e.values);
         }
       }
       return { value: renamed };
@@ -853,25 +473,25 @@ export class PostgresLedger implements Ledger {
   }
 
   async current(key: IssueKey, now: number): Promise<Lease | null> {
-    const { rows } = await this.query<LeaseRow & { now: number }>(this.sql.current, [key.repoId, key.issue, this.stmtNow(now)]);
+    const { rows } = await this.db.query<LeaseRow & { now: number }>(this.sql.current, [key.repoId, key.issue, this.db.stmtNow(now)]);
     // With the database's clock, `now` is the one read by the statement.
     return decide.live(key, ruleRow(rows[0]), rows[0]?.now ?? now);
   }
 
   async list(repoId: number, now: number): Promise<Lease[]> {
-    return (await this.query<LeaseRow>(this.sql.list, [repoId, this.stmtNow(now)])).rows.map(toLease);
+    return (await this.db.query<LeaseRow>(this.sql.list, [repoId, this.db.stmtNow(now)])).rows.map(toLease);
   }
 
   async listHeldBy(holderId: number, now: number): Promise<Lease[]> {
-    return (await this.query<LeaseRow>(this.sql.listHeldBy, [holderId, this.stmtNow(now)])).rows.map(toLease);
+    return (await this.db.query<LeaseRow>(this.sql.listHeldBy, [holderId, this.db.stmtNow(now)])).rows.map(toLease);
   }
 
   async listAll(now: number): Promise<Lease[]> {
-    return (await this.query<LeaseRow>(this.sql.listAll, [this.stmtNow(now)])).rows.map(toLease);
+    return (await this.db.query<LeaseRow>(this.sql.listAll, [this.db.stmtNow(now)])).rows.map(toLease);
   }
 
   async expiredSince(now: number, limit = 1000): Promise<Lease[]> {
-    return (await this.query<LeaseRow>(this.sql.expired, [this.stmtNow(now), limit])).rows.map(toLease);
+    return (await this.db.query<LeaseRow>(this.sql.expired, [this.db.stmtNow(now), limit])).rows.map(toLease);
   }
 
   async markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Promise<Applied<ExpireResult>> {
@@ -885,7 +505,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async dueReminders(now: number, limit = 1000): Promise<Lease[]> {
-    return (await this.query<LeaseRow>(this.sql.dueReminders, [this.stmtNow(now), limit])).rows.map(toLease);
+    return (await this.db.query<LeaseRow>(this.sql.dueReminders, [this.db.stmtNow(now), limit])).rows.map(toLease);
   }
 
   async markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
@@ -899,7 +519,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async history(key: { repoId: number; issue: number }, limit = 1000): Promise<HistoryEntry[]> {
-    const { rows } = await this.query<HistoryRow>(this.sql.historyOf, [key.repoId, key.issue, limit]);
+    const { rows } = await this.db.query<HistoryRow>(this.sql.historyOf, [key.repoId, key.issue, limit]);
     return rows.reverse().map((r) => ({
       id: r.id,
       repoId: r.repo_id,
@@ -916,120 +536,91 @@ export class PostgresLedger implements Ledger {
     }));
   }
 
-  async takeEffects(
-    now: number,
-    limit: number,
-    lockMs: number,
-    skipInstallations: number[] = [],
-    skipIds: number[] = [],
-  ): Promise<Effect[]> {
-    if (limit <= 0) return [];
-    // One statement, so one transaction: if its reply is lost, the effects it
-    // took stay locked until `now + lockMs` and are then taken again.
-    const { rows } = await this.query<OutboxRow>(this.sql.take, [this.stmtNow(now), limit, skipInstallations, lockMs, skipIds]);
-    return rows.sort((a, b) => a.priority - b.priority || a.next_at - b.next_at || a.id - b.id).map(toEffect);
+  // The outbox (postgres-outbox.ts).
+  async takeEffects(now: number, limit: number, lockMs: number, skipInstallations?: number[], skipIds?: number[]): Promise<Effect[]> {
+    return this.outbox.takeEffects(now, limit, lockMs, skipInstallations, skipIds);
   }
 
   async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
-    if (fences.length === 0) return [];
-    const { rows } = await this.query<{ id: number }>(this.sql.extend, [
-      fences.map((f) => f.id),
-      fences.map((f) => f.attempt),
-      this.stmtNow(now),
-      lockMs,
-    ]);
-    return rows.map((r) => r.id);
+    return this.outbox.extendEffects(fences, now, lockMs);
   }
 
   async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
-    return ((await this.query(this.sql.complete, [fence.id, this.stmtNow(now), fence.attempt])).rowCount ?? 0) > 0;
+    return this.outbox.completeEffect(fence, now);
   }
 
   async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
-    const r =
-      retryAt === null
-        ? await this.query(this.sql.park, [fence.id, error, fence.attempt])
-        : await this.query(this.sql.retry, [fence.id, this.stmtNow(now), retryAt, error, fence.attempt]);
-    return (r.rowCount ?? 0) > 0;
+    return this.outbox.failEffect(fence, now, error, retryAt);
   }
 
   async unparkEffects(now: number): Promise<number> {
-    return (await this.query(this.sql.unpark, [this.stmtNow(now)])).rowCount ?? 0;
+    return this.outbox.unparkEffects(now);
   }
 
   async outboxStats(): Promise<OutboxStats> {
-    const { rows } = await this.query<{ pending: number; parked: number; oldest: number | null }>(this.sql.stats, []);
-    const s = rows[0]!;
-    return { pending: s.pending, parked: s.parked, oldestPendingAt: s.oldest };
+    return this.outbox.outboxStats();
   }
 
   async schemaVersion(): Promise<SchemaVersion> {
     return postgresSchemaVersion(this.pool, this.schema);
   }
 
+  // Repositories, reflections and named locks (postgres-repos.ts).
   async getReflection(repoId: number, issue: number): Promise<unknown> {
-    const { rows } = await this.query<{ state: string }>(this.sql.getReflection, [repoId, issue]);
-    return rows[0] ? (JSON.parse(rows[0].state) as unknown) : null;
+    return this.repos.getReflection(repoId, issue);
   }
 
   async putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void> {
-    await this.query(this.sql.putReflection, [repoId, issue, JSON.stringify(state), this.stmtNow(now)]);
+    return this.repos.putReflection(repoId, issue, state, now);
   }
 
   async rememberRepo(repo: RepoInfo, now: number): Promise<void> {
-    await this.query(this.sql.rememberRepo, [repo.repoId, repo.repo, repo.installation, this.stmtNow(now)]);
+    return this.repos.rememberRepo(repo, now);
   }
 
   async repoInfo(repoId: number): Promise<RepoInfo | null> {
-    const { rows } = await this.query<{ repo_id: number; repo: string; installation: number }>(this.sql.repoInfo, [repoId]);
-    const r = rows[0];
-    return r ? { repoId: r.repo_id, repo: r.repo, installation: r.installation } : null;
+    return this.repos.repoInfo(repoId);
   }
 
   async findRepo(name: string): Promise<RepoInfo | null> {
-    const { rows } = await this.query<{ repo_id: number; repo: string; installation: number }>(this.sql.findRepo, [name]);
-    const r = rows[0];
-    return r ? { repoId: r.repo_id, repo: r.repo, installation: r.installation } : null;
+    return this.repos.findRepo(name);
   }
 
   async tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
-    const { rows } = await this.query(this.sql.tryLock, [name, owner, this.stmtNow(now), ttlMs]);
-    return rows.length > 0;
+    return this.repos.tryLock(name, owner, now, ttlMs);
   }
 
   async unlock(name: string, owner: string): Promise<void> {
-    await this.query(this.sql.unlock, [name, owner]);
+    return this.repos.unlock(name, owner);
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.pool.end();
+    return this.db.close();
   }
 
   async raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult> {
     const s = pg.escapeIdentifier(this.schema);
-    return this.transaction(now, async (c, now) => ({ value: await raisePostgresTokenFloor(c, s, raise, actor, setBy, now) }));
+    return this.db.transaction(now, async (c, now) => ({ value: await raisePostgresTokenFloor(c, s, raise, actor, setBy, now) }));
   }
 
   async linkPull(pull: IssueKey, author: Holder, issues: number[], now: number, opts: LinkPullOptions): Promise<LinkPullResult> {
-    return this.transaction(now, async (c, now) => ({ value: await this.work.linkPull(c, pull, author, issues, now, opts) }));
+    return this.db.transaction(now, async (c, now) => ({ value: await this.work.linkPull(c, pull, author, issues, now, opts) }));
   }
 
   async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }> {
-    const { text, values } = this.work.mayRenew(key, actor, this.stmtNow(now));
-    if ((await this.query(text, values)).rows.length === 0) return { outcome: "none", renewed: [] };
+    const { text, values } = this.work.mayRenew(key, actor, this.db.stmtNow(now));
+    if ((await this.db.query(text, values)).rows.length === 0) return { outcome: "none", renewed: [] };
     const policy = await opts.policy();
     if (!policy) return { outcome: "none", renewed: [] };
-    return this.transaction(now, async (c, now) => this.work.renewOnActivity(c, key, actor, now, policy, opts.delivery));
+    return this.db.transaction(now, async (c, now) => this.work.renewOnActivity(c, key, actor, now, policy, opts.delivery));
   }
 
   async setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>> {
-    return this.transaction(now, async (c, now) => this.work.setExempt(c, key, actor, exempt, now, opts));
+    return this.db.transaction(now, async (c, now) => this.work.setExempt(c, key, actor, exempt, now, opts));
   }
 
   async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
-    const { rows } = await this.query<{ token: number }>(
+    const { rows } = await this.db.query<{ token: number }>(
       `SELECT token FROM ${pg.escapeIdentifier(this.schema)}.leases WHERE repo_id = $1 AND issue = $2`,
       [key.repoId, key.issue],
     );
@@ -1041,25 +632,25 @@ export class PostgresLedger implements Ledger {
   // The board (postgres-board.ts).
   async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
     const s = pg.escapeIdentifier(this.schema);
-    return this.transaction(now, async (c, now) => ({ value: await rememberPostgresCard(c, s, card, now, create) }));
+    return this.db.transaction(now, async (c, now) => ({ value: await rememberPostgresCard(c, s, card, now, create) }));
   }
 
   async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
     const s = pg.escapeIdentifier(this.schema);
-    return this.transaction(now, async (c, now) => ({ value: await rememberPostgresVisibility(c, s, repo, now) }));
+    return this.db.transaction(now, async (c, now) => ({ value: await rememberPostgresVisibility(c, s, repo, now) }));
   }
 
   async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
-    return postgresBoardRepo((text, values) => this.query(text, values), pg.escapeIdentifier(this.schema), name);
+    return postgresBoardRepo((text, values) => this.db.query(text, values), pg.escapeIdentifier(this.schema), name);
   }
 
   async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
     const s = pg.escapeIdentifier(this.schema);
-    return postgresBoardLeases((text, values) => this.query(text, values), s, query, nowParam(1), this.stmtNow(now));
+    return postgresBoardLeases((text, values) => this.db.query(text, values), s, query, nowParam(1), this.db.stmtNow(now));
   }
 
   async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
     const s = pg.escapeIdentifier(this.schema);
-    return this.transaction(now, async (c, now) => ({ value: await postgresBoardPanels(c, s, query, now) }));
+    return this.db.transaction(now, async (c, now) => ({ value: await postgresBoardPanels(c, s, query, now) }));
   }
 }
