@@ -31,7 +31,7 @@ import {
   workOf,
 } from "./work-rules.js";
 
-/** Live, as sqlite.ts reads it: held, and no expiry or one ahead. */
+/** Live, as sqlite-lease-statements.ts reads it: held, and no expiry or one ahead. */
 const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now)";
 
 interface WorkRow {

@@ -1,18 +1,19 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { decide, type Row } from "./decide.js";
 import { ruleRow } from "./lease-rows.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
-import { SchemaBehindError } from "./schema-behind-error.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
 import { SqlitePolicies } from "./sqlite-policies.js";
 import { SqliteBoard } from "./sqlite-board.js";
 import { GroupCommit } from "./sqlite-group-commit.js";
+import { leaseStatements, toLease } from "./sqlite-lease-statements.js";
+import { openSqlite, type SqliteLedgerOptions } from "./sqlite-open.js";
+import { SqliteOutbox } from "./sqlite-outbox.js";
+import { SqliteRepos } from "./sqlite-repos.js";
 import { claimServing } from "./sqlite-serving.js";
 import { raiseSqliteTokenFloor } from "./sqlite-token-floor.js";
 import { SqliteWork } from "./sqlite-work.js";
-import { heldByOf, heldByWork, parsePulls, pullsColumn, workOf } from "./work-rules.js";
+import { heldByWork, pullsColumn, workOf } from "./work-rules.js";
 import type {
   AcquireOptions,
   AcquireResult,
@@ -60,98 +61,8 @@ import type {
 } from "./types.js";
 import { holderOf } from "./types.js";
 
-export interface SqliteLedgerOptions {
-  /** How long a writer waits for another process's transaction before failing; generous, since waits are short. */
-  busyTimeoutMs?: number;
-  /** false: throw SchemaBehindError on a schema that is behind, instead of migrating it. */
-  migrate?: boolean;
-  /**
-   * This process serves the file as the app: refuse to open it while another
-   * process serves it, and take over the locks of one that died.
-   */
-  serve?: boolean;
-}
-
-interface LeaseRow {
-  repo_id: number;
-  issue: number;
-  repo: string;
-  holder_id: number | null;
-  holder_login: string | null;
-  holder_instance: string | null;
-  token: number;
-  acquired_at: number | null;
-  expires_at: number | null;
-  remind_at: number | null;
-  reminded: number;
-  due_at: number | null;
-  last_history: number | null;
-  pulls: string | null;
-  exempt: number;
-  term_ms: number | null;
-}
-
-/** Opens (creating if needed) a SQLite database with the ledger's durability settings and migrates it. */
-export function openSqlite(file: string, opts: SqliteLedgerOptions = {}): Database.Database {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  // A concurrent writer waits instead of surfacing SQLITE_BUSY to the caller.
-  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 60_000}`);
-  if (opts.migrate === false) {
-    // Before any pragma that writes: a database refused is left as it was.
-    const version = { current: db.pragma("user_version", { simple: true }) as number, latest: SQLITE_MIGRATIONS.length };
-    if (version.current < version.latest) {
-      db.close();
-      throw new SchemaBehindError(version);
-    }
-  }
-  db.pragma("journal_mode = WAL");
-  // FULL, not NORMAL: under NORMAL a committed transaction can roll back after
-  // an OS crash or power loss, and a token already handed out would be handed
-  // to someone else.
-  db.pragma("synchronous = FULL");
-  db.pragma("foreign_keys = ON");
-  if (opts.migrate ?? true) migrateSqlite(db);
-  return db;
-}
-
-/** Applies the migrations the database has not seen yet, each in its own IMMEDIATE transaction. */
-export function migrateSqlite(db: Database.Database, upTo = SQLITE_MIGRATIONS.length): number {
-  for (;;) {
-    const step = db.transaction(() => {
-      const version = db.pragma("user_version", { simple: true }) as number;
-      if (version >= upTo) return false;
-      db.exec(SQLITE_MIGRATIONS[version]!);
-      db.pragma(`user_version = ${version + 1}`);
-      return true;
-    });
-    // IMMEDIATE: two processes starting at once must not both run a migration.
-    if (!step.immediate()) break;
-  }
-  return db.pragma("user_version", { simple: true }) as number;
-}
-
-function toLease(row: LeaseRow): Lease {
-  return {
-    repoId: row.repo_id,
-    repo: row.repo,
-    issue: row.issue,
-    holder: holderOf(row.holder_id!, row.holder_login!, row.holder_instance),
-    token: row.token,
-    acquiredAt: row.acquired_at!,
-    expiresAt: row.expires_at,
-    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt === 1 }),
-  };
-}
-
-/** What an operation reads of its issue's row: what the rules need (decide.ts's Row), and the latest history row. */
-type StateRow = Pick<
-  LeaseRow,
-  "holder_id" | "holder_login" | "holder_instance" | "token" | "acquired_at" | "expires_at" | "reminded" | "last_history" | "pulls" | "exempt" | "term_ms"
->;
-
-
-const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now)";
+// Opening and migrating a file, imported from here by the CLI, benchmarks and tests.
+export { migrateSqlite, openSqlite, type SqliteLedgerOptions } from "./sqlite-open.js";
 
 /** The ledger on one SQLite file: every call is one `BEGIN IMMEDIATE` transaction. */
 export class SqliteLedger implements Ledger {
@@ -167,6 +78,11 @@ export class SqliteLedger implements Ledger {
   private readonly policies: SqlitePolicies;
   /** Leases that follow the work: their statements and operations (sqlite-work.ts). */
   private readonly work: SqliteWork;
+
+  /** The outbox's statements and operations (sqlite-outbox.ts). */
+  private readonly outbox: SqliteOutbox;
+  /** Repositories, reflections and named locks (sqlite-repos.ts). */
+  private readonly repos: SqliteRepos;
 
   /** The serving lock, held while this ledger serves its file as the app. */
   private readonly serving: Database.Database | null = null;
@@ -187,179 +103,14 @@ export class SqliteLedger implements Ledger {
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.grouped = new GroupCommit(db);
     this.policies = new SqlitePolicies(db);
-    this.st = {
-      get: db.prepare<[number, number], StateRow>(
-        `SELECT holder_id, holder_login, holder_instance, token, acquired_at, expires_at, reminded, last_history, pulls, exempt, term_ms
-         FROM leases WHERE repo_id = ? AND issue = ?`,
-      ),
-      upsert: db.prepare(
-        `INSERT INTO leases (repo_id, issue, repo, holder_id, holder_login, holder_instance, token, acquired_at, expires_at, updated_at, remind_at,
-           reminded, last_history, pulls, exempt, term_ms)
-         VALUES (@repoId, @issue, @repo, @holderId, @holderLogin, @holderInstance, @token, @acquiredAt, @expiresAt, @now, @remindAt, 0, @lastHistory,
-           @pulls, @exempt, @termMs)
-         ON CONFLICT (repo_id, issue) DO UPDATE SET
-           repo = excluded.repo, holder_id = excluded.holder_id, holder_login = excluded.holder_login, holder_instance = excluded.holder_instance,
-           token = excluded.token, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at,
-           updated_at = excluded.updated_at, remind_at = excluded.remind_at, reminded = 0, last_history = excluded.last_history,
-           pulls = excluded.pulls, exempt = excluded.exempt, term_ms = excluded.term_ms`,
-      ),
-      // The same tenure carries on: its expiry (and the login, for display)
-      // changes. Not naming holder_id leaves leases_held untouched.
-      extend: db.prepare(
-        `UPDATE leases SET repo = @repo, holder_login = @holderLogin, expires_at = @expiresAt, updated_at = @now,
-           remind_at = @remindAt, reminded = 0, last_history = @lastHistory, pulls = @pulls, exempt = @exempt, term_ms = @termMs
-         WHERE repo_id = @repoId AND issue = @issue`,
-      ),
-      free: db.prepare(
-        `UPDATE leases SET holder_id = NULL, holder_login = NULL, holder_instance = NULL, expires_at = NULL, remind_at = NULL, reminded = 0,
-           updated_at = @now, last_history = @lastHistory, pulls = NULL, exempt = 0, term_ms = NULL
-         WHERE repo_id = @repoId AND issue = @issue`,
-      ),
-      history: db.prepare(
-        `INSERT INTO history (repo_id, repo, issue, op, outcome, actor_id, actor_login, actor_instance, holder_id, holder_login, holder_instance,
-           token, expires_at, at, delivery, prev, replied)
-         VALUES (@repoId, @repo, @issue, @op, @outcome, @actorId, @actorLogin, @actorInstance, @holderId, @holderLogin, @holderInstance,
-           @token, @expiresAt, @at, @delivery, @prev, @replied)`,
-      ),
-      // The replies an actor got in a repository since @since, and whether one was the notice.
-      replies: db.prepare<{ repoId: number; actorId: number; since: number }, { n: number; top: number | null }>(
-        `SELECT count(*) AS n, max(replied) AS top FROM history INDEXED BY history_replies
-         WHERE repo_id = @repoId AND actor_id = @actorId AND replied > 0 AND at > @since`,
-      ),
-      setLastHistory: db.prepare("UPDATE leases SET last_history = @id WHERE repo_id = @repoId AND issue = @issue"),
-      historyHead: db.prepare<[number, number], number>("SELECT last FROM history_heads WHERE repo_id = ? AND issue = ?").pluck(),
-      putHistoryHead: db.prepare(
-        `INSERT INTO history_heads (repo_id, issue, last) VALUES (@repoId, @issue, @id)
-         ON CONFLICT (repo_id, issue) DO UPDATE SET last = excluded.last`,
-      ),
-      dropHistoryHead: db.prepare("DELETE FROM history_heads WHERE repo_id = ? AND issue = ?"),
-      // Read in each acquire's transaction, not once: `issue-leases token-floor`
-      // may raise it while the app serves the file.
-      tokenFloor: db.prepare<[], number>("SELECT floor FROM token_floor WHERE id = 1").pluck(),
-      // The lists read held rows only (leases_held): free rows, which are
-      // never deleted, outnumber them more every day.
-      list: db.prepare<{ repoId: number; now: number }, LeaseRow>(
-        `SELECT * FROM leases INDEXED BY leases_held WHERE repo_id = @repoId AND ${LIVE} ORDER BY issue`,
-      ),
-      listHeldBy: db.prepare<{ holderId: number; now: number }, LeaseRow>(
-        `SELECT * FROM leases INDEXED BY leases_held WHERE holder_id = @holderId AND ${LIVE} ORDER BY repo_id, issue`,
-      ),
-      listAll: db.prepare<{ now: number }, LeaseRow>(
-        `SELECT * FROM leases INDEXED BY leases_held WHERE ${LIVE} ORDER BY repo COLLATE NOCASE, repo_id, issue`,
-      ),
-      // Both sweeps read leases_by_due. due_at is the earlier of the expiry
-      // and the reminder not yet sent, so every row either wants has
-      // due_at <= now, and the rows in that range are the sweeper's backlog;
-      // the rest of each WHERE picks its rows exactly. Ties in the order go by
-      // the primary key, as they did in the expiry and reminder indexes.
-      expired: db.prepare<{ now: number; limit: number }, LeaseRow>(
-        `SELECT * FROM leases INDEXED BY leases_by_due
-         WHERE due_at <= @now AND holder_id IS NOT NULL AND expires_at <= @now
-         ORDER BY expires_at, repo_id, issue LIMIT @limit`,
-      ),
-      dueReminders: db.prepare<{ now: number; limit: number }, LeaseRow>(
-        `SELECT * FROM leases INDEXED BY leases_by_due
-         WHERE due_at <= @now AND holder_id IS NOT NULL AND reminded = 0 AND remind_at <= @now
-           AND (expires_at IS NULL OR expires_at > @now)
-         ORDER BY remind_at, repo_id, issue LIMIT @limit`,
-      ),
-      // In one repository, through leases_held (repo_id, holder_id): what
-      // every webhook's sender may cost, so an index probe and no more.
-      renamedIn: db
-        .prepare<{ repoId: number; holderId: number; login: string; now: number }, number>(
-          `SELECT 1 FROM leases INDEXED BY leases_held
-           WHERE repo_id = @repoId AND holder_id = @holderId AND holder_login <> @login AND ${LIVE} LIMIT 1`,
-        )
-        .pluck(),
-      // Every repository: reads all held rows, which only a rename (rare) pays for.
-      rename: db.prepare<{ holderId: number; login: string; now: number }, LeaseRow>(
-        `UPDATE leases INDEXED BY leases_held SET holder_login = @login, updated_at = @now
-         WHERE holder_id = @holderId AND holder_login <> @login AND ${LIVE} RETURNING *`,
-      ),
-      markReminded: db.prepare(
-        "UPDATE leases SET reminded = 1, updated_at = @now, last_history = @lastHistory WHERE repo_id = @repoId AND issue = @issue",
-      ),
-      getDelivery: db.prepare<[string], { result: string }>("SELECT result FROM deliveries WHERE id = ?"),
-      putDelivery: db.prepare("INSERT INTO deliveries (id, result, at) VALUES (?, ?, ?)"),
-      historyOf: db.prepare<{ repoId: number; issue: number; limit: number }, Record<string, unknown>>(
-        `WITH RECURSIVE chain (id, n) AS (
-           SELECT coalesce(
-             (SELECT last_history FROM leases WHERE repo_id = @repoId AND issue = @issue),
-             (SELECT last FROM history_heads WHERE repo_id = @repoId AND issue = @issue)), 1
-           UNION ALL
-           SELECT h.prev, chain.n + 1 FROM chain JOIN history h ON h.id = chain.id WHERE chain.n < @limit
-         )
-         SELECT h.* FROM chain JOIN history h ON h.id = chain.id ORDER BY h.id`,
-      ),
-      enqueue: db.prepare(
-        `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
-         VALUES (@repoId, @issue, @installation, @kind, @payload, @now, @now, @priority, lower(hex(randomblob(12))))`,
-      ),
-      heads: db.prepare<{ now: number; limit: number }, Record<string, unknown>>(
-        `SELECT o.* FROM outbox o
-         WHERE o.state = 'pending' AND o.next_at <= @now AND o.locked_until <= @now
-           AND o.id = (SELECT MIN(p.id) FROM outbox p WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
-         ORDER BY o.priority, o.next_at, o.id LIMIT @limit`,
-      ),
-      lock: db.prepare("UPDATE outbox SET locked_until = @until, attempts = attempts + 1 WHERE id = @id"),
-      // Each write of an attempt names it: a drainer whose lock was taken over changes nothing.
-      extendEffect: db.prepare("UPDATE outbox SET locked_until = @until WHERE id = @id AND attempts = @attempt AND state = 'pending'"),
-      complete: db.prepare(
-        "UPDATE outbox SET state = 'done', done_at = @now, locked_until = 0 WHERE id = @id AND attempts = @attempt AND state = 'pending'",
-      ),
-      retry: db.prepare(
-        `UPDATE outbox SET next_at = @retryAt, locked_until = 0, last_error = @error
-         WHERE id = @id AND attempts = @attempt AND state = 'pending'`,
-      ),
-      park: db.prepare(
-        `UPDATE outbox SET state = 'parked', locked_until = 0, last_error = @error
-         WHERE id = @id AND attempts = @attempt AND state = 'pending'`,
-      ),
-      // Attempts are kept: the first attempt after this looks for a reply already posted.
-      unpark: db.prepare(
-        `UPDATE outbox SET state = 'pending', next_at = @now,
-           late = EXISTS (SELECT 1 FROM outbox n WHERE n.repo_id = outbox.repo_id AND n.issue = outbox.issue
-                            AND n.id > outbox.id AND n.state = 'done')
-         WHERE state = 'parked'`,
-      ),
-      unlockEffects: db.prepare("UPDATE outbox SET locked_until = 0 WHERE state = 'pending' AND locked_until > 0"),
-      unlockAll: db.prepare("DELETE FROM locks"),
-      getReflection: db.prepare<[number, number], { state: string }>(
-        "SELECT state FROM reflections WHERE repo_id = ? AND issue = ?",
-      ),
-      putReflection: db.prepare(
-        `INSERT INTO reflections (repo_id, issue, state, updated_at) VALUES (@repoId, @issue, @state, @now)
-         ON CONFLICT (repo_id, issue) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
-      ),
-      rememberRepo: db.prepare(
-        `INSERT INTO repos (repo_id, repo, installation, updated_at) VALUES (@repoId, @repo, @installation, @now)
-         ON CONFLICT (repo_id) DO UPDATE SET repo = excluded.repo, installation = excluded.installation, updated_at = excluded.updated_at`,
-      ),
-      repoInfo: db.prepare<[number], { repo_id: number; repo: string; installation: number }>(
-        "SELECT repo_id, repo, installation FROM repos WHERE repo_id = ?",
-      ),
-      findRepo: db.prepare<[string], { repo_id: number; repo: string; installation: number }>(
-        `SELECT repo_id, repo, installation FROM repos WHERE repo = ? COLLATE NOCASE
-         ORDER BY updated_at DESC, repo_id DESC LIMIT 1`,
-      ),
-      tryLock: db.prepare(
-        `INSERT INTO locks (name, owner, until) VALUES (@name, @owner, @until)
-         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
-         WHERE locks.until <= @now OR locks.owner = excluded.owner`,
-      ),
-      unlockNamed: db.prepare("DELETE FROM locks WHERE name = ? AND owner = ?"),
-      stats: db.prepare<[], { pending: number; parked: number; oldest: number | null }>(
-        `SELECT
-           (SELECT COUNT(*) FROM outbox WHERE state = 'pending') AS pending,
-           (SELECT COUNT(*) FROM outbox WHERE state = 'parked') AS parked,
-           (SELECT MIN(created_at) FROM outbox WHERE state = 'pending') AS oldest`,
-      ),
-    };
+    this.st = leaseStatements(db);
+    this.outbox = new SqliteOutbox(db);
+    this.repos = new SqliteRepos(db);
     if (serves) {
       // Every lock in the file is a dead process's: take them over now, not when they expire.
       this.immediate(() => {
-        this.st.unlockEffects.run();
-        this.st.unlockAll.run();
+        this.outbox.unlockAll();
+        this.repos.unlockAll();
       });
     }
   }
@@ -421,17 +172,7 @@ export class SqliteLedger implements Ledger {
       } else if (state) this.st.setLastHistory.run(last);
       else this.st.putHistoryHead.run(last);
       if (opts?.delivery !== undefined) this.st.putDelivery.run(opts.delivery, JSON.stringify(result), now);
-      for (const effect of opts?.effects?.(result, budget ?? "reply") ?? []) {
-        this.st.enqueue.run({
-          repoId: key.repoId,
-          issue: key.issue,
-          installation: effect.installation,
-          kind: effect.kind,
-          payload: JSON.stringify(effect.payload),
-          now,
-          priority: effect.priority ?? 0,
-        });
-      }
+      this.outbox.enqueue(key.repoId, key.issue, opts?.effects?.(result, budget ?? "reply") ?? [], now);
       return { ...result, duplicate: false };
     });
   }
@@ -564,19 +305,8 @@ export class SqliteLedger implements Ledger {
     return this.immediate(() => {
       const renamed = this.st.rename.all(args).map(toLease);
       for (const lease of renamed) {
-        const info = this.st.repoInfo.get(lease.repoId);
-        const repo = info ? { repoId: info.repo_id, repo: info.repo, installation: info.installation } : null;
-        for (const effect of opts?.effects?.(lease, repo) ?? []) {
-          this.st.enqueue.run({
-            repoId: lease.repoId,
-            issue: lease.issue,
-            installation: effect.installation,
-            kind: effect.kind,
-            payload: JSON.stringify(effect.payload),
-            now,
-            priority: effect.priority ?? 0,
-          });
-        }
+        const repo = this.repos.repoInfo(lease.repoId);
+        this.outbox.enqueue(lease.repoId, lease.issue, opts?.effects?.(lease, repo) ?? [], now);
       }
       return renamed;
     });
@@ -658,55 +388,28 @@ export class SqliteLedger implements Ledger {
   ): Promise<Effect[]> {
     const skip = new Set(skipInstallations);
     const applying = new Set(skipIds);
-    return this.immediate((): Effect[] => {
-      // Over-fetch a little so that skipped installations and effects do not starve the others.
-      const rows = this.st.heads.all({ now, limit: limit + skip.size * limit + applying.size });
-      const taken: Effect[] = [];
-      for (const r of rows) {
-        if (taken.length >= limit) break;
-        if (skip.has(r.installation as number) || applying.has(r.id as number)) continue;
-        this.st.lock.run({ id: r.id, until: now + lockMs });
-        taken.push({
-          id: r.id as number,
-          repoId: r.repo_id as number,
-          issue: r.issue as number,
-          installation: r.installation as number,
-          kind: r.kind as string,
-          payload: JSON.parse(r.payload as string) as unknown,
-          attempts: (r.attempts as number) + 1,
-          createdAt: r.created_at as number,
-          nonce: (r.nonce as string | null) ?? null,
-          late: r.late === 1,
-        });
-      }
-      return taken;
-    });
+    return this.immediate(() => this.outbox.take(now, limit, lockMs, skip, applying));
   }
 
   async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
     if (fences.length === 0) return [];
-    return this.immediate(() =>
-      fences.filter((f) => this.st.extendEffect.run({ id: f.id, attempt: f.attempt, until: now + lockMs }).changes > 0).map((f) => f.id),
-    );
+    return this.immediate(() => this.outbox.extend(fences, now, lockMs));
   }
 
   async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
-    return this.st.complete.run({ id: fence.id, attempt: fence.attempt, now }).changes > 0;
+    return this.outbox.complete(fence, now);
   }
 
   async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
-    const at = { id: fence.id, attempt: fence.attempt, error };
-    const r = retryAt === null ? this.st.park.run(at) : this.st.retry.run({ ...at, retryAt: Math.max(retryAt, now) });
-    return r.changes > 0;
+    return this.outbox.fail(fence, now, error, retryAt);
   }
 
   async unparkEffects(now: number): Promise<number> {
-    return this.st.unpark.run({ now }).changes;
+    return this.outbox.unpark(now);
   }
 
   async outboxStats(): Promise<OutboxStats> {
-    const s = this.st.stats.get()!;
-    return { pending: s.pending, parked: s.parked, oldestPendingAt: s.oldest };
+    return this.outbox.stats();
   }
 
   async schemaVersion(): Promise<SchemaVersion> {
@@ -714,34 +417,31 @@ export class SqliteLedger implements Ledger {
   }
 
   async getReflection(repoId: number, issue: number): Promise<unknown> {
-    const row = this.st.getReflection.get(repoId, issue);
-    return row ? (JSON.parse(row.state) as unknown) : null;
+    return this.repos.getReflection(repoId, issue);
   }
 
   async putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void> {
-    this.st.putReflection.run({ repoId, issue, state: JSON.stringify(state), now });
+    this.repos.putReflection(repoId, issue, state, now);
   }
 
   async rememberRepo(repo: RepoInfo, now: number): Promise<void> {
-    this.st.rememberRepo.run({ ...repo, now });
+    this.repos.rememberRepo(repo, now);
   }
 
   async repoInfo(repoId: number): Promise<RepoInfo | null> {
-    const row = this.st.repoInfo.get(repoId);
-    return row ? { repoId: row.repo_id, repo: row.repo, installation: row.installation } : null;
+    return this.repos.repoInfo(repoId);
   }
 
   async findRepo(name: string): Promise<RepoInfo | null> {
-    const row = this.st.findRepo.get(name);
-    return row ? { repoId: row.repo_id, repo: row.repo, installation: row.installation } : null;
+    return this.repos.findRepo(name);
   }
 
   async tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
-    return this.st.tryLock.run({ name, owner, now, until: now + ttlMs }).changes > 0;
+    return this.repos.tryLock(name, owner, now, ttlMs);
   }
 
   async unlock(name: string, owner: string): Promise<void> {
-    this.st.unlockNamed.run(name, owner);
+    this.repos.unlock(name, owner);
   }
 
   async ping(): Promise<boolean> {

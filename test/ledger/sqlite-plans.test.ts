@@ -14,18 +14,21 @@ const NAMED = { repoId: 1, issue: 1, holderId: 1, now: 0, limit: 10, login: "a",
 describe("sqlite: query plans of the ledger's reads", () => {
   let ledger: SqliteLedger;
   let statements: Record<string, Statement>;
+  /** The outbox's statements (sqlite-outbox.ts). */
+  let outbox: Record<string, Statement>;
 
   beforeEach(() => {
     ledger = new SqliteLedger(":memory:");
     statements = (ledger as unknown as { st: Record<string, Statement> }).st;
+    outbox = (ledger as unknown as { outbox: { st: Record<string, Statement> } }).outbox.st;
   });
   afterEach(async () => {
     await ledger.close();
   });
 
   /** The plan's lines (`SEARCH leases USING INDEX ...`, `SCAN ...`) for a statement of the ledger. */
-  function plan(name: string, positional: unknown[] = []): string[] {
-    const source = statements[name]?.source;
+  function plan(name: string, positional: unknown[] = [], from = statements): string[] {
+    const source = from[name]?.source;
     if (!source) throw new Error(`no statement ${name}`);
     const explain = ledger.db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${source}`);
     const rows = positional.length > 0 ? explain.all(...positional) : explain.all(NAMED);
@@ -82,7 +85,7 @@ describe("sqlite: query plans of the ledger's reads", () => {
   });
 
   it("the outbox reads pending effects only, in the order it serves them", () => {
-    expect(plan("heads")).toEqual([
+    expect(plan("heads", [], outbox)).toEqual([
       "SCAN o USING INDEX outbox_due",
       "CORRELATED SCALAR SUBQUERY 1",
       "SEARCH p USING COVERING INDEX outbox_pending (repo_id=? AND issue=?)",
