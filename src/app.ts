@@ -9,26 +9,30 @@ import { ConfigCache } from "./config-cache.js";
 import type { ConfigResult } from "./config.js";
 import { wireDashboard } from "./dashboard/dashboard.js";
 import { loadConfig as loadRepoConfig } from "./repo-config.js";
-import { type CommentEvent, handleComment } from "./handle-command.js";
+import { routeComments } from "./comment-routes.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
 import { routeIssueEvents } from "./issue-event-routes.js";
-import { handleActivity } from "./handle-activity.js";
 import { routeWork } from "./work-routes.js";
 import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/types.js";
 import { Drainer } from "./reflect/drainer.js";
 import { type GitHubPort, octokitPort } from "./reflect/github-port.js";
-import { parseMarker } from "./reflect/render.js";
 import { healthReport } from "./health.js";
 import { HolderLogins } from "./holder-logins.js";
+import { rememberRepos } from "./remember-repos.js";
 import { rootWebhookHandler } from "./root-webhook.js";
+import { stopOnSignals } from "./startup/stop-on-signals.js";
 import { Sweeper } from "./sweeper.js";
+import { DELIVERY_DEADLINE_MS, trackDeliveries } from "./track-deliveries.js";
 import { AppMetrics, metricsSettings } from "./metrics/app-metrics.js";
 import { meterDeliveries } from "./metrics/metered-deliveries.js";
 import { meteredLedger } from "./metrics/metered-ledger.js";
 import { metricsHandler } from "./metrics/metrics-handler.js";
 import { rateLimitSettings } from "./api/rate-limit.js";
 import { serveApi } from "./api/serve-api.js";
+
+export { isOwnComment } from "./comment-routes.js";
+export { DELIVERY_DEADLINE_MS } from "./track-deliveries.js";
 
 export interface AppOptions {
   /** The ledger; default: opened from DATABASE_URL. */
@@ -51,13 +55,6 @@ export interface AppOptions {
   metrics?: AppMetrics | null;
 }
 
-/**
- * How long a delivery may take before the app answers 500. Probot's webhook
- * middleware answers 202 after 9 s whatever happens, and GitHub records that
- * as a success; the PostgreSQL connect timeout (3 s, one retry) fits under this.
- */
-export const DELIVERY_DEADLINE_MS = 7_000;
-
 export interface Runtime {
   ledger: Ledger;
   drainer: Drainer;
@@ -65,18 +62,6 @@ export interface Runtime {
   configs: ConfigCache;
   /** Stops taking deliveries, finishes what is in flight, and closes the ledger. */
   shutdown(): Promise<void>;
-}
-
-interface CommentLike {
-  body?: string | null;
-  user?: { login?: string; type?: string } | null;
-  performed_via_github_app?: { id?: number } | null;
-}
-
-/** A comment this app wrote: by its app id, or a bot comment carrying its marker. Never answered. */
-export function isOwnComment(comment: CommentLike, appId: number | undefined): boolean {
-  if (appId !== undefined && comment.performed_via_github_app?.id === appId) return true;
-  return comment.user?.type === "Bot" && parseMarker(comment.body ?? "") !== null;
 }
 
 /** The repository's config, with its organisation's limits (config-sources.ts); GitHub's errors are thrown and not cached. */
@@ -138,91 +123,24 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
 
     const logins = new HolderLogins({ ledger, clock, onRenamed: () => drainer.kick() });
 
-    const known = new Map<number, string>();
-    const rememberRepo = async (repoId: number, full: string, installation: number) => {
-      const stamp = `${full}@${installation}`;
-      if (known.get(repoId) === stamp) return;
-      await ledger.rememberRepo({ repoId, repo: full, installation }, clock());
-      known.set(repoId, stamp);
-    };
+    const rememberRepo = rememberRepos(ledger, clock);
 
     // Deliveries being handled, so that shutdown can wait for their transactions.
-    let shuttingDown = false;
-    const inFlight = new Set<Promise<unknown>>();
-    const deadlineMs = opts.deliveryDeadlineMs ?? DELIVERY_DEADLINE_MS;
-    const track = <T>(work: () => Promise<T>): Promise<T> => {
-      if (shuttingDown) throw Object.assign(new Error("shutting down; GitHub may redeliver"), { status: 503 });
-      const p = work();
-      inFlight.add(p);
-      void p.finally(() => inFlight.delete(p)).catch(() => undefined);
-      // Answered 500 before Probot's middleware answers 202 (at 9 s) whatever
-      // happens: GitHub then lists the delivery as failed, and it can be
-      // redelivered. If the work commits after all, the redelivery is a
-      // duplicate and changes nothing.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(Object.assign(new Error(`not handled within ${deadlineMs} ms (is the database answering?); GitHub may redeliver`), { status: 500 })),
-          deadlineMs,
-        );
-      });
-      return Promise.race([p, late]).finally(() => clearTimeout(timer));
-    };
+    const deliveries = trackDeliveries(opts.deliveryDeadlineMs ?? DELIVERY_DEADLINE_MS);
+    const track = deliveries.track;
 
-    app.on(["issue_comment.created", "issue_comment.edited"], (context) =>
-      track(async () => {
-        const { comment, issue, repository, installation } = context.payload;
-        if (!installation || !comment.user || isOwnComment(comment, appId)) return;
-        // An edit runs as the comment's author only when they made it: a
-        // maintainer fixing a typo in someone's comment must not run its
-        // command as that person, nor as themselves (they did not write it).
-        if (context.payload.action === "edited" && context.payload.sender.id !== comment.user.id) return;
-        const ev: CommentEvent = {
-          delivery: context.id,
-          installation: installation.id,
-          repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
-          issue: {
-            number: issue.number,
-            state: issue.state,
-            labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : l.name ?? "")),
-            ...(Number.isFinite(Date.parse(issue.created_at)) ? { createdAt: Date.parse(issue.created_at) } : {}),
-            ...(issue.user ? { authorId: issue.user.id } : {}),
-          },
-          author: {
-            id: comment.user.id,
-            login: comment.user.login,
-            type: comment.user.type ?? "User",
-            association: comment.author_association,
-          },
-          body: comment.body ?? "",
-          commentId: comment.id,
-          previousBody:
-            context.payload.action === "edited" ? ((context.payload as { changes?: { body?: { from?: string } } }).changes?.body?.from ?? null) : undefined,
-        };
-        // Before the command: a renamed holder's `/claim` or `/release` then finds their lease under the new login.
-        await logins.seen(repository.id, { id: comment.user.id, login: comment.user.login });
-        const port = octokitPort(context.octokit, { onResponse: metrics?.githubResponse });
-        const handled = await handleComment(ev, {
-          ledger,
-          now: clock(),
-          config: () => loadConfig(context, configs, repository.id),
-          permission: (login) => port.permission({ owner: ev.repo.owner, repo: ev.repo.name }, login),
-          account: (login) => port.account(login),
-        });
-        // A new comment that is no command is activity: the holder's renews their lease, silently (handle-activity.ts).
-        if (!handled && context.payload.action === "created") {
-          const renewed = await handleActivity(
-            { delivery: context.id, repo: ev.repo, number: issue.number, actor: { id: comment.user.id, login: comment.user.login } },
-            { ledger, now: clock(), config: () => loadConfig(context, configs, repository.id) },
-          );
-          if (renewed.length > 0) log.info({ delivery: context.id, repo: repository.full_name, issues: renewed.map((l) => l.issue) }, "renewed by activity");
-        }
-        if (!handled) return;
-        await rememberRepo(repository.id, repository.full_name, installation.id);
-        log.info({ delivery: context.id, repo: repository.full_name, issue: issue.number, ...handled }, "command");
-        drainer.kick();
-      }),
-    );
+    routeComments(app, {
+      ledger,
+      clock,
+      track,
+      rememberRepo,
+      config: (context, repoId) => loadConfig(context, configs, repoId),
+      seen: (repoId, account) => logins.seen(repoId, account),
+      kick: () => drainer.kick(),
+      appId,
+      port: { onResponse: metrics?.githubResponse },
+      log,
+    });
 
     app.on(
       ["pull_request.opened", "pull_request.edited", "pull_request.synchronize", "pull_request.reopened", "pull_request.closed"],
@@ -316,8 +234,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       sweeper,
       configs,
       async shutdown() {
-        shuttingDown = true;
-        await Promise.allSettled([...inFlight]);
+        await deliveries.settle();
         await sweeper.stop();
         await drainer.stop();
         await ledger.close();
@@ -330,23 +247,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       sweeper.start();
     }
     if (opts.handleSignals ?? !process.env.VITEST) {
-      let stopping = false;
-      const stop = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        log.info({ signal }, "shutting down: finishing the transaction and the effect in flight");
-        const force = setTimeout(() => process.exit(1), 10_000);
-        force.unref();
-        runtime.shutdown().then(
-          () => process.exit(0),
-          (error) => {
-            log.error({ err: error }, "shutdown failed");
-            process.exit(1);
-          },
-        );
-      };
-      process.once("SIGTERM", () => stop("SIGTERM"));
-      process.once("SIGINT", () => stop("SIGINT"));
+      stopOnSignals(runtime, log);
     }
     opts.onReady?.(runtime);
   };

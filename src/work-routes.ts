@@ -1,6 +1,6 @@
 /**
  * Wiring of the events by which a lease follows the work, besides those of
- * the lease check (handle-pull-request.ts) and comments (app.ts): the
+ * the lease check (handle-pull-request.ts) and comments (comment-routes.ts): the
  * holder's pushes and reviews on a pull request, which renew their lease
  * (handle-activity.ts), and exempt labels added or removed
  * (handle-exempt-label.ts). Each payload is reduced to a plain value.

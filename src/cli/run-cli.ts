@@ -7,24 +7,25 @@
  * anywhere after the program name, parsed strictly per command.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DEFAULT_DATABASE_URL, isPostgresUrl, openLedger, sqlitePath } from "../ledger/open-ledger.js";
-import { SchemaBehindError } from "../ledger/schema-behind-error.js";
-import type { HistoryEntry, Lease, Ledger, RepoInfo } from "../ledger/types.js";
+import { DEFAULT_DATABASE_URL } from "../ledger/open-ledger.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
-import { type DoctorReport, doctorChecks, schemaBehind, schemaBehindReport } from "./doctor-checks.js";
-import { formatTable, isoTime } from "./format-table.js";
 import { BACKUP_HELP } from "./backup.js";
 import { runAgentCli } from "./agent-cli.js";
 import { AGENT_SUMMARY } from "./agent-help.js";
 import { DATABASE_HELP } from "./database-help.js";
+import { DOCTOR_HELP, runDoctor } from "./doctor.js";
+import { findRepo } from "./find-repo.js";
 import { FORCE_RELEASE_HELP, forceReleaseReason, RELEASE_RENAMED, runForceRelease } from "./force-release.js";
+import { HISTORY_HELP, runHistory } from "./history.js";
+import { LIST_HELP, repoOption, runList } from "./list.js";
+import { oneLine, openDatabase } from "./open-database.js";
 import { RESTORE_HELP } from "./restore.js";
 import { runBackup, runRestore } from "./run-backup-restore.js";
 import { runTokenFloor, TOKEN_FLOOR_HELP, tokenFloorRaise } from "./token-floor.js";
-import { type IssueRef, parseIssueRef, parseRepoName } from "./parse-issue-ref.js";
+import { type IssueRef, parseIssueRef } from "./parse-issue-ref.js";
 
 export interface CliIo {
   out(text: string): void;
@@ -47,51 +48,14 @@ interface CommandSpec {
   help: string;
 }
 
-
 const COMMANDS = {
   list: {
     options: { repo: { type: "string" }, holder: { type: "string" }, json: { type: "boolean" } },
-    help: `Usage: issue-leases list [--repo owner/name] [--holder login] [--json]
-
-Lists the live leases: repository, issue, holder, fencing token, when the
-tenure was acquired and when it expires (UTC), ordered by repository and issue.
-
-  --repo owner/name  only this repository (exit 3 if the app never saw it)
-  --holder login     only leases held by this GitHub login (case-insensitive)
-  --json             a JSON array instead of a table
-
-Database:
-${DATABASE_HELP}`,
+    help: LIST_HELP,
   },
-  history: {
-    options: { json: { type: "boolean" } },
-    help: `Usage: issue-leases history owner/name#N [--json]
-
-Every operation the ledger recorded on an issue, oldest first: time (UTC), op,
-outcome, actor, holder, token, expiry and the webhook delivery it came from.
-Exit 3 if the repository or the issue is unknown to the ledger.
-
-  --json  a JSON array instead of a table
-
-Database:
-${DATABASE_HELP}`,
-  },
+  history: { options: { json: { type: "boolean" } }, help: HISTORY_HELP },
   "force-release": { options: { reason: { type: "string" } }, help: FORCE_RELEASE_HELP },
-  doctor: {
-    options: { json: { type: "boolean" } },
-    help: `Usage: issue-leases doctor [--json]
-
-Checks that the database answers, that its schema is the latest this
-issue-leases knows, and how the outbox of effects on GitHub is doing (pending
-effects and the age of the oldest, effects parked after repeated failures).
-Each check prints ok, warn or fail. Exit 1 if a check fails; warnings (old
-pending or parked effects) do not fail.
-
-  --json  the checks as JSON
-
-Database:
-${DATABASE_HELP}`,
-  },
+  doctor: { options: { json: { type: "boolean" } }, help: DOCTOR_HELP },
   backup: { options: { force: { type: "boolean" } }, help: BACKUP_HELP },
   restore: { options: { "token-gap": { type: "string" }, "token-floor": { type: "string" } }, help: RESTORE_HELP },
   "token-floor": { options: { gap: { type: "string" }, floor: { type: "string" } }, help: TOKEN_FLOOR_HELP },
@@ -123,9 +87,6 @@ ${DATABASE_HELP}
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 repository or issue not found.
 Times are UTC, ISO 8601.`;
-
-/** Enough of an issue's history for any issue a person works on; the ledger returns the latest ones. */
-const HISTORY_LIMIT = 1_000_000;
 
 function isCommand(name: string): name is CommandName {
   return Object.hasOwn(COMMANDS, name);
@@ -160,72 +121,6 @@ function strictParse(args: string[], options: Record<string, OptionSpec>, comman
   }
 }
 
-/** Where the database is, as it may be shown: no password (nor query string, which may carry one). */
-function describeDatabase(url: string, env: NodeJS.ProcessEnv): string {
-  if (!isPostgresUrl(url)) {
-    // Absolute: the operator sees which file was read, whatever directory the CLI ran in.
-    const file = sqlitePath(url);
-    return file === ":memory:" ? file : resolve(file);
-  }
-  try {
-    const u = new URL(url);
-    const schema = env.DATABASE_SCHEMA ? ` schema ${env.DATABASE_SCHEMA}` : "";
-    return `${u.protocol}//${u.username ? `${u.username}@` : ""}${u.host}${u.pathname}${schema}`;
-  } catch {
-    return "the PostgreSQL server in DATABASE_URL";
-  }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-/** A database whose schema is behind this CLI's: a failure, with what to do about it. */
-class SchemaBehindCliError extends CliError {
-  constructor(
-    where: string,
-    readonly behind: SchemaBehindError,
-  ) {
-    super(`the database at ${where} is ${schemaBehind(behind.version)}`, EXIT.failure);
-  }
-}
-
-async function open(url: string, env: NodeJS.ProcessEnv): Promise<Ledger> {
-  const where = describeDatabase(url, env);
-  if (!isPostgresUrl(url)) {
-    const file = sqlitePath(url);
-    // Opening a missing file would create an empty ledger and answer "no leases": a typo must not look like that.
-    if (file !== ":memory:" && !existsSync(file)) {
-      throw new CliError(
-        `no database at ${file}: check DATABASE_URL or --database (the app creates the file when it first starts)`,
-        EXIT.failure,
-      );
-    }
-  }
-  try {
-    // Not migrating: an older app may be serving this database, and a
-    // migration could drop what its statements use.
-    return await openLedger(url, { migrate: false });
-  } catch (err) {
-    if (err instanceof SchemaBehindError) throw new SchemaBehindCliError(where, err);
-    const message = oneLine(err instanceof Error ? err.message : String(err));
-    // openPostgres already says what to check when the server cannot be reached.
-    if (/check DATABASE_URL/.test(message)) throw new CliError(message, EXIT.failure);
-    throw new CliError(`cannot open database at ${where} (${message}): check DATABASE_URL or --database`, EXIT.failure);
-  }
-}
-
-async function findRepo(ledger: Ledger, typed: string): Promise<RepoInfo> {
-  const info = await ledger.findRepo(typed);
-  if (!info) {
-    throw new CliError(
-      `unknown repository ${typed}: the app has not seen a command in it (check the spelling, or \`issue-leases list\`)`,
-      EXIT.notFound,
-    );
-  }
-  return info;
-}
-
 function issueArg(positionals: string[], command: CommandName): IssueRef {
   const [text, ...extra] = positionals;
   if (text === undefined) throw usageError(`${command} needs an issue as owner/name#N; see \`issue-leases ${command} --help\``);
@@ -239,119 +134,6 @@ function noArgs(positionals: string[], command: CommandName): void {
   if (positionals.length > 0) {
     throw usageError(`unexpected argument ${positionals[0]}; see \`issue-leases ${command} --help\``);
   }
-}
-
-function leaseJson(l: Lease) {
-  return {
-    repo: l.repo,
-    repoId: l.repoId,
-    issue: l.issue,
-    holder: l.holder,
-    token: l.token,
-    acquiredAt: isoTime(l.acquiredAt),
-    expiresAt: isoTime(l.expiresAt),
-  };
-}
-
-function historyJson(h: HistoryEntry) {
-  return {
-    id: h.id,
-    at: isoTime(h.at),
-    op: h.op,
-    outcome: h.outcome,
-    actor: h.actor,
-    holder: h.holder,
-    token: h.token,
-    expiresAt: isoTime(h.expiresAt),
-    delivery: h.delivery,
-  };
-}
-
-type Values = Record<string, string | boolean | undefined>;
-
-function repoOption(values: Values): string | null {
-  if (typeof values.repo !== "string") return null;
-  const name = parseRepoName(values.repo);
-  if (!name) throw usageError(`not a repository: ${JSON.stringify(values.repo)}; write it as owner/name`);
-  return name;
-}
-
-async function list(ledger: Ledger, values: Values, io: CliIo): Promise<number> {
-  const now = io.clock();
-  const repo = repoOption(values);
-  let leases: Lease[];
-  if (repo !== null) {
-    leases = await ledger.list((await findRepo(ledger, repo)).repoId, now);
-  } else {
-    leases = await ledger.listAll(now);
-  }
-  if (typeof values.holder === "string") {
-    const login = values.holder.replace(/^@/, "").toLowerCase();
-    leases = leases.filter((l) => l.holder.login.toLowerCase() === login);
-  }
-  if (values.json) {
-    io.out(JSON.stringify(leases.map(leaseJson), null, 2));
-  } else if (leases.length === 0) {
-    io.out("no live leases");
-  } else {
-    io.out(
-      formatTable(
-        ["REPO", "ISSUE", "HOLDER", "TOKEN", "ACQUIRED", "EXPIRES"],
-        leases.map((l) => [
-          l.repo,
-          `#${l.issue}`,
-          l.holder.login,
-          String(l.token),
-          isoTime(l.acquiredAt)!,
-          isoTime(l.expiresAt) ?? "never",
-        ]),
-      ),
-    );
-  }
-  return EXIT.ok;
-}
-
-async function history(ledger: Ledger, ref: IssueRef, values: Values, io: CliIo): Promise<number> {
-  const info = await findRepo(ledger, ref.repo);
-  const entries = await ledger.history({ repoId: info.repoId, issue: ref.issue }, HISTORY_LIMIT);
-  if (entries.length === 0) {
-    throw new CliError(
-      `no history for ${info.repo}#${ref.issue}: the app has recorded no operation on this issue`,
-      EXIT.notFound,
-    );
-  }
-  if (values.json) {
-    io.out(JSON.stringify(entries.map(historyJson), null, 2));
-    return EXIT.ok;
-  }
-  const dash = (v: string | number | null | undefined) => (v === null || v === undefined ? "-" : String(v));
-  io.out(
-    formatTable(
-      ["TIME", "OP", "OUTCOME", "ACTOR", "HOLDER", "TOKEN", "EXPIRES", "DELIVERY"],
-      entries.map((h) => [
-        isoTime(h.at)!,
-        h.op,
-        h.outcome,
-        dash(h.actor?.login),
-        dash(h.holder?.login),
-        dash(h.token),
-        // A lease's expiry null is open-ended; an entry without a lease has none.
-        h.token === null ? "-" : (isoTime(h.expiresAt) ?? "never"),
-        dash(h.delivery),
-      ]),
-    ),
-  );
-  return EXIT.ok;
-}
-
-function printDoctor(report: DoctorReport, json: boolean, io: CliIo): number {
-  if (json) {
-    io.out(JSON.stringify(report, null, 2));
-  } else {
-    const width = Math.max(...report.checks.map((c) => c.name.length));
-    for (const c of report.checks) io.out(`${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.message}`);
-  }
-  return report.ok ? EXIT.ok : EXIT.failure;
 }
 
 async function run(args: string[], io: CliIo): Promise<number> {
@@ -416,31 +198,15 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const raise = name === "token-floor" ? tokenFloorRaise(values) : null;
   if (name === "force-release") reason = forceReleaseReason(values);
 
-  if (name === "doctor") {
-    let ledger: Ledger;
-    try {
-      ledger = await open(url, io.env);
-    } catch (err) {
-      if (err instanceof SchemaBehindCliError) {
-        return printDoctor(schemaBehindReport(describeDatabase(url, io.env), err.behind.version), !!values.json, io);
-      }
-      if (!(err instanceof CliError)) throw err;
-      return printDoctor({ ok: false, checks: [{ name: "database", status: "fail", message: err.message }] }, !!values.json, io);
-    }
-    try {
-      return printDoctor(await doctorChecks(ledger, describeDatabase(url, io.env), io.clock()), !!values.json, io);
-    } finally {
-      await ledger.close();
-    }
-  }
+  if (name === "doctor") return await runDoctor(url, values, io);
 
-  const ledger = await open(url, io.env);
+  const ledger = await openDatabase(url, io.env);
   try {
     switch (name) {
       case "list":
-        return await list(ledger, values, io);
+        return await runList(ledger, values, io);
       case "history":
-        return await history(ledger, ref!, values, io);
+        return await runHistory(ledger, ref!, values, io);
       case "force-release":
         return await runForceRelease(ledger, await findRepo(ledger, ref!.repo), ref!.issue, reason, io);
       case "token-floor":

@@ -1,0 +1,14 @@
+/** The repository an operator named, as the ledger knows it. */
+import type { Ledger, RepoInfo } from "../ledger/types.js";
+import { CliError, EXIT } from "./cli-error.js";
+
+export async function findRepo(ledger: Ledger, typed: string): Promise<RepoInfo> {
+  const info = await ledger.findRepo(typed);
+  if (!info) {
+    throw new CliError(
+      `unknown repository ${typed}: the app has not seen a command in it (check the spelling, or \`issue-leases list\`)`,
+      EXIT.notFound,
+    );
+  }
+  return info;
+}

@@ -1,0 +1,76 @@
+/** `issue-leases list`: the live leases, as a table or JSON. */
+import type { Lease, Ledger } from "../ledger/types.js";
+import { EXIT, usageError } from "./cli-error.js";
+import { DATABASE_HELP } from "./database-help.js";
+import { findRepo } from "./find-repo.js";
+import { formatTable, isoTime } from "./format-table.js";
+import { parseRepoName } from "./parse-issue-ref.js";
+import type { CliIo } from "./run-cli.js";
+
+export const LIST_HELP = `Usage: issue-leases list [--repo owner/name] [--holder login] [--json]
+
+Lists the live leases: repository, issue, holder, fencing token, when the
+tenure was acquired and when it expires (UTC), ordered by repository and issue.
+
+  --repo owner/name  only this repository (exit 3 if the app never saw it)
+  --holder login     only leases held by this GitHub login (case-insensitive)
+  --json             a JSON array instead of a table
+
+Database:
+${DATABASE_HELP}`;
+
+function leaseJson(l: Lease) {
+  return {
+    repo: l.repo,
+    repoId: l.repoId,
+    issue: l.issue,
+    holder: l.holder,
+    token: l.token,
+    acquiredAt: isoTime(l.acquiredAt),
+    expiresAt: isoTime(l.expiresAt),
+  };
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+export function repoOption(values: Values): string | null {
+  if (typeof values.repo !== "string") return null;
+  const name = parseRepoName(values.repo);
+  if (!name) throw usageError(`not a repository: ${JSON.stringify(values.repo)}; write it as owner/name`);
+  return name;
+}
+
+export async function runList(ledger: Ledger, values: Values, io: CliIo): Promise<number> {
+  const now = io.clock();
+  const repo = repoOption(values);
+  let leases: Lease[];
+  if (repo !== null) {
+    leases = await ledger.list((await findRepo(ledger, repo)).repoId, now);
+  } else {
+    leases = await ledger.listAll(now);
+  }
+  if (typeof values.holder === "string") {
+    const login = values.holder.replace(/^@/, "").toLowerCase();
+    leases = leases.filter((l) => l.holder.login.toLowerCase() === login);
+  }
+  if (values.json) {
+    io.out(JSON.stringify(leases.map(leaseJson), null, 2));
+  } else if (leases.length === 0) {
+    io.out("no live leases");
+  } else {
+    io.out(
+      formatTable(
+        ["REPO", "ISSUE", "HOLDER", "TOKEN", "ACQUIRED", "EXPIRES"],
+        leases.map((l) => [
+          l.repo,
+          `#${l.issue}`,
+          l.holder.login,
+          String(l.token),
+          isoTime(l.acquiredAt)!,
+          isoTime(l.expiresAt) ?? "never",
+        ]),
+      ),
+    );
+  }
+  return EXIT.ok;
+}
