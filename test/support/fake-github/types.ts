@@ -92,6 +92,8 @@ export interface FakeGitHub {
   failNextWrites(n: number, status?: number): void;
   /** The next n writes are applied, but answer `status` (default 502), as a gateway that lost GitHub's answer does. */
   failNextWritesAfterApplying(n: number, status?: number): void;
+  /** The next `n` reads whose path matches `path` answer `status` (default 500); reads are never faulted otherwise. */
+  failNextReads(path: RegExp, n: number, status?: number): void;
   /** The next n writes answer 403 secondary rate limit with `retry-after`. */
   rateLimitNextWrites(n: number, retryAfterSeconds: number): void;
   /**
