@@ -1,0 +1,71 @@
+/** How the fake keeps GitHub's objects between requests (state.ts holds them). */
+import type { Permission } from "./types.js";
+
+export interface LabelRecord { id: number; name: string; color: string; description: string | null }
+
+export interface PullRecord { headSha: string; headRef: string; draft: boolean }
+
+export interface IssueRecord {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  stateReason: string | null;
+  user: string;
+  labelIds: number[];
+  assignees: string[];
+  commentCount: number;
+  createdAt: number;
+  updatedAt: number;
+  closedAt: number | null;
+  pull: PullRecord | null;
+}
+
+export interface CommentRecord { id: number; issue: number; body: string; user: string; createdAt: number; updatedAt: number }
+
+export interface CheckRunRecord {
+  id: number;
+  name: string;
+  headSha: string;
+  status: string;
+  conclusion: string | null;
+  output: Record<string, unknown> | null;
+  detailsUrl: string | null;
+  externalId: string | null;
+  startedAt: number;
+  completedAt: number | null;
+}
+
+/** The board's sign-in: the app's OAuth credentials, who is signed in, codes and user tokens handed out. */
+export interface OAuthState {
+  app: { clientId: string; clientSecret: string } | null;
+  signedIn: string | null;
+  installations: Map<string, Array<{ id: number; repos: Array<{ repo: string; private: boolean }> }>>;
+  codes: Map<string, { login: string; redirect: string }>;
+  /** Token -> login. */
+  tokens: Map<string, string>;
+  next: number;
+}
+
+export function newOAuthState(): OAuthState {
+  return { app: null, signedIn: null, installations: new Map(), codes: new Map(), tokens: new Map(), next: 1 };
+}
+
+export interface RepoRecord {
+  id: number;
+  owner: string;
+  name: string;
+  defaultBranch: string;
+  labels: Map<number, LabelRecord>;
+  /** Lower-cased label name -> label id. */
+  labelIndex: Map<string, number>;
+  issues: Map<number, IssueRecord>;
+  comments: Map<number, CommentRecord>;
+  checkRuns: Map<number, CheckRunRecord>;
+  files: Map<string, string>;
+  /** Lower-cased login -> permission. */
+  permissions: Map<string, Permission>;
+}
+
+/** An API caller's token (addToken): who it is, and the repositories it sees (null: all). */
+export interface ApiCaller { login: string; id: number; type: "User" | "Bot"; repos: Set<string> | null }

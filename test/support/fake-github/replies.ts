@@ -1,0 +1,36 @@
+/**
+ * What a route handler answers, and the error bodies GitHub sends: the
+ * status, message and documentation link the app and Octokit's plugins read.
+ */
+export const DOCS = "https://docs.github.com/rest";
+const SECONDARY_LIMIT_DOCS =
+  "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
+
+export interface Reply {
+  status: number;
+  json?: unknown;
+  /** Sent as text/plain instead of JSON. */
+  text?: string;
+  headers?: Record<string, string>;
+}
+
+export function notFound(message = "Not Found"): Reply {
+  return { status: 404, json: { message, documentation_url: DOCS, status: "404" } };
+}
+
+export function invalid(errors: Array<Record<string, unknown>>): Reply {
+  return { status: 422, json: { message: "Validation Failed", errors, documentation_url: DOCS, status: "422" } };
+}
+
+export function secondaryRateLimit(retryAfterSeconds: number, requestId: string): Reply {
+  return {
+    status: 403,
+    headers: { "retry-after": String(retryAfterSeconds) },
+    json: {
+      message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. " +
+        `If you reach out to GitHub Support for help, please include the request ID ${requestId}.`,
+      documentation_url: SECONDARY_LIMIT_DOCS,
+      status: "403",
+    },
+  };
+}

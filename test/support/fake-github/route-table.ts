@@ -1,0 +1,81 @@
+/**
+ * The fake's routes and how a request finds one: first match in the order
+ * added (routes.ts), by method and `/`-separated segments, where `:name`
+ * takes one percent-decoded segment and a trailing `*name` the rest.
+ */
+import type { Reply } from "./replies.js";
+
+export type RouteKind = "read" | "write" | "content" | "token";
+
+export interface Ctx {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+  accept: string;
+  /** The Authorization header, or "". */
+  authorization: string;
+  /** The path as received, prefix included, for Link headers. */
+  rawPath: string;
+  /** The bearer token of the request, if any (never recorded). */
+  token: string | null;
+}
+
+export type Handler = (ctx: Ctx) => Reply;
+
+export interface Route { method: string; segments: string[]; kind: RouteKind; handle: Handler }
+
+export interface RouteMatch { route: Route; params: Record<string, string> }
+
+/** Where every repository route starts. */
+export const R = "/repos/:owner/:repo";
+
+/** Route params that only match digits, so `issues/comments/7` never reads as issue "comments". */
+const NUMERIC_PARAMS = new Set(["n", "id", "installation"]);
+
+export class RouteTable {
+  private readonly routes: Route[] = [];
+
+  add(method: string, pattern: string, kind: RouteKind, handle: Handler): void {
+    this.routes.push({ method, segments: pattern.split("/").slice(1), kind, handle });
+  }
+
+  match(method: string, path: string): RouteMatch | null {
+    const parts = path.split("/");
+    parts.shift();
+    for (const route of this.routes) {
+      if (route.method !== method) continue;
+      const segs = route.segments;
+      const last = segs[segs.length - 1] ?? "";
+      const rest = last.startsWith("*");
+      if (rest ? parts.length < segs.length : parts.length !== segs.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < segs.length && ok; i++) {
+        const seg = segs[i]!;
+        const part = parts[i]!;
+        if (seg.startsWith(":")) {
+          const name = seg.slice(1);
+          const decoded = safeDecode(part);
+          if (decoded === null || decoded === "" || (NUMERIC_PARAMS.has(name) && !/^\d+$/.test(part))) ok = false;
+          else params[name] = decoded;
+        } else if (seg.startsWith("*")) {
+          const decoded = safeDecode(parts.slice(i).join("/"));
+          if (decoded === null || decoded === "") ok = false;
+          else params[seg.slice(1)] = decoded;
+        } else if (seg !== part) {
+          ok = false;
+        }
+      }
+      if (ok) return { route, params };
+    }
+    return null;
+  }
+}
+
+function safeDecode(part: string): string | null {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
+}

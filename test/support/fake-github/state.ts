@@ -1,0 +1,278 @@
+/**
+ * The fake's data, what a test seeds and inspects (FakeGitHub's methods of
+ * those names; server.ts delegates here), and the lookups the route
+ * handlers share: repos with their issues, labels, comments, check runs,
+ * config files and permissions, org members, refused assignees, the
+ * board's sign-in and API callers' tokens.
+ */
+import type { Reply } from "./replies.js";
+import { fullName } from "./request-fields.js";
+import type { Ctx } from "./route-table.js";
+import {
+  newOAuthState,
+  type ApiCaller,
+  type CommentRecord,
+  type IssueRecord,
+  type LabelRecord,
+  type OAuthState,
+  type RepoRecord,
+} from "./records.js";
+import type { IssueSeed, Permission, PullRequestSeed } from "./types.js";
+import { labelNameProblem } from "./validation.js";
+
+export class FakeState {
+  repos = new Map<string, RepoRecord>();
+  orgMembers = new Map<string, Set<string>>();
+  refusedAssignees = new Set<string>();
+  nextCheckRunId = 1;
+  oauth: OAuthState = newOAuthState();
+  readonly apiTokens = new Map<string, ApiCaller>();
+  readonly uninstalled = new Set<string>();
+  private nextRepoId = 100_001;
+  private nextLabelId = 1;
+  private nextCommentId = 1;
+
+  constructor(readonly now: () => number) {}
+
+  /** The data reset() clears; the server clears its logs and faults. */
+  clear(): void {
+    this.repos = new Map();
+    this.orgMembers = new Map();
+    this.refusedAssignees = new Set();
+    this.nextRepoId = 100_001;
+    this.nextLabelId = 1;
+    this.nextCommentId = 1;
+    this.nextCheckRunId = 1;
+    this.oauth = newOAuthState();
+    this.apiTokens.clear();
+    this.uninstalled.clear();
+  }
+
+  // --- seeding and inspection ----------------------------------------------
+
+  addRepo(repo: string, opts: { id?: number; defaultBranch?: string } = {}): void {
+    const record = this.repoByFullName(repo);
+    if (opts.id !== undefined) record.id = opts.id;
+    if (opts.defaultBranch !== undefined) record.defaultBranch = opts.defaultBranch;
+  }
+
+  addIssue(repo: string, issue: number, seed: IssueSeed = {}): void {
+    const r = this.repoByFullName(repo);
+    const record = this.issueOf(r, issue);
+    if (seed.title !== undefined) record.title = seed.title;
+    if (seed.body !== undefined) record.body = seed.body;
+    if (seed.user !== undefined) record.user = seed.user;
+    if (seed.state !== undefined) this.setIssueState(record, seed.state, null);
+    if (seed.labels !== undefined) {
+      const ids = this.resolveLabels(r, seed.labels);
+      if (!Array.isArray(ids)) throw new Error(`addIssue: invalid label in ${JSON.stringify(seed.labels)}`);
+      record.labelIds = ids;
+    }
+    if (seed.assignees !== undefined) record.assignees = this.assignable(seed.assignees, []);
+  }
+
+  addPullRequest(repo: string, pr: PullRequestSeed): void {
+    const record = this.issueOf(this.repoByFullName(repo), pr.number);
+    record.title = pr.title ?? `Pull request ${pr.number}`;
+    record.body = pr.body ?? "";
+    record.user = pr.user;
+    if (pr.state !== undefined) this.setIssueState(record, pr.state, null);
+    record.pull = { headSha: pr.headSha, headRef: pr.headRef ?? `branch-${pr.number}`, draft: pr.draft ?? false };
+  }
+
+  repoLabels(repo: string): Array<{ name: string; color: string; description: string | null }> {
+    return [...this.repoByFullName(repo).labels.values()].map(({ name, color, description }) => ({ name, color, description }));
+  }
+
+  issueLabels(repo: string, issue: number): string[] {
+    const r = this.repoByFullName(repo);
+    return (r.issues.get(issue)?.labelIds ?? []).map((id) => this.labelById(r, id).name);
+  }
+
+  assignees(repo: string, issue: number): string[] {
+    return [...(this.repoByFullName(repo).issues.get(issue)?.assignees ?? [])];
+  }
+
+  comments(repo: string, issue: number): Array<{ id: number; body: string; user: string }> {
+    const out: Array<{ id: number; body: string; user: string }> = [];
+    for (const c of this.repoByFullName(repo).comments.values()) {
+      if (c.issue === issue) out.push({ id: c.id, body: c.body, user: c.user });
+    }
+    return out;
+  }
+
+  addComment(repo: string, issue: number, body: string, user = "octocat"): number {
+    return this.createComment(this.repoByFullName(repo), issue, body, user).id;
+  }
+
+  checkRuns(repo: string): Array<{ id: number; name: string; head_sha: string; status: string; conclusion: string | null; output: unknown }> {
+    return [...this.repoByFullName(repo).checkRuns.values()].map((c) => ({
+      id: c.id, name: c.name, head_sha: c.headSha, status: c.status, conclusion: c.conclusion, output: c.output,
+    }));
+  }
+
+  setPermission(repo: string, login: string, permission: Permission): void {
+    this.repoByFullName(repo).permissions.set(login.toLowerCase(), permission);
+  }
+
+  setOrgMember(org: string, login: string): void {
+    const key = org.toLowerCase();
+    let members = this.orgMembers.get(key);
+    if (!members) this.orgMembers.set(key, (members = new Set()));
+    members.add(login.toLowerCase());
+  }
+
+  setConfigFile(repo: string, path: string, content: string | null): void {
+    const files = this.repoByFullName(repo).files;
+    const key = path.replace(/^\/+/, "");
+    if (content === null) files.delete(key);
+    else files.set(key, content);
+  }
+
+  refuseAssignee(login: string): void {
+    this.refusedAssignees.add(login.toLowerCase());
+  }
+
+  // --- the board's sign-in (OAuth web flow) ----------------------------------
+
+  setOAuthApp(clientId: string, clientSecret: string): void {
+    this.oauth.app = { clientId, clientSecret };
+  }
+
+  signInAs(login: string | null): void {
+    this.oauth.signedIn = login;
+  }
+
+  setUserInstallations(login: string, installations: Array<{ id: number; repos: Array<{ repo: string; private: boolean }> }>): void {
+    this.oauth.installations.set(login.toLowerCase(), installations);
+    for (const i of installations) for (const r of i.repos) this.repoByFullName(r.repo);
+  }
+
+  liveUserTokens(): string[] {
+    return [...this.oauth.tokens.keys()];
+  }
+
+  // --- API callers' tokens (issue 10) ---------------------------------------
+
+  addToken(token: string, who: { login: string; id: number; type?: "User" | "Bot"; repos?: string[] }): void {
+    const type = who.type ?? (who.login.endsWith("[bot]") ? "Bot" : "User");
+    this.apiTokens.set(token, { login: who.login, id: who.id, type, repos: who.repos ? new Set(who.repos.map((r) => r.toLowerCase())) : null });
+  }
+
+  uninstall(repo: string): void {
+    this.uninstalled.add(repo.toLowerCase());
+  }
+
+  // --- state helpers --------------------------------------------------------
+
+  repoByFullName(fullName: string): RepoRecord {
+    const slash = fullName.indexOf("/");
+    if (slash <= 0 || slash === fullName.length - 1 || fullName.indexOf("/", slash + 1) !== -1) {
+      throw new Error(`fake-github: repo must be "owner/name", got ${JSON.stringify(fullName)}`);
+    }
+    return this.repo(fullName.slice(0, slash), fullName.slice(slash + 1));
+  }
+
+  /** GitHub resolves owner and repo names case-insensitively. */
+  private repo(owner: string, name: string): RepoRecord {
+    const key = `${owner}/${name}`.toLowerCase();
+    let record = this.repos.get(key);
+    if (!record) {
+      record = {
+        id: this.nextRepoId++, owner, name, defaultBranch: "main",
+        labels: new Map(), labelIndex: new Map(), issues: new Map(), comments: new Map(),
+        checkRuns: new Map(), files: new Map(), permissions: new Map(),
+      };
+      this.repos.set(key, record);
+    }
+    return record;
+  }
+
+  repoOf(ctx: Ctx): RepoRecord {
+    return this.repo(ctx.params.owner!, ctx.params.repo!);
+  }
+
+  issueOf(repo: RepoRecord, n: number): IssueRecord {
+    let issue = repo.issues.get(n);
+    if (!issue) {
+      const t = this.now();
+      issue = {
+        number: n, title: `Issue ${n}`, body: "", state: "open", stateReason: null, user: "octocat",
+        labelIds: [], assignees: [], commentCount: 0, createdAt: t, updatedAt: t, closedAt: null, pull: null,
+      };
+      repo.issues.set(n, issue);
+    }
+    return issue;
+  }
+
+  labelById(repo: RepoRecord, id: number): LabelRecord {
+    const label = repo.labels.get(id);
+    if (!label) throw new Error(`fake-github: dangling label id ${id}`);
+    return label;
+  }
+
+  findLabel(repo: RepoRecord, name: string): LabelRecord | undefined {
+    const id = repo.labelIndex.get(name.toLowerCase());
+    return id === undefined ? undefined : repo.labels.get(id);
+  }
+
+  createLabel(repo: RepoRecord, name: string, color: string, description: string | null): LabelRecord {
+    const label: LabelRecord = { id: this.nextLabelId++, name, color, description };
+    repo.labels.set(label.id, label);
+    repo.labelIndex.set(name.toLowerCase(), label.id);
+    return label;
+  }
+
+  /** Label ids for names, creating missing labels as GitHub does; a 422 reply when a name is invalid. */
+  resolveLabels(repo: RepoRecord, names: string[]): number[] | Reply {
+    for (const name of names) {
+      const problem = labelNameProblem(name);
+      if (problem) return problem;
+    }
+    const ids: number[] = [];
+    for (const name of names) {
+      const label = this.findLabel(repo, name) ?? this.createLabel(repo, name, "ededed", null);
+      if (!ids.includes(label.id)) ids.push(label.id);
+    }
+    return ids;
+  }
+
+  /** `wanted` minus refused logins, appended to `current` without duplicates (case-insensitive). */
+  assignable(wanted: string[], current: string[]): string[] {
+    const out = [...current];
+    for (const login of wanted) {
+      const lower = login.toLowerCase();
+      if (this.refusedAssignees.has(lower)) continue;
+      if (out.some((existing) => existing.toLowerCase() === lower)) continue;
+      out.push(login);
+    }
+    return out;
+  }
+
+  setIssueState(issue: IssueRecord, state: "open" | "closed", reason: string | null): void {
+    if (issue.state === state) return;
+    issue.state = state;
+    issue.closedAt = state === "closed" ? this.now() : null;
+    issue.stateReason = state === "closed" ? (reason ?? "completed") : reason === null ? "reopened" : reason;
+  }
+
+  createComment(repo: RepoRecord, issueNumber: number, body: string, user: string): CommentRecord {
+    const issue = this.issueOf(repo, issueNumber);
+    const t = this.now();
+    const comment: CommentRecord = { id: this.nextCommentId++, issue: issueNumber, body, user, createdAt: t, updatedAt: t };
+    repo.comments.set(comment.id, comment);
+    issue.commentCount++;
+    issue.updatedAt = t;
+    return comment;
+  }
+
+  touch(issue: IssueRecord): void {
+    issue.updatedAt = this.now();
+  }
+
+  /** Whether the request's token sees the repository: registered tokens see their list; the app's (and others') see all, as before. */
+  tokenSees(ctx: Ctx): boolean {
+    const caller = ctx.token === null ? undefined : this.apiTokens.get(ctx.token);
+    return !caller?.repos || caller.repos.has(fullName(ctx));
+  }
+}

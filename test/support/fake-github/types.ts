@@ -1,0 +1,132 @@
+/**
+ * What tests and benchmarks see of the fake GitHub: its options, the
+ * requests it records, the seeds it takes and the `FakeGitHub` handle
+ * `startFakeGitHub` returns (fake-github.ts).
+ */
+export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
+
+export interface FakeGitHubOptions {
+  /** Default 1; comments it posts carry performed_via_github_app {id: appId, slug}. */
+  appId?: number;
+  /** Default "issue-leases"; the bot login is `${slug}[bot]`. */
+  appSlug?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Default 1; the id served by the installation endpoints. */
+  installationId?: number;
+  /** Clock for timestamps and the content limit window; default Date.now. */
+  now?: () => number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path without the `/api/v3` prefix and the query string, still percent-encoded. */
+  path: string;
+  /** Query string without the leading "?", or "". */
+  query: string;
+  status: number;
+  /** The parsed JSON request body, or undefined when there was none. */
+  body: unknown;
+  /** Arrival time, from the fake's clock. */
+  at: number;
+}
+
+export interface PullRequestSeed {
+  number: number;
+  body?: string;
+  user: string;
+  headSha: string;
+  title?: string;
+  headRef?: string;
+  state?: "open" | "closed";
+  draft?: boolean;
+}
+
+export interface IssueSeed {
+  title?: string;
+  body?: string;
+  user?: string;
+  state?: "open" | "closed";
+  labels?: string[];
+  assignees?: string[];
+}
+
+export interface FakeGitHub {
+  /** "http://127.0.0.1:PORT" */
+  url: string;
+  /** "127.0.0.1:PORT", for GHE_HOST. */
+  host: string;
+  /** url + "/api/v3", for Octokit's baseUrl. */
+  baseUrl: string;
+  /** Every request except installation-token requests, in the order answered. */
+  requests: RecordedRequest[];
+  /** Requests no route matched; tests assert this stays empty. */
+  unmatched: RecordedRequest[];
+  close(): Promise<void>;
+  /**
+   * Clears repos, seeded users, pending faults, request logs, `refused` and
+   * the content limit's window. Keeps `delayMs` and the content limit
+   * setting, which describe the server rather than its data.
+   */
+  reset(): void;
+
+  addRepo(repo: string, opts?: { id?: number; defaultBranch?: string }): void;
+  addIssue(repo: string, issue: number, seed?: IssueSeed): void;
+  addPullRequest(repo: string, pr: PullRequestSeed): void;
+  repoLabels(repo: string): Array<{ name: string; color: string; description: string | null }>;
+  issueLabels(repo: string, issue: number): string[];
+  assignees(repo: string, issue: number): string[];
+  comments(repo: string, issue: number): Array<{ id: number; body: string; user: string }>;
+  /** Seeds a comment (default author "octocat") and returns its id. */
+  addComment(repo: string, issue: number, body: string, user?: string): number;
+  checkRuns(repo: string): Array<{ id: number; name: string; head_sha: string; status: string; conclusion: string | null; output: unknown }>;
+  /** Users never set read as "read", like anyone on a public repo. */
+  setPermission(repo: string, login: string, permission: Permission): void;
+  setOrgMember(org: string, login: string): void;
+  /** Served by the contents API; null removes the file. */
+  setConfigFile(repo: string, path: string, content: string | null): void;
+  /** GitHub silently drops assignees without access: this login is never assigned. */
+  refuseAssignee(login: string): void;
+
+  /** The next n writes answer `status` (default 500) and change nothing. */
+  failNextWrites(n: number, status?: number): void;
+  /** The next n writes are applied, but answer `status` (default 502), as a gateway that lost GitHub's answer does. */
+  failNextWritesAfterApplying(n: number, status?: number): void;
+  /** The next `n` reads whose path matches `path` answer `status` (default 500); reads are never faulted otherwise. */
+  failNextReads(path: RegExp, n: number, status?: number): void;
+  /** The next n writes answer 403 secondary rate limit with `retry-after`. */
+  rateLimitNextWrites(n: number, retryAfterSeconds: number): void;
+  /**
+   * Content-creating requests (POST of comments, labels, issue labels,
+   * assignees, check runs) beyond `max` within a sliding `windowMs` answer
+   * 403 secondary rate limit, with retry-after = seconds until a slot frees.
+   */
+  setContentLimit(opts: { max: number; windowMs: number } | null): void;
+  /** Requests refused by the content limit. */
+  refused: number;
+  /** Successful (status < 400) write requests recorded. */
+  writeCount(): number;
+  /** Artificial latency per request, before it is handled. */
+  delayMs: number;
+
+  /**
+   * API callers (issue 10): registers a token GitHub would accept, the
+   * account it is (GraphQL `viewer`), and which repositories it sees
+   * (`GET /repos/{owner}/{repo}` answers 404 for others, as GitHub does for
+   * a private repository; default: all). Unregistered tokens other than the
+   * app's are refused by `viewer` (401).
+   */
+  addToken(token: string, who: { login: string; id: number; type?: "User" | "Bot"; repos?: string[] }): void;
+  /** The app is not installed on this repository: `GET /repos/{owner}/{repo}/installation` answers 404. */
+  uninstall(repo: string): void;
+
+  // --- Users signing in to the board (OAuth web flow) and what their tokens see.
+  /** The GitHub App's client id and secret the OAuth endpoints accept. */
+  setOAuthApp(clientId: string, clientSecret: string): void;
+  /** Who is signed in to GitHub in the browser: /login/oauth/authorize sends them straight back with a code (null: nobody; 401). */
+  signInAs(login: string | null): void;
+  /** The app's installations a user can access, and the repositories each gives them. */
+  setUserInstallations(login: string, installations: Array<{ id: number; repos: Array<{ repo: string; private: boolean }> }>): void;
+  /** User tokens handed out by the OAuth exchange and not revoked. */
+  liveUserTokens(): string[];
+}
