@@ -129,18 +129,19 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     const deliveries = trackDeliveries(opts.deliveryDeadlineMs ?? DELIVERY_DEADLINE_MS);
     const track = deliveries.track;
 
-    routeComments(app, {
+    // What the comment and issue-event routes share.
+    const routed = {
       ledger,
       clock,
       track,
       rememberRepo,
-      config: (context, repoId) => loadConfig(context, configs, repoId),
-      seen: (repoId, account) => logins.seen(repoId, account),
+      config: (context: Parameters<typeof loadConfig>[0], repoId: number) => loadConfig(context, configs, repoId),
+      seen: (repoId: number, account: { id: number; login: string }) => logins.seen(repoId, account),
       kick: () => drainer.kick(),
-      appId,
       port: { onResponse: metrics?.githubResponse },
-      log,
-    });
+    };
+
+    routeComments(app, { ...routed, appId, log });
 
     app.on(
       ["pull_request.opened", "pull_request.edited", "pull_request.synchronize", "pull_request.reopened", "pull_request.closed"],
@@ -181,16 +182,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       if (ConfigCache.pushTouchesConfig(context.payload)) configs.invalidate(context.payload.repository.id);
     });
 
-    routeIssueEvents(app, {
-      ledger,
-      clock,
-      track,
-      rememberRepo,
-      config: (context, repoId) => loadConfig(context, configs, repoId),
-      seen: (repoId, account) => logins.seen(repoId, account),
-      kick: () => drainer.kick(),
-      port: { onResponse: metrics?.githubResponse },
-    });
+    routeIssueEvents(app, routed);
 
     routeWork(app, {
       ledger,
