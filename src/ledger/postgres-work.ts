@@ -11,6 +11,7 @@
 import type pg from "pg";
 import { decide } from "./decide.js";
 import { ruleRow } from "./lease-rows.js";
+import { nowParam } from "./postgres-connection.js";
 import type {
   ActivityPolicy,
   ActivityResult,
@@ -49,10 +50,6 @@ interface WorkRow {
   exempt: boolean;
   term_ms: number | null;
 }
-
-
-/** The caller's `now`, or the database's clock when it is null (as postgres.ts's statements outside a transaction read it). */
-const nowParam = (n: number) => `(SELECT COALESCE($${n}::bigint, (extract(epoch from clock_timestamp()) * 1000)::bigint))`;
 
 /** An operation's value, and whether to roll back (a redelivery: nothing of it is kept). */
 interface Outcome<T> {

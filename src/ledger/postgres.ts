@@ -11,7 +11,6 @@ import {
 } from "./postgres-board.js";
 import {
   combineWrites,
-  DB_CLOCK,
   isConnectionError,
   nowParam,
   PostgresConnection,
@@ -22,6 +21,7 @@ import {
 } from "./postgres-connection.js";
 import { migratePostgres, postgresSchemaVersion } from "./postgres-migrate.js";
 import { PostgresOutbox } from "./postgres-outbox.js";
+import { live, PostgresReads, toLease, type LeaseRow } from "./postgres-reads.js";
 import { PostgresRepos } from "./postgres-repos.js";
 import { floorOf, raisePostgresTokenFloor } from "./postgres-token-floor.js";
 import { PostgresWork } from "./postgres-work.js";
@@ -73,48 +73,11 @@ import type {
   LinkPullOptions,
   LinkPullResult,
 } from "./types.js";
-import { heldByOf, heldByWork, parsePulls, pullsColumn, workOf } from "./work-rules.js";
-import { holderOf } from "./types.js";
+import { heldByWork, pullsColumn, workOf } from "./work-rules.js";
 
 // Exported from here before they moved to their own files, and still imported from here (the tests, the CLI).
 export { isConnectionError, synchronousCommit, type PostgresLedgerOptions } from "./postgres-connection.js";
 export { migratePostgres } from "./postgres-migrate.js";
-
-interface LeaseRow {
-  repo_id: number;
-  issue: number;
-  repo: string;
-  holder_id: number | null;
-  holder_login: string | null;
-  holder_instance: string | null;
-  token: number;
-  acquired_at: number | null;
-  expires_at: number | null;
-  remind_at: number | null;
-  reminded: boolean;
-  pulls: string | null;
-  exempt: boolean;
-  term_ms: number | null;
-}
-
-interface HistoryRow {
-  id: number;
-  repo_id: number;
-  repo: string;
-  issue: number;
-  op: string;
-  outcome: string;
-  actor_id: number | null;
-  actor_login: string | null;
-  actor_instance: string | null;
-  holder_id: number | null;
-  holder_login: string | null;
-  holder_instance: string | null;
-  token: number | null;
-  expires_at: number | null;
-  at: number;
-  delivery: string | null;
-}
 
 /** The URL without its password, for error messages. */
 function describeUrl(connectionString: string): string {
@@ -124,19 +87,6 @@ function describeUrl(connectionString: string): string {
   } catch {
     return "the server in DATABASE_URL";
   }
-}
-
-function toLease(row: LeaseRow): Lease {
-  return {
-    repoId: row.repo_id,
-    repo: row.repo,
-    issue: row.issue,
-    holder: holderOf(row.holder_id!, row.holder_login!, row.holder_instance),
-    token: row.token,
-    acquiredAt: row.acquired_at!,
-    expiresAt: row.expires_at,
-    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt }),
-  };
 }
 
 /** Creates the pool, migrates the schema and returns the ledger. */
@@ -187,6 +137,8 @@ export class PostgresLedger implements Ledger {
   private readonly outbox: PostgresOutbox;
   /** Repositories, reflections and named locks (postgres-repos.ts). */
   private readonly repos: PostgresRepos;
+  /** The reads of leases, history and deliveries outside the operations (postgres-reads.ts). */
+  private readonly reads: PostgresReads;
 
   constructor(opts: PostgresLedgerOptions) {
     this.schema = opts.schema ?? "public";
@@ -197,7 +149,7 @@ export class PostgresLedger implements Ledger {
     this.work = new PostgresWork(s);
     this.outbox = new PostgresOutbox(s, this.db);
     this.repos = new PostgresRepos(s, this.db);
-    const live = (now: string) => `holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ${now})`;
+    this.reads = new PostgresReads(s, this.db);
     this.policySql = policySqls(s);
     this.sql = {
       lockHolder: "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))",
@@ -222,26 +174,12 @@ export class PostgresLedger implements Ledger {
       replies: `SELECT count(*)::int AS n, max(replied) AS top FROM ${s}.history
                 WHERE repo_id = $1 AND actor_id = $2 AND replied > 0 AND at > $3`,
       claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
-      getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
       // One repository, through leases_held (repo_id, holder_id): what every webhook's sender may cost.
       renamedIn: `SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND holder_id = $2 AND holder_login <> $3 AND ${live(nowParam(4))} LIMIT 1`,
       rename: `UPDATE ${s}.leases SET holder_login = $2, updated_at = $3
                WHERE holder_id = $1 AND holder_login <> $2 AND ${live("$3")} RETURNING *`,
       reposOf: `SELECT repo_id, repo, installation FROM ${s}.repos WHERE repo_id = ANY($1::bigint[])`,
-      current: `SELECT *, ${nowParam(3)} AS now FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
-      list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${live(nowParam(2))} ORDER BY issue`,
-      listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${live(nowParam(2))} ORDER BY repo_id, issue`,
-      listAll: `SELECT * FROM ${s}.leases WHERE ${live(nowParam(1))} ORDER BY lower(repo), repo_id, issue`,
-      expired: `SELECT * FROM ${s}.leases
-                WHERE holder_id IS NOT NULL AND expires_at IS NOT NULL AND expires_at <= ${nowParam(1)}
-                ORDER BY expires_at, repo_id, issue LIMIT $2`,
-      dueReminders: `WITH now AS MATERIALIZED (SELECT COALESCE($1::bigint, ${DB_CLOCK}) AS v)
-                     SELECT l.* FROM ${s}.leases l, now
-                     WHERE l.holder_id IS NOT NULL AND NOT l.reminded AND l.remind_at IS NOT NULL AND l.remind_at <= now.v
-                       AND (l.expires_at IS NULL OR l.expires_at > now.v)
-                     ORDER BY l.remind_at, l.repo_id, l.issue LIMIT $2`,
-      historyOf: `SELECT * FROM ${s}.history WHERE repo_id = $1 AND issue = $2 ORDER BY id DESC LIMIT $3`,
     };
   }
 
@@ -277,7 +215,7 @@ export class PostgresLedger implements Ledger {
         // waits here on our uncommitted row (unique index), then sees the conflict.
         const claimed = await c.query(this.sql.claimDelivery, [delivery, now]);
         if (claimed.rowCount === 0) {
-          const seen = await c.query<{ result: string }>(this.sql.getDelivery, [delivery]);
+          const seen = await c.query<{ result: string }>(this.reads.sql.getDelivery, [delivery]);
           return { value: { ...(JSON.parse(seen.rows[0]!.result) as R), duplicate: true }, rollback: true };
         }
       }
@@ -448,9 +386,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async recorded(delivery: string): Promise<unknown> {
-    const { rows } = await this.db.query<{ result: string }>(this.sql.getDelivery, [delivery]);
-    // '' while the transaction that claimed it has not committed: not recorded yet.
-    return rows[0] && rows[0].result !== "" ? (JSON.parse(rows[0].result) as unknown) : null;
+    return this.reads.recorded(delivery);
   }
 
   async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
@@ -473,25 +409,23 @@ export class PostgresLedger implements Ledger {
   }
 
   async current(key: IssueKey, now: number): Promise<Lease | null> {
-    const { rows } = await this.db.query<LeaseRow & { now: number }>(this.sql.current, [key.repoId, key.issue, this.db.stmtNow(now)]);
-    // With the database's clock, `now` is the one read by the statement.
-    return decide.live(key, ruleRow(rows[0]), rows[0]?.now ?? now);
+    return this.reads.current(key, now);
   }
 
   async list(repoId: number, now: number): Promise<Lease[]> {
-    return (await this.db.query<LeaseRow>(this.sql.list, [repoId, this.db.stmtNow(now)])).rows.map(toLease);
+    return this.reads.list(repoId, now);
   }
 
   async listHeldBy(holderId: number, now: number): Promise<Lease[]> {
-    return (await this.db.query<LeaseRow>(this.sql.listHeldBy, [holderId, this.db.stmtNow(now)])).rows.map(toLease);
+    return this.reads.listHeldBy(holderId, now);
   }
 
   async listAll(now: number): Promise<Lease[]> {
-    return (await this.db.query<LeaseRow>(this.sql.listAll, [this.db.stmtNow(now)])).rows.map(toLease);
+    return this.reads.listAll(now);
   }
 
   async expiredSince(now: number, limit = 1000): Promise<Lease[]> {
-    return (await this.db.query<LeaseRow>(this.sql.expired, [this.db.stmtNow(now), limit])).rows.map(toLease);
+    return this.reads.expiredSince(now, limit);
   }
 
   async markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Promise<Applied<ExpireResult>> {
@@ -505,7 +439,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async dueReminders(now: number, limit = 1000): Promise<Lease[]> {
-    return (await this.db.query<LeaseRow>(this.sql.dueReminders, [this.db.stmtNow(now), limit])).rows.map(toLease);
+    return this.reads.dueReminders(now, limit);
   }
 
   async markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
@@ -519,21 +453,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async history(key: { repoId: number; issue: number }, limit = 1000): Promise<HistoryEntry[]> {
-    const { rows } = await this.db.query<HistoryRow>(this.sql.historyOf, [key.repoId, key.issue, limit]);
-    return rows.reverse().map((r) => ({
-      id: r.id,
-      repoId: r.repo_id,
-      repo: r.repo,
-      issue: r.issue,
-      op: r.op as HistoryOp,
-      outcome: r.outcome,
-      actor: r.actor_id === null ? null : holderOf(r.actor_id, r.actor_login!, r.actor_instance),
-      holder: r.holder_id === null ? null : holderOf(r.holder_id, r.holder_login!, r.holder_instance),
-      token: r.token,
-      expiresAt: r.expires_at,
-      at: r.at,
-      delivery: r.delivery,
-    }));
+    return this.reads.history(key, limit);
   }
 
   // The outbox (postgres-outbox.ts).
@@ -620,13 +540,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
-    const { rows } = await this.db.query<{ token: number }>(
-      `SELECT token FROM ${pg.escapeIdentifier(this.schema)}.leases WHERE repo_id = $1 AND issue = $2`,
-      [key.repoId, key.issue],
-    );
-    // A row may exist with token 0 before any tenure (a note on a fresh issue).
-    const token = rows[0]?.token ?? 0;
-    return token > 0 ? token : null;
+    return this.reads.latestToken(key);
   }
 
   // The board (postgres-board.ts).
