@@ -7,11 +7,10 @@
  * or the database's clock.
  */
 import { decide } from "./decide.js";
-import { ruleRow } from "./lease-rows.js";
+import { leaseOfRow, type LiveLeaseRow, ruleRow } from "./lease-rows.js";
 import { DB_CLOCK, nowParam, type PostgresConnection } from "./postgres-connection.js";
 import type { HistoryEntry, HistoryOp, IssueKey, Lease } from "./types.js";
 import { holderOf } from "./types.js";
-import { heldByOf, parsePulls } from "./work-rules.js";
 
 /** A row of `leases`, as the reads here and the ledger's operations (postgres.ts) get it. */
 export interface LeaseRow {
@@ -50,17 +49,9 @@ interface HistoryRow {
   delivery: string | null;
 }
 
+/** A row the query read as held (a live lease): the shared mapping of lease-rows.ts. */
 export function toLease(row: LeaseRow): Lease {
-  return {
-    repoId: row.repo_id,
-    repo: row.repo,
-    issue: row.issue,
-    holder: holderOf(row.holder_id!, row.holder_login!, row.holder_instance),
-    token: row.token,
-    acquiredAt: row.acquired_at!,
-    expiresAt: row.expires_at,
-    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt }),
-  };
+  return leaseOfRow(row as LiveLeaseRow);
 }
 
 /** The condition of a held, unexpired lease at `now` (a SQL expression); also the ledger's rename's. */

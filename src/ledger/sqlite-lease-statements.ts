@@ -6,9 +6,8 @@
  * which runs them in its operations' transactions.
  */
 import type Database from "better-sqlite3";
-import { heldByOf, parsePulls } from "./work-rules.js";
+import { leaseOfRow, type LiveLeaseRow } from "./lease-rows.js";
 import type { Lease } from "./types.js";
-import { holderOf } from "./types.js";
 
 export interface LeaseRow {
   repo_id: number;
@@ -37,17 +36,9 @@ export type StateRow = Pick<
 
 const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now)";
 
+/** A row the query read as held (a live lease): the shared mapping of lease-rows.ts. */
 export function toLease(row: LeaseRow): Lease {
-  return {
-    repoId: row.repo_id,
-    repo: row.repo,
-    issue: row.issue,
-    holder: holderOf(row.holder_id!, row.holder_login!, row.holder_instance),
-    token: row.token,
-    acquiredAt: row.acquired_at!,
-    expiresAt: row.expires_at,
-    heldBy: heldByOf({ pulls: parsePulls(row.pulls), exempt: row.exempt === 1 }),
-  };
+  return leaseOfRow(row as LiveLeaseRow);
 }
 
 /**
