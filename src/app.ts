@@ -11,7 +11,7 @@ import { wireDashboard } from "./dashboard/dashboard.js";
 import { loadConfig as loadRepoConfig } from "./repo-config.js";
 import { routeComments } from "./comment-routes.js";
 import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
-import { routeIssueEvents } from "./issue-event-routes.js";
+import { type IssueEventDeps, routeIssueEvents } from "./issue-event-routes.js";
 import { routeWork } from "./work-routes.js";
 import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/types.js";
@@ -130,13 +130,13 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     const track = deliveries.track;
 
     // What the comment and issue-event routes share.
-    const routed = {
+    const routed: IssueEventDeps = {
       ledger,
       clock,
       track,
       rememberRepo,
-      config: (context: Parameters<typeof loadConfig>[0], repoId: number) => loadConfig(context, configs, repoId),
-      seen: (repoId: number, account: { id: number; login: string }) => logins.seen(repoId, account),
+      config: (context, repoId) => loadConfig(context, configs, repoId),
+      seen: (repoId, account) => logins.seen(repoId, account),
       kick: () => drainer.kick(),
       port: { onResponse: metrics?.githubResponse },
     };

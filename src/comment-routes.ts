@@ -4,29 +4,17 @@
  * author's activity (handle-activity.ts). The payload is reduced to a plain
  * value; the app's own comments are never answered.
  */
-import type { Context, Probot } from "probot";
-import type { ConfigResult } from "./config.js";
+import type { Probot } from "probot";
 import { handleActivity } from "./handle-activity.js";
 import { type CommentEvent, handleComment } from "./handle-command.js";
-import type { Holder, Ledger } from "./ledger/types.js";
-import { octokitPort, type PortOptions } from "./reflect/github-port.js";
+import type { IssueEventDeps } from "./issue-event-routes.js";
+import { octokitPort } from "./reflect/github-port.js";
 import { parseMarker } from "./reflect/render.js";
 
-export interface CommentRouteDeps {
-  ledger: Ledger;
-  clock: () => number;
-  /** Runs a delivery's work, so that shutdown waits for it. */
-  track: <T>(work: () => Promise<T>) => Promise<T>;
-  rememberRepo: (repoId: number, full: string, installation: number) => Promise<void>;
-  config: (context: Context, repoId: number) => Promise<ConfigResult>;
-  /** An account seen in an event, with its current login (renamed holders). */
-  seen: (repoId: number, account: Holder) => Promise<void>;
-  /** Something was queued: apply the outbox. */
-  kick: () => void;
+/** What the issue events' routes need, and the app's id and a log. */
+export interface CommentRouteDeps extends IssueEventDeps {
   /** This app's id, to recognise its own comments. */
   appId: number | undefined;
-  /** Options of the GitHub port the handlers read through (metrics). */
-  port?: PortOptions;
   log: { info: (obj: object, msg: string) => void };
 }
 
