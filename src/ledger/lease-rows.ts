@@ -36,17 +36,21 @@ export function leaseOfRow(row: LiveLeaseRow): Lease {
   };
 }
 
-/** An issue's row as an operation reads it: the fields the rules need. */
-export interface StateRowFields {
+/**
+ * An issue's row as an operation reads it: the fields the rules need. `Flag`
+ * is how the backend gives a boolean column (SQLite 0/1, PostgreSQL boolean);
+ * each backend's row types extend this with its own.
+ */
+export interface StateRowFields<Flag extends number | boolean = number | boolean> {
   holder_id: number | null;
   holder_login: string | null;
   holder_instance: string | null;
   token: number;
   acquired_at: number | null;
   expires_at: number | null;
-  reminded: number | boolean;
+  reminded: Flag;
   pulls: string | null;
-  exempt: number | boolean;
+  exempt: Flag;
   term_ms: number | null;
 }
 

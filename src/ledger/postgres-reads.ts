@@ -7,27 +7,17 @@
  * or the database's clock.
  */
 import { decide } from "./decide.js";
-import { leaseOfRow, type LiveLeaseRow, ruleRow } from "./lease-rows.js";
+import { leaseOfRow, type LiveLeaseRow, ruleRow, type StateRowFields } from "./lease-rows.js";
 import { DB_CLOCK, nowParam, type PostgresConnection } from "./postgres-connection.js";
 import type { HistoryEntry, HistoryOp, IssueKey, Lease } from "./types.js";
 import { holderOf } from "./types.js";
 
 /** A row of `leases`, as the reads here and the ledger's operations (postgres.ts) get it. */
-export interface LeaseRow {
+export interface LeaseRow extends StateRowFields<boolean> {
   repo_id: number;
   issue: number;
   repo: string;
-  holder_id: number | null;
-  holder_login: string | null;
-  holder_instance: string | null;
-  token: number;
-  acquired_at: number | null;
-  expires_at: number | null;
   remind_at: number | null;
-  reminded: boolean;
-  pulls: string | null;
-  exempt: boolean;
-  term_ms: number | null;
 }
 
 interface HistoryRow {

@@ -10,7 +10,7 @@
  */
 import type pg from "pg";
 import { decide } from "./decide.js";
-import { ruleRow } from "./lease-rows.js";
+import { ruleRow, type StateRowFields } from "./lease-rows.js";
 import { nowParam } from "./postgres-connection.js";
 import type {
   ActivityPolicy,
@@ -37,18 +37,8 @@ import {
 
 type Client = pg.PoolClient;
 
-interface WorkRow {
+interface WorkRow extends StateRowFields<boolean> {
   issue: number;
-  holder_id: number | null;
-  holder_login: string | null;
-  holder_instance: string | null;
-  token: number;
-  acquired_at: number | null;
-  expires_at: number | null;
-  reminded: boolean;
-  pulls: string | null;
-  exempt: boolean;
-  term_ms: number | null;
 }
 
 /** An operation's value, and whether to roll back (a redelivery: nothing of it is kept). */

@@ -6,26 +6,16 @@
  * which runs them in its operations' transactions.
  */
 import type Database from "better-sqlite3";
-import { leaseOfRow, type LiveLeaseRow } from "./lease-rows.js";
+import { leaseOfRow, type LiveLeaseRow, type StateRowFields } from "./lease-rows.js";
 import type { Lease } from "./types.js";
 
-export interface LeaseRow {
+export interface LeaseRow extends StateRowFields<number> {
   repo_id: number;
   issue: number;
   repo: string;
-  holder_id: number | null;
-  holder_login: string | null;
-  holder_instance: string | null;
-  token: number;
-  acquired_at: number | null;
-  expires_at: number | null;
   remind_at: number | null;
-  reminded: number;
   due_at: number | null;
   last_history: number | null;
-  pulls: string | null;
-  exempt: number;
-  term_ms: number | null;
 }
 
 /** What an operation reads of its issue's row: what the rules need (decide.ts's Row), and the latest history row. */

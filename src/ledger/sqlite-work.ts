@@ -7,7 +7,7 @@
  */
 import type Database from "better-sqlite3";
 import { decide } from "./decide.js";
-import { ruleRow } from "./lease-rows.js";
+import { ruleRow, type StateRowFields } from "./lease-rows.js";
 import type {
   ActivityPolicy,
   ActivityResult,
@@ -34,19 +34,9 @@ import {
 /** Live, as sqlite-lease-statements.ts reads it: held, and no expiry or one ahead. */
 const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now)";
 
-interface WorkRow {
+interface WorkRow extends StateRowFields<number> {
   repo: string;
-  holder_id: number | null;
-  holder_login: string | null;
-  holder_instance: string | null;
-  token: number;
-  acquired_at: number | null;
-  expires_at: number | null;
-  reminded: number;
   last_history: number | null;
-  pulls: string | null;
-  exempt: number;
-  term_ms: number | null;
 }
 
 
