@@ -10,8 +10,7 @@
  * drain steadily through the outbox within GitHub's limits.
  */
 import { randomUUID } from "node:crypto";
-import { type KeptLock, keepLock } from "./ledger/keep-lock.js";
-import type { Ledger, Lease, NewEffect } from "./ledger/types.js";
+import type { HeldLock, Ledger, Lease, NewEffect } from "./ledger/types.js";
 import { REFLECT, type ReflectPayload } from "./reflect/drainer.js";
 import { leaseView, type Reply } from "./reflect/render.js";
 
@@ -24,9 +23,9 @@ export interface SweepDeps {
 }
 
 /**
- * How long the sweep lock outlives a replica that dies holding it. The live
- * holder extends it while it sweeps, so it bounds only how long a dead one
- * stops the others' sweeps.
+ * How long SQLite's sweep lock row outlives a holder that stops extending it
+ * (the live holder extends it while it sweeps). PostgreSQL's sweep lock ends
+ * with its holder's connection instead, so a replica that dies stops no one.
  */
 export const SWEEP_LOCK_MS = 20_000;
 
@@ -85,16 +84,16 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
 /**
  * Runs `sweepOnce` every `intervalMs` until stopped. Replicas sharing a ledger
  * take turns through a named lock: the one that takes it sweeps, and keeps it
- * (extending it in the background) for as long as it lives; if it dies,
- * another takes over once the lock expires (`SWEEP_LOCK_MS`), whatever the
- * sweep interval.
+ * for as long as it lives. On PostgreSQL the lock is a session advisory lock,
+ * so if the holder dies (or its lock connection does) another takes over at
+ * its next tick; the holder that lost it stops sweeping until it takes it again.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<unknown> | null = null;
   private readonly owner = `${process.pid}-${randomUUID()}`;
-  /** The sweep lock while this process holds it, and what aborts when it is lost. */
-  private held: { lock: KeptLock; lost: AbortController } | null = null;
+  /** The sweep lock while this process holds it; its signal aborts when it is lost. */
+  private held: HeldLock | null = null;
   lastSweep: SweepResult | null = null;
 
   constructor(
@@ -126,14 +125,11 @@ export class Sweeper {
   async sweep(): Promise<SweepResult | null> {
     const { ledger, clock } = this.deps;
     const ttlMs = this.deps.lockMs ?? SWEEP_LOCK_MS;
-    if (!this.held || this.held.lost.signal.aborted) {
-      this.held = null;
-      if (!(await ledger.tryLock("sweep", this.owner, clock(), ttlMs))) return null;
-      const lost = new AbortController();
-      const lock = keepLock({ ledger, name: "sweep", owner: this.owner, clock, ttlMs, onLost: (why) => lost.abort(new Error(why)) });
-      this.held = { lock, lost };
+    if (!this.held || this.held.signal.aborted) {
+      this.held = await ledger.holdLock("sweep", this.owner, clock, ttlMs);
+      if (!this.held) return null;
     }
-    const r = await sweepOnce({ ...this.deps, signal: this.held.lost.signal });
+    const r = await sweepOnce({ ...this.deps, signal: this.held.signal });
     this.lastSweep = r;
     this.deps.onSwept?.(r);
     return r;
@@ -146,6 +142,6 @@ export class Sweeper {
     const held = this.held;
     this.held = null;
     // Let go at once, so that another replica need not wait for the lock to expire.
-    await held?.lock.release().catch(() => undefined);
+    await held?.release().catch(() => undefined);
   }
 }

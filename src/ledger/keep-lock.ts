@@ -1,40 +1,50 @@
 /**
- * Keeps a named lock of the ledger while its holder works: the lock's time
- * to live can then be short, so that a process that dies holding it stops
- * nobody for long, whatever the work's duration. The lock is extended every
- * third of its time to live; when an extension is refused (another process
- * took the lock after it expired) or the ledger has not answered until it
- * would have expired, `onLost` is called once and the holder must stop.
+ * A named lock kept in the ledger's own rows while its holder works (SQLite,
+ * whose file one process serves): the lock's time to live can then be short,
+ * so that a holder that stops extending it stops nobody for long, whatever
+ * the work's duration. The lock is extended every third of its time to live;
+ * when an extension is refused (another owner took the lock after it expired)
+ * or the ledger has not answered until it would have expired, the lock's
+ * signal is aborted and the holder must stop.
+ *
+ * PostgreSQL's named locks are not rows but session advisory locks, which end
+ * with their holder's connection (postgres-session-locks.ts).
  */
-import type { Ledger } from "./types.js";
+import type { HeldLock } from "./types.js";
 
-export interface KeptLock {
-  /** Stops extending the lock and lets go of it. */
-  release(): Promise<void>;
+/** The row locks of a ledger that has them: take or extend, and let go. */
+export interface RowLocks {
+  tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean>;
+  unlock(name: string, owner: string): Promise<void>;
 }
 
-export function keepLock(o: {
-  ledger: Ledger;
-  name: string;
-  owner: string;
-  clock: () => number;
-  ttlMs: number;
-  onLost: (reason: string) => void;
-}): KeptLock {
-  const { ledger, name, owner, clock, ttlMs } = o;
+/** Takes the row lock `name` for `owner` if it is free (or expired), and keeps it until released; null if another owner has it. */
+export async function holdRowLock(
+  locks: RowLocks,
+  name: string,
+  owner: string,
+  clock: () => number,
+  ttlMs: number,
+): Promise<HeldLock | null> {
+  if (!(await locks.tryLock(name, owner, clock(), ttlMs))) return null;
+  return keepLock({ locks, name, owner, clock, ttlMs });
+}
+
+/** Keeps a row lock just taken by `owner`, extending it until released. */
+export function keepLock(o: { locks: RowLocks; name: string; owner: string; clock: () => number; ttlMs: number }): HeldLock {
+  const { locks, name, owner, clock, ttlMs } = o;
+  const lost = new AbortController();
   let until = clock() + ttlMs;
-  let lost = false;
   let extending: Promise<unknown> | null = null;
   const lose = (reason: string) => {
-    if (lost) return;
-    lost = true;
+    if (lost.signal.aborted) return;
     clearInterval(timer);
-    o.onLost(reason);
+    lost.abort(new Error(reason));
   };
   const timer = setInterval(() => {
-    if (extending || lost) return;
+    if (extending || lost.signal.aborted) return;
     const at = clock();
-    extending = ledger
+    extending = locks
       .tryLock(name, owner, at, ttlMs)
       .then(
         (kept) => (kept ? (until = at + ttlMs) : lose(`the lock ${name} was taken by another process`)),
@@ -45,11 +55,12 @@ export function keepLock(o: {
   }, Math.max(5, Math.floor(ttlMs / 3)));
   timer.unref();
   return {
+    signal: lost.signal,
     async release() {
       clearInterval(timer);
       // An extension in flight would take the lock again after the unlock.
       await extending;
-      if (!lost) await ledger.unlock(name, owner);
+      if (!lost.signal.aborted) await locks.unlock(name, owner);
     },
   };
 }

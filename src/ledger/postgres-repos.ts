@@ -1,10 +1,11 @@
 /**
  * What the PostgreSQL ledger keeps beside the leases, each read or written
  * in one statement of its own (SQLite's are SqliteLedger's own): the repositories
- * seen (name and installation), each issue's reflection state, and named
- * locks with an owner and an expiry, taken over once expired.
+ * seen (name and installation) and each issue's reflection state. (Its
+ * `locks` table, named locks with an expiry, is no longer used: the named
+ * locks are session advisory locks, postgres-session-locks.ts.)
  */
-import { DB_CLOCK, nowParam, type PostgresConnection } from "./postgres-connection.js";
+import { nowParam, type PostgresConnection } from "./postgres-connection.js";
 import type { RepoInfo } from "./types.js";
 
 export class PostgresRepos {
@@ -16,12 +17,6 @@ export class PostgresRepos {
     private readonly db: PostgresConnection,
   ) {
     this.sql = {
-      tryLock: `WITH now AS MATERIALIZED (SELECT COALESCE($3::bigint, ${DB_CLOCK}) AS v)
-                INSERT INTO ${s}.locks (name, owner, until) SELECT $1, $2, v + $4 FROM now
-                ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until
-                WHERE ${s}.locks.until <= (SELECT v FROM now) OR ${s}.locks.owner = EXCLUDED.owner
-                RETURNING owner`,
-      unlock: `DELETE FROM ${s}.locks WHERE name = $1 AND owner = $2`,
       getReflection: `SELECT state FROM ${s}.reflections WHERE repo_id = $1 AND issue = $2`,
       putReflection: `INSERT INTO ${s}.reflections (repo_id, issue, state, updated_at) VALUES ($1, $2, $3, ${nowParam(4)})
                       ON CONFLICT (repo_id, issue) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
@@ -57,14 +52,5 @@ export class PostgresRepos {
     const { rows } = await this.db.query<{ repo_id: number; repo: string; installation: number }>(this.sql.findRepo, [name]);
     const r = rows[0];
     return r ? { repoId: r.repo_id, repo: r.repo, installation: r.installation } : null;
-  }
-
-  async tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
-    const { rows } = await this.db.query(this.sql.tryLock, [name, owner, this.db.stmtNow(now), ttlMs]);
-    return rows.length > 0;
-  }
-
-  async unlock(name: string, owner: string): Promise<void> {
-    await this.db.query(this.sql.unlock, [name, owner]);
   }
 }

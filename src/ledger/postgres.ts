@@ -23,6 +23,7 @@ import { migratePostgres, postgresSchemaVersion } from "./postgres-migrate.js";
 import { PostgresOutbox } from "./postgres-outbox.js";
 import { live, PostgresReads, toLease, type LeaseRow } from "./postgres-reads.js";
 import { PostgresRepos } from "./postgres-repos.js";
+import { PostgresSessionLocks } from "./postgres-session-locks.js";
 import { floorOf, raisePostgresTokenFloor } from "./postgres-token-floor.js";
 import { PostgresWork } from "./postgres-work.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
@@ -40,6 +41,7 @@ import type {
   ExpireResult,
   ForceReleaseOptions,
   ForceReleaseResult,
+  HeldLock,
   HistoryEntry,
   HistoryOp,
   Holder,
@@ -135,8 +137,10 @@ export class PostgresLedger implements Ledger {
   private readonly work: PostgresWork;
   /** The outbox's statements and operations (postgres-outbox.ts). */
   private readonly outbox: PostgresOutbox;
-  /** Repositories, reflections and named locks (postgres-repos.ts). */
+  /** Repositories and reflections (postgres-repos.ts). */
   private readonly repos: PostgresRepos;
+  /** Named locks: session advisory locks on a connection of their own (postgres-session-locks.ts). */
+  private readonly locks: PostgresSessionLocks;
   /** The reads of leases, history and deliveries outside the operations (postgres-reads.ts). */
   private readonly reads: PostgresReads;
 
@@ -149,6 +153,11 @@ export class PostgresLedger implements Ledger {
     this.work = new PostgresWork(s);
     this.outbox = new PostgresOutbox(s, this.db);
     this.repos = new PostgresRepos(s, this.db);
+    this.locks = new PostgresSessionLocks({
+      connectionString: opts.connectionString,
+      schema: this.schema,
+      log: opts.log ?? ((message, error) => console.error(`[issue-leases] ${message}`, error)),
+    });
     this.reads = new PostgresReads(s, this.db);
     this.policySql = policySqls(s);
     this.sql = {
@@ -506,15 +515,13 @@ export class PostgresLedger implements Ledger {
     return this.repos.findRepo(name);
   }
 
-  async tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
-    return this.repos.tryLock(name, owner, now, ttlMs);
-  }
-
-  async unlock(name: string, owner: string): Promise<void> {
-    return this.repos.unlock(name, owner);
+  /** The lock ends with this process's lock connection, not after `ttlMs`: a replica that dies lets go at once. */
+  async holdLock(name: string, _owner: string, _clock: () => number, _ttlMs: number): Promise<HeldLock | null> {
+    return this.locks.hold(name);
   }
 
   async close(): Promise<void> {
+    await this.locks.close();
     return this.db.close();
   }
 

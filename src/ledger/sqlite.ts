@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { decide, type Row } from "./decide.js";
+import { holdRowLock } from "./keep-lock.js";
 import { ruleRow } from "./lease-rows.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
@@ -26,6 +27,7 @@ import type {
   ExpireResult,
   ForceReleaseOptions,
   ForceReleaseResult,
+  HeldLock,
   HistoryEntry,
   HistoryOp,
   Holder,
@@ -436,10 +438,16 @@ export class SqliteLedger implements Ledger {
     return this.repos.findRepo(name);
   }
 
+  async holdLock(name: string, owner: string, clock: () => number, ttlMs: number): Promise<HeldLock | null> {
+    return holdRowLock(this, name, owner, clock, ttlMs);
+  }
+
+  /** Takes or extends the row lock for `owner` until `now + ttlMs`, if it is free, expired or already `owner`'s. */
   async tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
     return this.repos.tryLock(name, owner, now, ttlMs);
   }
 
+  /** Lets go of the row lock if `owner` holds it; nothing otherwise. */
   async unlock(name: string, owner: string): Promise<void> {
     this.repos.unlock(name, owner);
   }

@@ -302,6 +302,14 @@ export interface SchemaVersion {
   latest: number;
 }
 
+/** A named lock of the ledger while its holder has it (`Ledger.holdLock`). */
+export interface HeldLock {
+  /** Aborted, with the reason, once the lock is lost (another took it, or its connection died). */
+  readonly signal: AbortSignal;
+  /** Lets go of the lock; nothing if it was lost. */
+  release(): Promise<void>;
+}
+
 export interface Ledger {
   acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>>;
   renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>>;
@@ -391,13 +399,16 @@ export interface Ledger {
   findRepo(name: string): Promise<RepoInfo | null>;
 
   /**
-   * Takes or extends the named lock for `owner` until `now + ttlMs`, if it is
-   * free, expired or already `owner`'s. Used so that one replica sweeps at a
-   * time; a replica that dies leaves the lock to expire.
+   * Takes the named lock for `owner` if no one holds it, and keeps it until
+   * released; null if another holder (of this process or another) has it.
+   * Used so that one replica sweeps at a time, and for work done in turns
+   * across replicas. The lock's signal aborts when it is lost: the holder
+   * must stop the work it guards. A holder that dies lets go at once on
+   * PostgreSQL (a session advisory lock ends with its connection); SQLite's
+   * row lock would last `ttlMs` past its last extension, but a process that
+   * starts serving the file takes a dead one's locks over at once.
    */
-  tryLock(name: string, owner: string, now: number, ttlMs: number): Promise<boolean>;
-  /** Lets go of the named lock if `owner` holds it; nothing otherwise. */
-  unlock(name: string, owner: string): Promise<void>;
+  holdLock(name: string, owner: string, clock: () => number, ttlMs: number): Promise<HeldLock | null>;
   /**
    * Whether other processes may use this ledger at the same time (PostgreSQL
    * behind replicas), so that work done in turns within one process must also

@@ -27,7 +27,7 @@
 import { CHECK_NAME, closedIssues, evaluateLeaseCheck, tooManyReferences } from "../checks/lease-check.js";
 import { DEFAULT_CONFIG } from "../config.js";
 import { resumeOf } from "../work-policy.js";
-import type { Effect, Followed, Holder, IssueEffect, Ledger, Resume } from "../ledger/types.js";
+import type { Effect, Followed, HeldLock, Holder, IssueEffect, Ledger, Resume } from "../ledger/types.js";
 import type { GitHubPort } from "./github-port.js";
 import type { LabelTemplates } from "./labels.js";
 import { REFLECT, type ReflectPayload } from "./reflector.js";
@@ -109,7 +109,11 @@ export interface CheckDeps {
 }
 
 const turns = new WeakMap<Ledger, Map<number, Promise<unknown>>>();
-/** How long a replica that dies while relinking holds the repository's links; a relink is at most 51 small writes. */
+/**
+ * How long a row lock on the repository's links lasts if its holder stops
+ * extending it (PostgreSQL's ends with its holder's connection); a relink is
+ * at most 51 small writes.
+ */
 const LINKS_LOCK_MS = 30_000;
 
 /**
@@ -123,8 +127,9 @@ async function linksTurn<T>(deps: CheckDeps, repoId: number, f: () => Promise<T>
   if (!queues) turns.set(deps.ledger, (queues = new Map()));
   const turn = (queues.get(repoId) ?? Promise.resolve()).then(async () => {
     const name = `pull-links/${repoId}`;
-    const shared = deps.ledger.sharedByProcesses;
-    for (let tries = 0, wait = 10; shared && !(await deps.ledger.tryLock(name, deps.owner, deps.clock(), LINKS_LOCK_MS)); tries++) {
+    const take = () => deps.ledger.holdLock(name, deps.owner, deps.clock, LINKS_LOCK_MS);
+    let lock: HeldLock | null = null;
+    for (let tries = 0, wait = 10; deps.ledger.sharedByProcesses && !(lock = await take()); tries++) {
       // The effect is retried later rather than holding a drainer slot for long.
       if (tries >= 100) throw new Error(`pull request links of repository ${repoId} stayed locked; will retry`);
       await new Promise((resolve) => setTimeout(resolve, wait));
@@ -133,7 +138,7 @@ async function linksTurn<T>(deps: CheckDeps, repoId: number, f: () => Promise<T>
     try {
       return await f();
     } finally {
-      if (shared) await deps.ledger.unlock(name, deps.owner);
+      await lock?.release();
     }
   });
   const settled = turn.catch(() => undefined);

@@ -6,8 +6,7 @@
  * turn also holds the repository's label lock in the ledger, extended while
  * the turn lasts, so that the turns of all replicas alternate.
  */
-import { keepLock } from "../ledger/keep-lock.js";
-import type { Ledger } from "../ledger/types.js";
+import type { HeldLock, Ledger } from "../ledger/types.js";
 import { fenced, type GitHubPort } from "./github-port.js";
 
 /** What the app knows of a repository's labels. */
@@ -36,7 +35,7 @@ export interface RepoTurnsOptions {
   clock: () => number;
   /** Who this process is, in the ledger's locks. */
   owner: string;
-  /** How long a repository's label lock lasts if its holder dies holding it (shared ledgers only); extended while held. */
+  /** How long a repository's label lock lasts if its holder stops extending it (row locks); PostgreSQL's ends with its holder's connection. */
   labelLockMs: number;
   /** Whether the process is stopping: a wait for a label lock gives up. */
   stopping: () => boolean;
@@ -98,16 +97,15 @@ export class RepoTurns {
   }
 
   /** Waits for the repository's label lock in the ledger, and keeps it until released. */
-  private async labelLock(repoId: number): Promise<{ signal: AbortSignal; release(): Promise<void> }> {
+  private async labelLock(repoId: number): Promise<HeldLock> {
     const { ledger, owner, clock, labelLockMs } = this.o;
     const name = `labels/${repoId}`;
-    for (let wait = 10; !(await ledger.tryLock(name, owner, clock(), labelLockMs)); wait = Math.min(2 * wait, 500)) {
+    for (let wait = 10; ; wait = Math.min(2 * wait, 500)) {
+      const lock = await ledger.holdLock(name, owner, clock, labelLockMs);
+      if (lock) return lock;
       // The effect goes back to the outbox, for this replica's successor or another.
       if (this.o.stopping()) throw new Error("outbox: shutting down while waiting for a repository's label lock");
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
-    const lost = new AbortController();
-    const kept = keepLock({ ledger, name, owner, clock, ttlMs: labelLockMs, onLost: (reason) => lost.abort(new Error(reason)) });
-    return { signal: lost.signal, release: () => kept.release() };
   }
 }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type AcquireResult, fenceOf, type Holder, type IssueKey, type Lease, type NewEffect } from "../../src/ledger/types.js";
+import type { SqliteLedger } from "../../src/ledger/sqlite.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;
@@ -240,27 +241,39 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await ledger.listAll(T0 + 2 * HOUR)).toEqual([a3]);
     });
 
-    it("tryLock: one owner at a time until the lock expires", async () => {
-      expect(await ledger.tryLock("sweeper", "replica-1", T0, MIN)).toBe(true);
-      expect(await ledger.tryLock("sweeper", "replica-2", T0 + 1, MIN)).toBe(false);
-      // The owner extends it.
-      expect(await ledger.tryLock("sweeper", "replica-1", T0 + MIN - 1, MIN)).toBe(true);
-      expect(await ledger.tryLock("sweeper", "replica-2", T0 + MIN, MIN)).toBe(false);
-      // Other names are other locks.
-      expect(await ledger.tryLock("other", "replica-2", T0 + MIN, MIN)).toBe(true);
-      // Once expired, anyone may take it.
-      expect(await ledger.tryLock("sweeper", "replica-2", T0 + 2 * MIN - 1, MIN)).toBe(true);
-      expect(await ledger.tryLock("sweeper", "replica-1", T0 + 2 * MIN, MIN)).toBe(false);
+    it("holdLock: one holder at a time, of this ledger or another on the store; a release lets the next in; each name its own lock", async () => {
+      const other = await store().another!();
+      const clock = () => T0;
+      const sweep = await ledger.holdLock("sweep", "replica-1", clock, MIN);
+      expect(sweep).not.toBeNull();
+      expect(await other.holdLock("sweep", "replica-2", clock, MIN)).toBeNull();
+      expect(await ledger.holdLock("sweep", "replica-3", clock, MIN)).toBeNull();
+      const labels = await other.holdLock("labels/1", "replica-2", clock, MIN);
+      expect(labels).not.toBeNull();
+      await sweep!.release();
+      const next = await other.holdLock("sweep", "replica-2", clock, MIN);
+      expect(next).not.toBeNull();
+      expect(sweep!.signal.aborted || next!.signal.aborted || labels!.signal.aborted).toBe(false);
+      await next!.release();
+      await labels!.release();
+      const mine = await ledger.holdLock("labels/1", "replica-1", clock, MIN);
+      expect(mine).not.toBeNull();
+      await mine!.release();
     });
 
-    it("unlock: frees the lock for another owner at once, and only its owner's", async () => {
-      expect(await ledger.tryLock("labels/1", "replica-1", T0, MIN)).toBe(true);
-      await ledger.unlock("labels/1", "replica-2");
-      expect(await ledger.tryLock("labels/1", "replica-2", T0 + 1, MIN)).toBe(false);
-      await ledger.unlock("labels/1", "replica-1");
-      expect(await ledger.tryLock("labels/1", "replica-2", T0 + 2, MIN)).toBe(true);
-      await ledger.unlock("labels/9", "replica-2");
-      expect(await ledger.tryLock("labels/1", "replica-1", T0 + 3, MIN)).toBe(false);
+    it.runIf(backend.name === "sqlite")("SQLite's row locks: one owner at a time until the lock expires; unlock frees it, and only its owner's", async () => {
+      const rows = store().ledger as SqliteLedger;
+      expect(await rows.tryLock("sweeper", "replica-1", T0, MIN)).toBe(true);
+      expect(await rows.tryLock("sweeper", "replica-2", T0 + 1, MIN)).toBe(false);
+      // The owner extends it.
+      expect(await rows.tryLock("sweeper", "replica-1", T0 + MIN - 1, MIN)).toBe(true);
+      expect(await rows.tryLock("sweeper", "replica-2", T0 + MIN, MIN)).toBe(false);
+      // Once expired, anyone may take it.
+      expect(await rows.tryLock("sweeper", "replica-2", T0 + 2 * MIN - 1, MIN)).toBe(true);
+      await rows.unlock("sweeper", "replica-1");
+      expect(await rows.tryLock("sweeper", "replica-1", T0 + 2 * MIN, MIN)).toBe(false);
+      await rows.unlock("sweeper", "replica-2");
+      expect(await rows.tryLock("sweeper", "replica-1", T0 + 2 * MIN, MIN)).toBe(true);
     });
 
     it("ping answers and the schema is up to date", async () => {

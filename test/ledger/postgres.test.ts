@@ -9,7 +9,10 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres-migrations.js";
 import { PostgresLedger, openPostgres, type PostgresLedgerOptions } from "../../src/ledger/postgres.js";
+import { advisoryKey } from "../../src/ledger/postgres-session-locks.js";
 import { type Effect, fenceOf, type Holder, type IssueKey } from "../../src/ledger/types.js";
+import { Sweeper } from "../../src/sweeper.js";
+import { startTcpProxy } from "../support/tcp-proxy.js";
 import { freshSchema, postgresAvailable, skipPostgres, TEST_DATABASE_URL, withClient, type FreshSchema } from "../support/pg-schema.js";
 
 const MIN = 60_000;
@@ -372,6 +375,124 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
       }
       const history = await ledger.history(key(1));
       expect(history.map((h) => h.op)).toEqual(["note", "acquire"]);
+    });
+  });
+
+  describe("named locks: session advisory locks", () => {
+    /** The backend holding the advisory lock `name` of the test's schema, if any. */
+    async function lockHolderPid(name: string, schema = fresh.schema): Promise<number | undefined> {
+      const k = BigInt.asUintN(64, advisoryKey(schema, name));
+      const { rows } = await withClient((c) =>
+        c.query<{ pid: number }>(
+          "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid AND objsubid = 1",
+          [String(k >> 32n), String(k & 0xffffffffn)],
+        ),
+      );
+      return rows[0]?.pid;
+    }
+    const clock = () => T0;
+
+    it("a replica closed while it holds the lock: another takes it at once, not after its time to live", async () => {
+      const a = await replica();
+      const b = await replica();
+      const held = await a.holdLock("sweep", "a", clock, HOUR);
+      expect(held).not.toBeNull();
+      expect(await b.holdLock("sweep", "b", clock, HOUR)).toBeNull();
+      // In the same process, a second taker waits too: a session may take an advisory lock twice.
+      expect(await a.holdLock("sweep", "a2", clock, HOUR)).toBeNull();
+      expect(await lockHolderPid("sweep")).toBeDefined();
+      await a.close();
+      expect(held!.signal.aborted).toBe(true);
+      expect(await b.holdLock("sweep", "b", clock, HOUR)).not.toBeNull();
+    });
+
+    it("the holder's lock connection killed: its signal aborts, the error is logged, another replica takes the lock, and the first takes it again once free", async () => {
+      const log = vi.fn();
+      const a = await replica({ log });
+      const b = await replica();
+      const held = await a.holdLock("labels/100", "a", clock, HOUR);
+      expect(held).not.toBeNull();
+      const pid = await lockHolderPid("labels/100");
+      expect(pid).toBeDefined();
+      await withClient((c) => c.query("SELECT pg_terminate_backend($1)", [pid]));
+      await vi.waitFor(() => expect(held!.signal.aborted).toBe(true), { timeout: 10_000 });
+      expect(String(held!.signal.reason)).toMatch(/lock connection .*lost/);
+      expect(log).toHaveBeenCalledWith(expect.stringMatching(/lost labels\/100/), expect.anything());
+      const taken = await b.holdLock("labels/100", "b", clock, HOUR);
+      expect(taken).not.toBeNull();
+      // The first replica's pool is untouched, and its next lock is on a new connection.
+      expect(await a.acquire(key(1), holder(1), HOUR, T0)).toMatchObject({ outcome: "acquired" });
+      expect(await a.holdLock("labels/100", "a", clock, HOUR)).toBeNull();
+      await taken!.release();
+      const again = await a.holdLock("labels/100", "a", clock, HOUR);
+      expect(again).not.toBeNull();
+      expect(await lockHolderPid("labels/100")).not.toBe(pid);
+      await again!.release();
+      expect(await lockHolderPid("labels/100")).toBeUndefined();
+    });
+
+    it("two sweepers: one sweeps; when its lock connection dies the other takes over and the first stops until the lock is free", async () => {
+      const log = vi.fn();
+      const a = await replica({ log });
+      const b = await replica();
+      const sa = new Sweeper({ ledger: a, clock, intervalMs: HOUR });
+      const sb = new Sweeper({ ledger: b, clock, intervalMs: HOUR });
+      try {
+        expect(await sa.sweep()).not.toBeNull();
+        expect(await sb.sweep()).toBeNull();
+        const pid = await lockHolderPid("sweep");
+        await withClient((c) => c.query("SELECT pg_terminate_backend($1)", [pid]));
+        // No lock of the dead session is left to expire: the other takes over at its next tick.
+        await vi.waitFor(async () => expect(await sb.sweep()).not.toBeNull(), { timeout: 10_000 });
+        // The first has noticed its loss: it does not sweep while the other holds the lock.
+        await vi.waitFor(async () => expect(await sa.sweep()).toBeNull(), { timeout: 10_000 });
+        expect(await sa.sweep()).toBeNull();
+        await sb.stop();
+        expect(await sa.sweep()).not.toBeNull();
+        expect(log).toHaveBeenCalledWith(expect.stringMatching(/lost sweep/), expect.anything());
+      } finally {
+        await sa.stop();
+        await sb.stop();
+      }
+    });
+
+    it("the holder's lock connection stalled (a partition): the holder gives up on it within 15 s, and its session ending frees the lock", async () => {
+      const url = new URL(fresh.connectionString);
+      const link = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+      try {
+        url.port = String(link.port);
+        const log = vi.fn();
+        const a = await replica({ connectionString: url.toString(), log });
+        const b = await replica();
+        const held = await a.holdLock("sweep", "a", clock, HOUR);
+        expect(held).not.toBeNull();
+        link.stall();
+        // Nothing is refused or closed: only the checks going unanswered tell.
+        await vi.waitFor(() => expect(held!.signal.aborted).toBe(true), { timeout: 30_000, interval: 200 });
+        expect(String(held!.signal.reason)).toMatch(/did not answer/);
+        expect(log).toHaveBeenCalledWith(expect.stringMatching(/lost sweep/), null);
+        await vi.waitFor(async () => expect(await b.holdLock("sweep", "b", clock, HOUR)).not.toBeNull(), { timeout: 10_000 });
+      } finally {
+        link.restore();
+        await link.close();
+      }
+    }, 60_000);
+
+    it("the same name in two schemas is two locks", async () => {
+      const other = await freshSchema();
+      try {
+        const a = await replica();
+        const b = await replica({ schema: other.schema });
+        const mine = await a.holdLock("sweep", "a", clock, HOUR);
+        const theirs = await b.holdLock("sweep", "b", clock, HOUR);
+        expect(mine).not.toBeNull();
+        expect(theirs).not.toBeNull();
+        expect(await lockHolderPid("sweep", other.schema)).toBeDefined();
+        await theirs!.release();
+        await b.close();
+      } finally {
+        await other.drop();
+      }
     });
   });
 });
