@@ -20,13 +20,17 @@ export interface RepoVisibility extends RepoInfo {
  */
 export type VisiblePrivateRepos = readonly number[];
 
-export interface BoardQuery {
+/** The board's filters, the same for the page and its side panels. */
+export interface BoardFilter {
   visible: VisiblePrivateRepos;
   repoId?: number;
   /** By login (case-insensitive); with `id`, only that account under that login. */
   holder?: { login: string; id?: number };
   /** By label name (case-insensitive). */
   label?: string;
+}
+
+export interface BoardQuery extends BoardFilter {
   /** 0 for the first page. */
   page: number;
   pageSize: number;
@@ -43,10 +47,11 @@ export interface BoardPage {
   leases: BoardLease[];
   /** Whether a next page exists. */
   more: boolean;
+  /** How many live leases the filters match, among what the viewer may see (every page's). */
+  total: number;
 }
 
-export interface BoardPanelsQuery {
-  visible: VisiblePrivateRepos;
+export interface BoardPanelsQuery extends BoardFilter {
   /** How many holders, expiring leases and ended tenures to list. */
   top: number;
   soonMs: number;

@@ -8,6 +8,7 @@
 import type pg from "pg";
 import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "./board-rows.js";
 import type {
+  BoardFilter,
   BoardPage,
   BoardPanels,
   BoardPanelsQuery,
@@ -26,6 +27,20 @@ const joins = (s: string) => `LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id
   LEFT JOIN ${s}.issue_cards c ON c.repo_id = l.repo_id AND c.issue = l.issue`;
 /** Public repositories, and the private ones in the array parameter $n. */
 const visible = (n: number, alias = "l") => `(r.private = false OR ${alias}.repo_id = ANY($${n}::bigint[]))`;
+
+const filtered = (q: BoardFilter) => q.repoId !== undefined || q.holder !== undefined || q.label !== undefined;
+
+/** The filters' clauses over rows aliased `a` (leases or history), each value a parameter given by `param`. */
+function filterClauses(s: string, q: BoardFilter, a: "l" | "h", param: (v: unknown) => string): string[] {
+  const where: string[] = [];
+  if (q.repoId !== undefined) where.push(`${a}.repo_id = ${param(q.repoId)}`);
+  if (q.holder) where.push(`lower(${a}.holder_login) = lower(${param(q.holder.login)})`);
+  if (q.holder?.id !== undefined) where.push(`${a}.holder_id = ${param(q.holder.id)}`);
+  if (q.label !== undefined) {
+    where.push(`(${a}.repo_id, ${a}.issue) IN (SELECT repo_id, issue FROM ${s}.issue_labels WHERE label = lower(${param(q.label)}))`);
+  }
+  return where;
+}
 
 /** `Ledger.rememberCard`, inside the caller's transaction. */
 export async function rememberPostgresCard(c: pg.PoolClient, s: string, card: IssueCard, now: number, create: boolean): Promise<boolean> {
@@ -108,29 +123,49 @@ export async function postgresBoardRepo(query: Query, s: string, name: string): 
   return row ? { repoId: row.repo_id, repo: row.repo, installation: row.installation, private: row.private } : null;
 }
 
-/** `Ledger.boardLeases` as one statement; `now` is the statement's clock expression (the caller's value or the database's). */
+/**
+ * `Ledger.boardLeases` as one statement, so that the total agrees with the
+ * page; `now` is the statement's clock expression (the caller's value or the
+ * database's). Unfiltered, the total comes from the per-holder counts.
+ */
 export async function postgresBoardLeases(query: Query, s: string, q: BoardQuery, now: string, nowValue: number | null): Promise<BoardPage> {
   const values: unknown[] = [nowValue, [...q.visible]];
   const param = (v: unknown) => `$${values.push(v)}`;
-  const where = ["l.holder_id IS NOT NULL", `${BOARD_AT} > ${now}`, visible(2)];
-  if (q.repoId !== undefined) where.push(`l.repo_id = ${param(q.repoId)}`);
-  if (q.holder) where.push(`lower(l.holder_login) = lower(${param(q.holder.login)})`);
-  if (q.holder?.id !== undefined) where.push(`l.holder_id = ${param(q.holder.id)}`);
-  if (q.label !== undefined) {
-    where.push(`(l.repo_id, l.issue) IN (SELECT repo_id, issue FROM ${s}.issue_labels WHERE label = lower(${param(q.label)}))`);
-  }
-  const { rows } = await query<BoardRow>(
-    `SELECT ${COLUMNS} FROM ${s}.leases l ${joins(s)}
-     WHERE ${where.join(" AND ")}
-     ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT ${param(q.pageSize + 1)} OFFSET ${param(q.page * q.pageSize)}`,
+  const live = ["l.holder_id IS NOT NULL", `${BOARD_AT} > ${now}`, visible(2)];
+  const where = [...live, ...filterClauses(s, q, "l", param)];
+  const total = filtered(q)
+    ? `(SELECT count(*)::int FROM ${s}.leases l LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id WHERE ${[...live, ...filterClauses(s, q, "l", param)].join(" AND ")})`
+    : `((SELECT coalesce(sum(n), 0)::int FROM ${s}.holder_counts WHERE scope = 0 OR scope = ANY($2::bigint[]))
+        - (SELECT count(*)::int FROM ${s}.leases l LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id
+           WHERE l.holder_id IS NOT NULL AND ${BOARD_AT} <= ${now} AND ${visible(2)}))`;
+  const { rows } = await query<BoardRow & { total: number }>(
+    `SELECT t.total, p.* FROM (SELECT ${total} AS total) t
+     LEFT JOIN LATERAL (
+       SELECT ${COLUMNS} FROM ${s}.leases l ${joins(s)}
+       WHERE ${where.join(" AND ")}
+       ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT ${param(q.pageSize + 1)} OFFSET ${param(q.page * q.pageSize)}
+     ) p ON true
+     ORDER BY coalesce(p.expires_at, 253402300799999), p.repo_id, p.issue`,
     values,
   );
-  return { leases: rows.slice(0, q.pageSize).map(toBoardLease), more: rows.length > q.pageSize };
+  const found = rows.filter((r) => r.repo_id !== null);
+  return { leases: found.slice(0, q.pageSize).map(toBoardLease), more: found.length > q.pageSize, total: rows[0]!.total };
 }
 
-/** `Ledger.boardPanels`, on one connection at one `now`. */
-export async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+/** Who holds the most: unfiltered from the counts, filtered by counting the live leases the filters match. */
+async function postgresHolders(c: pg.PoolClient, s: string, q: BoardPanelsQuery, now: number): Promise<BoardPanels["holders"]> {
   const ids = [...q.visible];
+  if (filtered(q)) {
+    const values: unknown[] = [now, ids];
+    const param = (v: unknown) => `$${values.push(v)}`;
+    const where = ["l.holder_id IS NOT NULL", `${BOARD_AT} > $1`, visible(2), ...filterClauses(s, q, "l", param)];
+    const { rows } = await c.query<CountRow>(
+      `SELECT 0 AS scope, l.holder_id, max(l.holder_login) AS login, count(*)::int AS n FROM ${s}.leases l
+       LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id WHERE ${where.join(" AND ")} GROUP BY l.holder_id`,
+      values,
+    );
+    return topHolders(rows, [], () => undefined, new Map(), q.top);
+  }
   const backlogRows = (
     await c.query<{ holder_id: number; n: number }>(
       `SELECT l.holder_id, count(*)::int AS n FROM ${s}.leases l LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id
@@ -158,28 +193,44 @@ export async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardP
         ).rows.map((r) => [r.holder_id, r])
       : [],
   );
-  const soonWhere = `l.holder_id IS NOT NULL AND ${BOARD_AT} > $1 AND ${BOARD_AT} <= $2 AND ${visible(3)}`;
+  return topHolders(publicTop, privateCounts, (id) => publicOf.get(id), backlog, q.top);
+}
+
+/** `Ledger.boardPanels`, on one connection at one `now`, under the page's filters. */
+export async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+  const ids = [...q.visible];
+  const soonValues: unknown[] = [now, now + q.soonMs, ids];
+  const soonParam = (v: unknown) => `$${soonValues.push(v)}`;
+  const soonWhere = [`l.holder_id IS NOT NULL AND ${BOARD_AT} > $1 AND ${BOARD_AT} <= $2 AND ${visible(3)}`, ...filterClauses(s, q, "l", soonParam)].join(" AND ");
+  const limit = soonValues.push(q.top);
   const expiring = await c.query<BoardRow>(
-    `SELECT ${COLUMNS} FROM ${s}.leases l ${joins(s)} WHERE ${soonWhere} ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT $4`,
-    [now, now + q.soonMs, ids, q.top],
+    `SELECT ${COLUMNS} FROM ${s}.leases l ${joins(s)} WHERE ${soonWhere} ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT $${limit}`,
+    soonValues,
   );
+  soonValues[limit - 1] = q.countCap;
   const expiringCount = await c.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${s}.leases l LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id WHERE ${soonWhere} LIMIT $4) x`,
-    [now, now + q.soonMs, ids, q.countCap],
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${s}.leases l LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id WHERE ${soonWhere} LIMIT $${limit}) x`,
+    soonValues,
   );
+  const endedValues: unknown[] = [now - q.endedWithinMs, ids, q.top];
+  const endedWhere = [
+    "((h.op IN ('release', 'force_release') AND h.outcome = 'released' AND h.holder_id IS NOT NULL) OR (h.op = 'expire' AND h.outcome = 'expired'))",
+    "h.at > $1",
+    visible(2, "h"),
+    ...filterClauses(s, q, "h", (v) => `$${endedValues.push(v)}`),
+  ];
   const ended = await c.query<EndedRow>(
     `SELECT h.repo_id, coalesce(r.repo, h.repo) AS repo, h.issue, h.op, h.actor_id, h.actor_login, h.holder_id, h.holder_login, h.holder_instance,
             h.token, h.at, c.title
      FROM ${s}.history h
      LEFT JOIN ${s}.repos r ON r.repo_id = h.repo_id
      LEFT JOIN ${s}.issue_cards c ON c.repo_id = h.repo_id AND c.issue = h.issue
-     WHERE ((h.op IN ('release', 'force_release') AND h.outcome = 'released' AND h.holder_id IS NOT NULL) OR (h.op = 'expire' AND h.outcome = 'expired'))
-       AND h.at > $1 AND ${visible(2, "h")}
+     WHERE ${endedWhere.join(" AND ")}
      ORDER BY h.at DESC, h.id DESC LIMIT $3`,
-    [now - q.endedWithinMs, ids, q.top],
+    endedValues,
   );
   return {
-    holders: topHolders(publicTop, privateCounts, (id) => publicOf.get(id), backlog, q.top),
+    holders: await postgresHolders(c, s, q, now),
     expiring: expiring.rows.map(toBoardLease),
     expiringCount: expiringCount.rows[0]!.n,
     ended: ended.rows.map(toEnded),

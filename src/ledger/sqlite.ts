@@ -513,7 +513,8 @@ export class SqliteLedger implements Ledger {
   }
 
   async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
-    return this.board.leases(query, now);
+    // One read transaction: the total agrees with the page.
+    return this.db.transaction(() => this.board.leases(query, now))();
   }
 
   async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {

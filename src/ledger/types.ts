@@ -490,13 +490,15 @@ export interface Ledger {
    * One page of live leases a viewer may see, sorted by expiry (open-ended
    * last), then repository id and issue; filtered by repository, holder
    * and label. Reads only the page (and the rows of private repositories
-   * the viewer may not see that lie between), through indexes.
+   * the viewer may not see that lie between), through indexes; the total
+   * unfiltered comes from the per-holder counts, a filtered one is counted.
    */
   boardLeases(query: BoardQuery, now: number): Promise<BoardPage>;
   /**
    * The board's side panels for a viewer: who holds the most (from counts
-   * kept in each lease's own transaction), what expires within
-   * `soonMs`, and the tenures that ended since `now - endedWithinMs`.
+   * kept in each lease's own transaction; counted when filtered), what
+   * expires within `soonMs`, and the tenures that ended since
+   * `now - endedWithinMs`: each under the same filters as the page.
    */
   boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels>;
 }
