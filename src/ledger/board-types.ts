@@ -11,6 +11,33 @@ export interface IssueCard {
 
 export interface RepoVisibility extends RepoInfo {
   private: boolean;
+  /**
+   * When GitHub last changed the repository, as the payload says
+   * (`repository.updated_at`, ms): a flag older than the one stored is not
+   * applied. null: the payload gives no time (a repository added to an
+   * installation); absent: the caller's `now`.
+   */
+  updatedAt?: number | null;
+  /**
+   * The payload reports the flag itself (`repository.privatized` or
+   * `publicized`, a repository added to an installation): it wins a tie with
+   * the stored time, and applies without a time of its own.
+   */
+  reportsChange?: boolean;
+}
+
+/** A repository no longer served by the installation that served it (uninstalled, removed, suspended). */
+export interface RepoForget {
+  installation: number;
+  /** The repositories, or all those of the installation. */
+  repoIds: readonly number[] | "all";
+  /**
+   * Forget the times of their flags too, so that the next event of each sets
+   * its flag whatever its time (after a suspension, when no event reports
+   * the flags again). Otherwise the time stays, and only a newer event or one
+   * that reports the flag sets it: a late event from before does not.
+   */
+  times?: boolean;
 }
 
 /**

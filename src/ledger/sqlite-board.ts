@@ -1,9 +1,10 @@
 /**
  * The board's reads and what it remembers from webhooks, on SQLite
- * (migration 15): issue cards (title, labels), each repository's private
- * flag, and a page of live leases with its side panels, read through the
- * board's indexes. `SqliteLedger` calls in; each function runs on the
- * ledger's connection, writes inside the caller's IMMEDIATE transaction.
+ * (migrations 15 and 16): issue cards (title, labels), each repository's
+ * private flag and its time, and a page of live leases with its side
+ * panels, read through the board's indexes. `SqliteLedger` calls in; each
+ * function runs on the ledger's connection, writes inside the caller's
+ * IMMEDIATE transaction.
  */
 import type Database from "better-sqlite3";
 import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "./board-rows.js";
@@ -14,17 +15,19 @@ import type {
   BoardPanelsQuery,
   BoardQuery,
   IssueCard,
+  RepoForget,
   RepoInfo,
   RepoVisibility,
 } from "./types.js";
+import { visibilityApplies, visibilityTime } from "./visibility-applies.js";
 
 /** An open-ended lease sorts after every expiry (the year 9999). Written the same in the index and every query that reads it. */
 const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";
 /** Rows a viewer may see: public repositories, and the private ones in @visible (a JSON array of ids). */
 const VISIBLE = "(r.private = 0 OR l.repo_id IN (SELECT value FROM json_each(@visible)))";
-/** The columns a board row shows. */
+/** The columns a board row shows; a card's tombstone (gone_at) shows no title. */
 const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.holder_instance, l.token, l.acquired_at, l.expires_at,
-  l.pulls, l.exempt, c.title, c.labels`;
+  l.pulls, l.exempt, CASE WHEN c.gone_at IS NULL THEN c.title END AS title, CASE WHEN c.gone_at IS NULL THEN c.labels END AS labels`;
 const JOINS = `LEFT JOIN repos r ON r.repo_id = l.repo_id
   LEFT JOIN issue_cards c ON c.repo_id = l.repo_id AND c.issue = l.issue`;
 /** The same predicate as history_ended's, so that SQLite reads that index. */
@@ -64,21 +67,36 @@ export class SqliteBoard {
   constructor(private readonly db: Database.Database) {
     this.st = {
       hasRow: db.prepare<[number, number], number>("SELECT 1 FROM leases WHERE repo_id = ? AND issue = ?").pluck(),
-      card: db.prepare<[number, number], { title: string; labels: string }>("SELECT title, labels FROM issue_cards WHERE repo_id = ? AND issue = ?"),
+      card: db.prepare<[number, number], { title: string; labels: string; gone_at: number | null }>(
+        "SELECT title, labels, gone_at FROM issue_cards WHERE repo_id = ? AND issue = ?",
+      ),
       putCard: db.prepare(
         `INSERT INTO issue_cards (repo_id, issue, title, labels, updated_at) VALUES (@repoId, @issue, @title, @labels, @now)
          ON CONFLICT (repo_id, issue) DO UPDATE SET title = excluded.title, labels = excluded.labels, updated_at = excluded.updated_at`,
       ),
+      buryCard: db.prepare(
+        `INSERT INTO issue_cards (repo_id, issue, title, labels, updated_at, gone_at) VALUES (@repoId, @issue, '', '[]', @now, @now)
+         ON CONFLICT (repo_id, issue) DO UPDATE SET title = '', labels = '[]', updated_at = excluded.updated_at, gone_at = coalesce(gone_at, excluded.gone_at)`,
+      ),
       dropLabels: db.prepare("DELETE FROM issue_labels WHERE repo_id = ? AND issue = ?"),
       addLabel: db.prepare("INSERT OR IGNORE INTO issue_labels (repo_id, issue, label) VALUES (?, ?, ?)"),
-      visibility: db.prepare<[number], { private: number | null; repo: string; installation: number }>(
-        "SELECT private, repo, installation FROM repos WHERE repo_id = ?",
+      visibility: db.prepare<[number], { private: number | null; repo: string; installation: number; visibility_at: number | null }>(
+        "SELECT private, repo, installation, visibility_at FROM repos WHERE repo_id = ?",
       ),
       putVisibility: db.prepare(
-        `INSERT INTO repos (repo_id, repo, installation, updated_at, private) VALUES (@repoId, @repo, @installation, @now, @private)
+        `INSERT INTO repos (repo_id, repo, installation, updated_at, private, visibility_at) VALUES (@repoId, @repo, @installation, @now, @private, @at)
          ON CONFLICT (repo_id) DO UPDATE SET repo = excluded.repo, installation = excluded.installation,
-           updated_at = excluded.updated_at, private = excluded.private`,
+           updated_at = excluded.updated_at, private = excluded.private, visibility_at = excluded.visibility_at`,
       ),
+      served: db.prepare<{ installation: number; ids: string | null }, { repo_id: number; private: number | null }>(
+        `SELECT repo_id, private FROM repos WHERE installation = @installation
+         AND (@ids IS NULL OR repo_id IN (SELECT value FROM json_each(@ids)))`,
+      ),
+      forget: db.prepare(
+        "UPDATE repos SET private = NULL, updated_at = @now, visibility_at = CASE WHEN @times THEN NULL ELSE visibility_at END WHERE repo_id = @repoId",
+      ),
+      forgetCards: db.prepare("DELETE FROM issue_cards WHERE repo_id = ? AND gone_at IS NULL"),
+      forgetLabels: db.prepare("DELETE FROM issue_labels WHERE repo_id = ?"),
       repoHolders: db.prepare<[number], { holder_id: number; login: string; n: number }>(
         `SELECT holder_id, max(holder_login) AS login, count(*) AS n FROM leases INDEXED BY leases_held
          WHERE repo_id = ? AND holder_id IS NOT NULL GROUP BY holder_id`,
@@ -129,16 +147,18 @@ export class SqliteBoard {
    * write lock, so that the events of issues never leased cost a read.
    */
   cardWrite(card: IssueCard, create: boolean): boolean | null {
-    if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return null;
     const before = this.st.card.get(card.repoId, card.issue);
+    if (before?.gone_at != null) return null;
+    if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return null;
     return !(before && before.title === card.title && before.labels === JSON.stringify(card.labels));
   }
 
   /** Inside the caller's transaction. */
   rememberCard(card: IssueCard, now: number, create: boolean): boolean {
+    const before = this.st.card.get(card.repoId, card.issue);
+    if (before?.gone_at != null) return false;
     if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return false;
     const labels = JSON.stringify(card.labels);
-    const before = this.st.card.get(card.repoId, card.issue);
     if (before && before.title === card.title && before.labels === labels) return true;
     this.st.putCard.run({ repoId: card.repoId, issue: card.issue, title: card.title, labels, now });
     if (before?.labels === labels) return true;
@@ -147,23 +167,50 @@ export class SqliteBoard {
     return true;
   }
 
+  /** Inside the caller's transaction: a tombstone where the ledger knows the issue; nothing for one it never knew. */
+  dropCard(key: { repoId: number; issue: number }, now: number): void {
+    if (this.st.hasRow.get(key.repoId, key.issue) === undefined && this.st.card.get(key.repoId, key.issue) === undefined) return;
+    this.st.buryCard.run({ ...key, now });
+    this.st.dropLabels.run(key.repoId, key.issue);
+  }
+
+  /** Moves the per-holder counts of a repository's leases when its flag moves them to another scope (0: public). */
+  private moveCounts(repoId: number, before: number | null, after: number | null): void {
+    const scopeOf = (priv: number | null) => (priv === 0 ? 0 : repoId);
+    const from = scopeOf(before);
+    const to = scopeOf(after);
+    if (from === to) return;
+    for (const h of this.st.repoHolders.all(repoId)) {
+      const at = { holderId: h.holder_id, n: h.n };
+      this.st.countDown.run({ ...at, scope: from });
+      this.st.countUp.run({ ...at, scope: to, login: h.login });
+    }
+  }
+
   /** Inside the caller's IMMEDIATE transaction: no lease write comes between the flag and the counts moved with it. */
   rememberVisibility(repo: RepoVisibility, now: number): boolean {
-    const before = this.st.visibility.get(repo.repoId);
+    const row = this.st.visibility.get(repo.repoId);
+    const before = row && { private: row.private === null ? null : row.private === 1, at: row.visibility_at };
+    const seen = { private: repo.private, at: repo.updatedAt === undefined ? now : repo.updatedAt, reportsChange: repo.reportsChange === true };
+    if (!visibilityApplies(before, seen)) return false;
     const flag = repo.private ? 1 : 0;
-    if (before && before.private === flag && before.repo === repo.repo && before.installation === repo.installation) return false;
-    this.st.putVisibility.run({ repoId: repo.repoId, repo: repo.repo, installation: repo.installation, now, private: flag });
-    const scopeOf = (priv: number | null) => (priv === 0 ? 0 : repo.repoId);
-    const from = scopeOf(before?.private ?? null);
-    const to = scopeOf(flag);
-    if (from !== to) {
-      for (const h of this.st.repoHolders.all(repo.repoId)) {
-        const at = { holderId: h.holder_id, n: h.n };
-        this.st.countDown.run({ ...at, scope: from });
-        this.st.countUp.run({ ...at, scope: to, login: h.login });
-      }
+    const at = visibilityTime(before, seen);
+    if (row && row.private === flag && row.repo === repo.repo && row.installation === repo.installation && row.visibility_at === at) return false;
+    this.st.putVisibility.run({ repoId: repo.repoId, repo: repo.repo, installation: repo.installation, now, private: flag, at });
+    this.moveCounts(repo.repoId, row?.private ?? null, flag);
+    return row?.private !== flag;
+  }
+
+  /** Inside the caller's IMMEDIATE transaction. */
+  forgetRepos(forget: RepoForget, now: number): number {
+    const rows = this.st.served.all({ installation: forget.installation, ids: forget.repoIds === "all" ? null : JSON.stringify(forget.repoIds) });
+    for (const r of rows) {
+      this.st.forget.run({ repoId: r.repo_id, now, times: forget.times ? 1 : 0 });
+      this.moveCounts(r.repo_id, r.private, null);
+      this.st.forgetCards.run(r.repo_id);
+      this.st.forgetLabels.run(r.repo_id);
     }
-    return before?.private !== flag;
+    return rows.length;
   }
 
   boardRepo(name: string): (RepoInfo & { private: boolean | null }) | null {
@@ -249,7 +296,7 @@ export class SqliteBoard {
       "ended",
       q,
       () => `SELECT h.repo_id, coalesce(r.repo, h.repo) AS repo, h.issue, h.op, h.actor_id, h.actor_login, h.holder_id, h.holder_login, h.holder_instance,
-                h.token, h.at, c.title
+                h.token, h.at, CASE WHEN c.gone_at IS NULL THEN c.title END AS title
          FROM history h INDEXED BY history_ended
          LEFT JOIN repos r ON r.repo_id = h.repo_id
          LEFT JOIN issue_cards c ON c.repo_id = h.repo_id AND c.issue = h.issue

@@ -42,6 +42,7 @@ import type {
   RemindResult,
   RenameOptions,
   RepoInfo,
+  RepoForget,
   RepoVisibility,
   RenewOptions,
   SchemaVersion,
@@ -506,6 +507,14 @@ export class SqliteLedger implements Ledger {
 
   async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
     return this.immediate(() => this.board.rememberVisibility(repo, now));
+  }
+
+  async dropCard(key: { repoId: number; issue: number }, now: number): Promise<void> {
+    this.immediate(() => this.board.dropCard(key, now));
+  }
+
+  async forgetRepos(forget: RepoForget, now: number): Promise<number> {
+    return this.immediate(() => this.board.forgetRepos(forget, now));
   }
 
   async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
