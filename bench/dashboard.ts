@@ -98,7 +98,7 @@ async function render(ledger: SqliteLedger): Promise<number> {
   const html = renderBoard(
     { now: T0, web: "https://github.com", viewer: null, signIn: true, here: "/leases" },
     f,
-    { leases: result.page.leases, more: result.page.more, panels: result.panels!, repo: null },
+    { leases: result.page.leases, more: result.page.more, total: result.page.total, panels: result.panels!, repo: null },
   );
   return html.length;
 }

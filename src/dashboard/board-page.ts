@@ -50,6 +50,6 @@ export async function boardPage(req: IncomingMessage, res: ServerResponse, url: 
   sendPage(
     res,
     200,
-    renderBoard(ctx, f, { leases: result.page.leases, more: result.page.more, panels: result.panels!, repo: result.repo?.repo ?? null }),
+    renderBoard(ctx, f, { leases: result.page.leases, more: result.page.more, total: result.page.total, panels: result.panels!, repo: result.repo?.repo ?? null }),
   );
 }

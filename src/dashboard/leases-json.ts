@@ -79,6 +79,7 @@ export async function leasesJson(req: IncomingMessage, res: ServerResponse, url:
     leases: result.page.leases.map((l) => leaseJson(l, web)),
     page: f.page,
     per_page: PAGE_SIZE,
+    total: result.page.total,
     next: result.page.more ? `${LEASES_JSON_PATH}${filterQuery(f, f.page + 1)}` : null,
     viewer: viewer ? { login: viewer.login, id: viewer.id } : null,
   });

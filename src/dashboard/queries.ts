@@ -1,8 +1,8 @@
 /**
  * What a board request asks for, read from its URL (the filters are in the
  * query string so that a view can be shared), and what the ledger answers
- * for a viewer: the page of leases and the side panels. The same for the
- * HTML board and its JSON twin.
+ * for a viewer: the page of leases, how many there are, and the side panels
+ * (under the same filters). The same for the HTML board and its JSON twin.
  */
 import type { BoardPage, BoardPanels, Ledger, VisiblePrivateRepos } from "../ledger/types.js";
 
@@ -107,9 +107,11 @@ export async function loadBoard(ledger: Ledger, f: BoardFilters, viewer: Viewer 
     repo = { repoId: found.repoId, repo: found.repo };
   }
   const holder = f.mine && viewer ? { login: viewer.login, id: viewer.id } : f.holder ? { login: f.holder } : undefined;
+  // The side panels answer under the same filters as the table: a repository's page speaks of that repository only.
+  const filter = { visible, repoId: repo?.repoId, holder, label: f.label };
   const [page, panels] = await Promise.all([
-    ledger.boardLeases({ visible, repoId: repo?.repoId, holder, label: f.label, page: f.page - 1, pageSize: PAGE_SIZE }, now),
-    withPanels ? ledger.boardPanels({ visible, top: PANEL_TOP, soonMs: SOON_MS, endedWithinMs: ENDED_WITHIN_MS, countCap: SOON_COUNT_CAP }, now) : null,
+    ledger.boardLeases({ ...filter, page: f.page - 1, pageSize: PAGE_SIZE }, now),
+    withPanels ? ledger.boardPanels({ ...filter, top: PANEL_TOP, soonMs: SOON_MS, endedWithinMs: ENDED_WITHIN_MS, countCap: SOON_COUNT_CAP }, now) : null,
   ]);
   return { kind: "board", page, panels, repo };
 }

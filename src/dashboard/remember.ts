@@ -6,6 +6,14 @@
  * issue the ledger knows (leased now or before) or one whose comment claims
  * it; other issues leave no trace.
  *
+ * And what it forgets: the repositories an installation no longer serves
+ * (the app uninstalled or suspended, repositories removed from it, a
+ * repository deleted) become unknown, counted as private, their titles and
+ * labels dropped, since no event would tell the board if they were made
+ * private later; a deleted or transferred issue's title and labels are
+ * dropped for good. Events come in any order: a flag older than the one
+ * stored is ignored (the ledger's visibility-applies.ts).
+ *
  * Each replica remembers what it last wrote, so a repository's events and
  * an issue's unchanged labels cost no write; the ledger also writes nothing
  * when nothing changed. A failure is logged and the delivery goes on: the
@@ -14,15 +22,25 @@
  */
 import type { Logger } from "probot";
 import { isParseError, parseCommand } from "../commands/parse-command.js";
-import type { IssueCard, Ledger } from "../ledger/types.js";
+import type { IssueCard, Ledger, RepoForget } from "../ledger/types.js";
 
 /** Stamps kept per replica before the memory starts over. */
 const MAX_REMEMBERED = 50_000;
 
+interface RepoRef {
+  id?: number;
+  full_name?: string;
+  private?: boolean;
+}
+
 interface Payload {
   action?: string;
   installation?: { id?: number };
-  repository?: { id?: number; full_name?: string; private?: boolean };
+  repository?: RepoRef & { updated_at?: string | number | null };
+  /** installation.created and .deleted. */
+  repositories?: RepoRef[];
+  repositories_added?: RepoRef[];
+  repositories_removed?: RepoRef[];
   issue?: { number?: number; title?: string; labels?: Array<{ name?: string } | string> };
   pull_request?: { number?: number; title?: string; labels?: Array<{ name?: string } | string> };
   comment?: { body?: string | null };
@@ -50,6 +68,32 @@ export function cardOf(p: Payload): IssueCard | null {
   return { repoId, issue: item.number, title: item.title, labels };
 }
 
+/** `repository.updated_at` as ms (an ISO time; seconds when a number), or null when the payload has none. */
+export function updatedAtOf(value: string | number | null | undefined): number | null {
+  const ms = typeof value === "number" ? value * 1000 : typeof value === "string" ? Date.parse(value) : NaN;
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** The repositories an event says the installation no longer serves, or null. `unsuspend` forgets their flags' times too. */
+export function forgottenBy(name: string, p: Payload): RepoForget | null {
+  const installation = p.installation?.id;
+  if (typeof installation !== "number") return null;
+  const ids = (refs: RepoRef[] | undefined) => (refs ?? []).map((r) => r.id).filter((id): id is number => typeof id === "number");
+  if (name === "installation" && (p.action === "deleted" || p.action === "suspend")) return { installation, repoIds: "all", times: false };
+  // No event reports the flags again after a suspension: the next event of each repository sets its flag, whatever its time.
+  if (name === "installation" && p.action === "unsuspend") return { installation, repoIds: "all", times: true };
+  if (name === "installation_repositories" && p.action === "removed") return { installation, repoIds: ids(p.repositories_removed), times: false };
+  if (name === "repository" && p.action === "deleted") return { installation, repoIds: ids(p.repository ? [p.repository] : []), times: false };
+  return null;
+}
+
+/** The repositories an event reports as now served, with their flags (no time of their own). */
+function reportedBy(name: string, p: Payload): RepoRef[] {
+  if (name === "installation" && p.action === "created") return p.repositories ?? [];
+  if (name === "installation_repositories" && p.action === "added") return p.repositories_added ?? [];
+  return [];
+}
+
 /** A comment whose command claims the issue: a lease may follow, so its card is kept. */
 function claims(p: Payload): boolean {
   const body = p.comment?.body;
@@ -61,34 +105,57 @@ function claims(p: Payload): boolean {
 export function rememberer(deps: RememberDeps): (name: string, payload: unknown) => Promise<void> {
   const repos = new Map<string, string>();
   const cards = new Map<string, string>();
+  const { ledger } = deps;
+
+  const visibility = async (repo: RepoRef, installation: number, updatedAt: number | null, reportsChange: boolean) => {
+    if (typeof repo.id !== "number" || typeof repo.full_name !== "string" || typeof repo.private !== "boolean") return;
+    const stamp = `${repo.private}|${repo.full_name}|${installation}|${updatedAt}`;
+    // A report is written whatever this replica last wrote: another replica may have forgotten the repository since.
+    if (!bounded(repos, String(repo.id), stamp) && !reportsChange) return;
+    try {
+      await ledger.rememberVisibility({ repoId: repo.id, repo: repo.full_name, installation, private: repo.private, updatedAt, reportsChange }, deps.clock());
+    } catch (error) {
+      repos.delete(String(repo.id));
+      throw error;
+    }
+  };
+
   return async (name, payload) => {
     const p = payload as Payload;
     const repo = p.repository;
     try {
+      const forget = forgottenBy(name, p);
+      if (forget) {
+        // What this replica last wrote may be about to be true again: it writes on the next event.
+        repos.clear();
+        cards.clear();
+        await ledger.forgetRepos(forget, deps.clock());
+        return;
+      }
       const installation = p.installation?.id;
-      if (repo && typeof repo.id === "number" && typeof repo.full_name === "string" && typeof repo.private === "boolean" && typeof installation === "number") {
-        const stamp = `${repo.private}|${repo.full_name}|${installation}`;
-        if (bounded(repos, String(repo.id), stamp)) {
-          try {
-            await deps.ledger.rememberVisibility({ repoId: repo.id, repo: repo.full_name, installation, private: repo.private }, deps.clock());
-          } catch (error) {
-            repos.delete(String(repo.id));
-            throw error;
-          }
+      if (typeof installation === "number") {
+        for (const reported of reportedBy(name, p)) await visibility(reported, installation, null, true);
+        if (repo) {
+          const reportsChange = name === "repository" && (p.action === "privatized" || p.action === "publicized");
+          await visibility(repo, installation, updatedAtOf(repo.updated_at), reportsChange);
         }
       }
       const card = cardOf(p);
-      if (card) {
-        const create = name === "issue_comment" && claims(p);
-        const key = `${card.repoId}#${card.issue}`;
-        // Remembered only once the ledger kept it: an issue with no lease yet is asked about again.
-        if (bounded(cards, key, JSON.stringify([card.title, card.labels])) || create) {
-          let kept = false;
-          try {
-            kept = await deps.ledger.rememberCard(card, deps.clock(), create);
-          } finally {
-            if (!kept) cards.delete(key);
-          }
+      if (!card) return;
+      const key = `${card.repoId}#${card.issue}`;
+      if (name === "issues" && (p.action === "deleted" || p.action === "transferred")) {
+        cards.delete(key);
+        await ledger.dropCard({ repoId: card.repoId, issue: card.issue }, deps.clock());
+        return;
+      }
+      const create = name === "issue_comment" && claims(p);
+      // Remembered only once the ledger kept it: an issue with no lease yet is asked about again.
+      if (bounded(cards, key, JSON.stringify([card.title, card.labels])) || create) {
+        let kept = false;
+        try {
+          kept = await ledger.rememberCard(card, deps.clock(), create);
+        } finally {
+          if (!kept) cards.delete(key);
         }
       }
     } catch (error) {

@@ -62,12 +62,21 @@ h1{font-size:20px;margin:0 0 12px}h2{font-size:14px;margin:0 0 8px}
 .filters{display:flex;gap:8px;flex-wrap:wrap;margin-bottom:12px}.filters input{font:inherit;padding:4px 8px;border:1px solid var(--line);border-radius:6px}
 .notice{padding:8px 12px;border:1px solid #d4a72c;background:#fff8c5;border-radius:6px}
 table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}
-th{color:var(--muted);font-weight:600;background:var(--bg)}td.num{font-variant-numeric:tabular-nums}td.when,td.held-by,td.holder{white-space:nowrap}
+th{color:var(--muted);font-weight:600;background:var(--bg)}td.num{font-variant-numeric:tabular-nums}td.repo,td.when,td.held-by,td.holder{white-space:nowrap}
+.table{overflow-x:auto}td.issue,aside li{overflow-wrap:break-word}
+.seg{display:inline-block;max-width:100%;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}
 .label{display:inline-block;margin:0 4px 0 0;padding:0 6px;border:1px solid var(--line);border-radius:10px;font-size:12px;color:var(--muted)}
 .muted{color:var(--muted)}.soon{color:var(--warn);font-weight:600}
 aside section{border:1px solid var(--line);border-radius:6px;padding:12px;margin-bottom:16px}aside ol,aside ul{margin:0;padding-left:18px}
 .pages{display:flex;gap:12px;margin-top:12px}
-@media (max-width:900px){main{grid-template-columns:1fr}}
+@media (max-width:900px){main{grid-template-columns:minmax(0,1fr)}}
+@media (max-width:760px){
+header{flex-wrap:wrap;gap:8px 16px;padding:8px 12px}header .who{margin-left:0;flex-wrap:wrap}main{padding:12px;gap:16px}
+table.leases,table.leases tbody,table.leases tr,table.leases td{display:block}table.leases thead{display:none}
+table.leases tr{border:1px solid var(--line);border-radius:6px;margin-bottom:8px;padding:6px 0}
+table.leases td{border:0;padding:2px 10px;white-space:normal}
+table.leases td::before{content:attr(data-label);display:inline-block;min-width:6.5em;padding-right:8px;color:var(--muted);font-weight:600}
+}
 `;
 
 function layout(ctx: PageContext, title: string, body: string, aside = ""): string {
@@ -103,6 +112,19 @@ function shownLabels(labels: string[]): string[] {
   });
 }
 
+/**
+ * A repository's name, which wraps only after its slash: each segment is an
+ * inline block that stays whole on its line (cut with an ellipsis when it is
+ * wider than the column by itself), and the one place a line may break is
+ * between the two (not a `<wbr>`, which Chrome breaks at even where the
+ * table keeps the name on one line).
+ */
+function repoName(repo: string): string {
+  const slash = repo.indexOf("/") + 1;
+  const seg = (text: string) => `<span class="seg">${esc(text)}</span>`;
+  return slash > 0 ? `${seg(repo.slice(0, slash))}${seg(repo.slice(slash))}` : seg(repo);
+}
+
 function issueLink(web: string, repo: string, issue: number, title: string | null): string {
   const url = `${web}/${repo}/issues/${issue}`;
   return `<a href="${esc(url)}">#${issue}</a>${title === null ? "" : ` <a href="${esc(url)}" class="title">${esc(title)}</a>`}`;
@@ -120,20 +142,20 @@ function leaseRow(l: BoardLease, ctx: PageContext): string {
   const soon = l.expiresAt !== null && l.expiresAt - ctx.now < 24 * 3_600_000;
   return (
     `<tr class="lease" data-repo="${esc(l.repo)}" data-issue="${l.issue}">` +
-    `<td><a href="/leases/${esc(l.repo)}">${esc(l.repo)}</a></td>` +
-    `<td>${issueLink(ctx.web, l.repo, l.issue, l.title)}${labels ? `<div>${labels}</div>` : ""}</td>` +
-    `<td class="holder"><a href="${esc(`${ctx.web}/${l.holder.login}`)}">${esc(l.holder.login)}</a>${instance(l.holder.instance)}</td>` +
-    `<td class="num">${l.token}</td>` +
-    `<td class="when">${time(l.acquiredAt, ctx.now)}</td>` +
-    `<td class="when${soon ? " soon" : ""}">${l.expiresAt === null ? '<span class="muted">no expiry</span>' : time(l.expiresAt, ctx.now)}</td>` +
-    `<td class="held-by">${heldBy(ctx.web, l)}</td>` +
+    `<td class="repo" data-label="Repository"><a href="/leases/${esc(l.repo)}" title="${esc(l.repo)}">${repoName(l.repo)}</a></td>` +
+    `<td class="issue" data-label="Issue">${issueLink(ctx.web, l.repo, l.issue, l.title)}${labels ? `<div>${labels}</div>` : ""}</td>` +
+    `<td class="holder" data-label="Holder"><a href="${esc(`${ctx.web}/${l.holder.login}`)}">${esc(l.holder.login)}</a>${instance(l.holder.instance)}</td>` +
+    `<td class="num token" data-label="Token">${l.token}</td>` +
+    `<td class="when since" data-label="Since">${time(l.acquiredAt, ctx.now)}</td>` +
+    `<td class="when expires${soon ? " soon" : ""}" data-label="Expires">${l.expiresAt === null ? '<span class="muted">no expiry</span>' : time(l.expiresAt, ctx.now)}</td>` +
+    `<td class="held-by" data-label="Held">${heldBy(ctx.web, l)}</td>` +
     `</tr>`
   );
 }
 
-/** How a lease is held: by time (its expiry), while its holder's pull requests are open (linked), or by an exempt label. */
+/** How a lease is held: by time (its expiry; an open-ended one until released), while its holder's pull requests are open (linked), or by an exempt label. */
 function heldBy(web: string, l: BoardLease): string {
-  if (l.heldBy.kind === "time") return "by time";
+  if (l.heldBy.kind === "time") return l.expiresAt === null ? "until released" : "by time";
   const pulls = l.heldBy.pulls.map((n) => `<a href="${esc(`${web}/${l.repo}/pull/${n}`)}">#${n}</a>`).join(", ");
   if (l.heldBy.kind === "pull") return `while ${pulls} ${l.heldBy.pulls.length === 1 ? "is" : "are"} open`;
   return pulls ? `exempt (and ${pulls} open)` : "exempt";
@@ -159,6 +181,15 @@ function filterForm(f: BoardFilters, repo: string | null): string {
   );
 }
 
+/** How many leases the filters match, and which of them this page shows. */
+function countLine(f: BoardFilters, shown: number, total: number): string {
+  if (total === 0) return "";
+  const leases = `${total} live ${total === 1 ? "lease" : "leases"}`;
+  const first = (f.page - 1) * PAGE_SIZE + 1;
+  const text = shown === 0 ? `${leases} in all` : first === 1 && shown === total ? leases : `${first}–${first + shown - 1} of ${leases}`;
+  return `<p class="muted total">${text}</p>`;
+}
+
 function pager(f: BoardFilters, base: string, more: boolean): string {
   if (f.page === 1 && !more) return "";
   const prev = f.page > 1 ? `<a rel="prev" href="${esc(base + filterQuery(f, f.page - 1, base === "/leases"))}">« Previous ${PAGE_SIZE}</a>` : "";
@@ -169,7 +200,7 @@ function pager(f: BoardFilters, base: string, more: boolean): string {
 function endedLine(e: EndedTenure, ctx: PageContext): string {
   const how = e.how === "expired" ? "expired" : e.how === "released" ? "released" : `ended by ${esc(e.by?.login ?? "someone else")}`;
   return (
-    `<li class="ended">${esc(e.repo)} ${issueLink(ctx.web, e.repo, e.issue, e.title)}: ` +
+    `<li class="ended">${repoName(e.repo)} ${issueLink(ctx.web, e.repo, e.issue, e.title)}: ` +
     `<span class="holder">${esc(e.holder.login)}</span> (token ${e.token}) ${how} ${time(e.at, ctx.now)}</li>`
   );
 }
@@ -183,7 +214,7 @@ function panels(p: BoardPanels, ctx: PageContext): string {
   const count = p.expiringCount >= SOON_COUNT_CAP ? `${SOON_COUNT_CAP}+` : String(p.expiringCount);
   const expiring = p.expiring.length
     ? `<ul>${p.expiring
-        .map((l) => `<li>${esc(l.repo)} ${issueLink(ctx.web, l.repo, l.issue, l.title)}: ${esc(l.holder.login)}, ${time(l.expiresAt!, ctx.now)}</li>`)
+        .map((l) => `<li>${repoName(l.repo)} ${issueLink(ctx.web, l.repo, l.issue, l.title)}: ${esc(l.holder.login)}, ${time(l.expiresAt!, ctx.now)}</li>`)
         .join("")}</ul>`
     : `<p class="muted">Nothing expires in the next 24 hours.</p>`;
   const ended = p.ended.length ? `<ul>${p.ended.map((e) => endedLine(e, ctx)).join("")}</ul>` : `<p class="muted">No tenure ended in the last 7 days.</p>`;
@@ -197,15 +228,15 @@ function panels(p: BoardPanels, ctx: PageContext): string {
 export function renderBoard(
   ctx: PageContext,
   f: BoardFilters,
-  result: { leases: BoardLease[]; more: boolean; panels: BoardPanels; repo: string | null },
+  result: { leases: BoardLease[]; more: boolean; total: number; panels: BoardPanels; repo: string | null },
 ): string {
   const base = result.repo ? `/leases/${result.repo}` : "/leases";
   const rows = result.leases.map((l) => leaseRow(l, ctx)).join("");
   const table = rows
-    ? `<table><thead><tr><th>Repository</th><th>Issue</th><th>Holder</th><th>Token</th><th>Since</th><th>Expires</th><th>Held</th></tr></thead>` +
-      `<tbody>${rows}</tbody></table>`
+    ? `<div class="table"><table class="leases"><thead><tr><th>Repository</th><th>Issue</th><th>Holder</th><th>Token</th><th>Since</th><th>Expires</th><th>Held</th></tr></thead>` +
+      `<tbody>${rows}</tbody></table></div>`
     : `<p class="muted empty">No live leases to show${f.page > 1 ? " on this page" : ""}.</p>`;
-  const body = `<h1>${heading(f, result.repo)}</h1>${filterForm(f, result.repo)}${table}${pager(f, base, result.more)}`;
+  const body = `<h1>${heading(f, result.repo)}</h1>${filterForm(f, result.repo)}${countLine(f, result.leases.length, result.total)}${table}${pager(f, base, result.more)}`;
   return layout(ctx, result.repo ?? "Leases", body, panels(result.panels, ctx));
 }
 

@@ -11,6 +11,33 @@ export interface IssueCard {
 
 export interface RepoVisibility extends RepoInfo {
   private: boolean;
+  /**
+   * When GitHub last changed the repository, as the payload says
+   * (`repository.updated_at`, ms): a flag older than the one stored is not
+   * applied. null: the payload gives no time (a repository added to an
+   * installation); absent: the caller's `now`.
+   */
+  updatedAt?: number | null;
+  /**
+   * The payload reports the flag itself (`repository.privatized` or
+   * `publicized`, a repository added to an installation): it wins a tie with
+   * the stored time, and applies without a time of its own.
+   */
+  reportsChange?: boolean;
+}
+
+/** A repository no longer served by the installation that served it (uninstalled, removed, suspended). */
+export interface RepoForget {
+  installation: number;
+  /** The repositories, or all those of the installation. */
+  repoIds: readonly number[] | "all";
+  /**
+   * Forget the times of their flags too, so that the next event of each sets
+   * its flag whatever its time (after a suspension, when no event reports
+   * the flags again). Otherwise the time stays, and only a newer event or one
+   * that reports the flag sets it: a late event from before does not.
+   */
+  times?: boolean;
 }
 
 /**
@@ -20,13 +47,17 @@ export interface RepoVisibility extends RepoInfo {
  */
 export type VisiblePrivateRepos = readonly number[];
 
-export interface BoardQuery {
+/** The board's filters, the same for the page and its side panels. */
+export interface BoardFilter {
   visible: VisiblePrivateRepos;
   repoId?: number;
   /** By login (case-insensitive); with `id`, only that account under that login. */
   holder?: { login: string; id?: number };
   /** By label name (case-insensitive). */
   label?: string;
+}
+
+export interface BoardQuery extends BoardFilter {
   /** 0 for the first page. */
   page: number;
   pageSize: number;
@@ -43,10 +74,11 @@ export interface BoardPage {
   leases: BoardLease[];
   /** Whether a next page exists. */
   more: boolean;
+  /** How many live leases the filters match, among what the viewer may see (every page's). */
+  total: number;
 }
 
-export interface BoardPanelsQuery {
-  visible: VisiblePrivateRepos;
+export interface BoardPanelsQuery extends BoardFilter {
   /** How many holders, expiring leases and ended tenures to list. */
   top: number;
   soonMs: number;

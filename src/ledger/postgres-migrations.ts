@@ -239,4 +239,10 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   INSERT INTO ${s}.holder_counts (scope, holder_id, login, n)
     SELECT repo_id, holder_id, max(holder_login), count(*) FROM ${s}.leases WHERE holder_id IS NOT NULL GROUP BY repo_id, holder_id;
   `,
+  // 15: a repository's private flag with the time of the payload that set
+  // it, and tombstones of deleted or transferred issues' cards (SQLite's 16).
+  (s) => `
+  ALTER TABLE ${s}.repos ADD COLUMN visibility_at bigint;
+  ALTER TABLE ${s}.issue_cards ADD COLUMN gone_at bigint;
+  `,
 ];

@@ -3,6 +3,8 @@ import { decide, type Row } from "./decide.js";
 import { ruleRow } from "./lease-rows.js";
 import { limitReached, policyLocks, policySqls, rememberLabels } from "./postgres-policies.js";
 import {
+  dropPostgresCard,
+  forgetPostgresRepos,
   postgresBoardLeases,
   postgresBoardPanels,
   postgresBoardRepo,
@@ -59,6 +61,7 @@ import type {
   RenameOptions,
   RenewOptions,
   RepoInfo,
+  RepoForget,
   RepoVisibility,
   RenewResult,
   ReplyBudget,
@@ -559,6 +562,16 @@ export class PostgresLedger implements Ledger {
   async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
     const s = pg.escapeIdentifier(this.schema);
     return this.db.transaction(now, async (c, now) => ({ value: await rememberPostgresVisibility(c, s, repo, now) }));
+  }
+
+  async dropCard(key: { repoId: number; issue: number }, now: number): Promise<void> {
+    const s = pg.escapeIdentifier(this.schema);
+    return this.db.transaction(now, async (c, now) => ({ value: await dropPostgresCard(c, s, key, now) }));
+  }
+
+  async forgetRepos(forget: RepoForget, now: number): Promise<number> {
+    const s = pg.escapeIdentifier(this.schema);
+    return this.db.transaction(now, async (c, now) => ({ value: await forgetPostgresRepos(c, s, forget, now) }));
   }
 
   async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {

@@ -297,4 +297,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   INSERT INTO holder_counts (scope, holder_id, login, n)
     SELECT l.repo_id, l.holder_id, max(l.holder_login), count(*) FROM leases l WHERE l.holder_id IS NOT NULL GROUP BY l.repo_id, l.holder_id;
   `,
+  // 16: events arrive in any order, so a repository's private flag is
+  // stored with the time of the payload that set it (visibility_at: its
+  // repository.updated_at, ms; NULL for flags stored before), and an older
+  // payload's flag is ignored (visibility-applies.ts). An issue deleted or
+  // transferred away keeps its card row as a tombstone (gone_at; title and
+  // labels emptied) so that a late event does not write them again.
+  `
+  ALTER TABLE repos ADD COLUMN visibility_at INTEGER;
+  ALTER TABLE issue_cards ADD COLUMN gone_at INTEGER;
+  `,
 ];

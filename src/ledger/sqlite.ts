@@ -44,6 +44,7 @@ import type {
   RemindResult,
   RenameOptions,
   RepoInfo,
+  RepoForget,
   RepoVisibility,
   RenewOptions,
   SchemaVersion,
@@ -516,12 +517,21 @@ export class SqliteLedger implements Ledger {
     return this.immediate(() => this.board.rememberVisibility(repo, now));
   }
 
+  async dropCard(key: { repoId: number; issue: number }, now: number): Promise<void> {
+    this.immediate(() => this.board.dropCard(key, now));
+  }
+
+  async forgetRepos(forget: RepoForget, now: number): Promise<number> {
+    return this.immediate(() => this.board.forgetRepos(forget, now));
+  }
+
   async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
     return this.board.boardRepo(name);
   }
 
   async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
-    return this.board.leases(query, now);
+    // One read transaction: the total agrees with the page.
+    return this.db.transaction(() => this.board.leases(query, now))();
   }
 
   async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {

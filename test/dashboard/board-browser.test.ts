@@ -6,7 +6,9 @@
  * fake's OAuth endpoints shows the private lease and "Mine"; a lease claimed
  * by a comment appears on reload; a title with `<script>` in it is shown as
  * text and never runs. Saves a screenshot of the board to docs/board.png
- * (the README shows it).
+ * (the README shows it). And at a phone's width (400 px): no sideways
+ * scrolling, every token and expiry in view, repository names broken only
+ * at their slash.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +20,8 @@ import { alice, bob, carol, commentIn, full, PUBLIC, SECRET, withBoard } from ".
 
 const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOT = join(ROOT, "docs", "board.png");
+/** A repository whose name is too long for a phone's line beside its owner. */
+const LONG = { id: 777_000_003, owner: PUBLIC.owner, name: "the-long-named-repository-of-the-widgets", private: false };
 const SCRIPT_TITLE = `<script>window.__pwned = true</script>Fix the <b>parser</b>`;
 
 async function browse<T>(work: (context: BrowserContext, page: Page) => Promise<T>): Promise<T> {
@@ -124,6 +128,48 @@ describe("the board in a browser", () => {
         expect((await context.cookies()).some((c) => c.name === "il_session")).toBe(false);
       });
       expect(fake.liveUserTokens()).toEqual([]);
+      expect(fake.unmatched).toEqual([]);
+    }), 120_000);
+
+  it("at 400 px: every lease's token and expiry in view without scrolling sideways, and a long repository name broken only at its slash", () =>
+    withBoard(async ({ fake, server, claim }) => {
+      fake.addRepo(full(LONG), { id: LONG.id });
+      await claim(PUBLIC, 1, alice, "Fix the parser, which has a rather long title that must wrap on a phone", { ttl: "2d", labels: ["bug"] });
+      await claim(LONG, 2, carol, "A lease in a repository with a long name", { ttl: "3d" });
+      await claim(PUBLIC, 3, carol, "Soon over", { ttl: "12h" });
+
+      await browse(async (_context, page) => {
+        await page.setViewportSize({ width: 400, height: 800 });
+        expect((await page.goto(`${server.url}/leases`))?.status()).toBe(200);
+        expect(await page.locator("p.total").innerText()).toBe("3 live leases");
+        const scroll = (await page.evaluate("({ width: document.scrollingElement.scrollWidth, client: document.scrollingElement.clientWidth })")) as {
+          width: number;
+          client: number;
+        };
+        expect(scroll.client).toBeLessThanOrEqual(400);
+        expect(scroll.width).toBeLessThanOrEqual(scroll.client);
+        for (const cell of ["td.token", "td.expires"]) {
+          const cells = await page.locator(`tr.lease ${cell}`).all();
+          expect(cells).toHaveLength(3);
+          for (const one of cells) {
+            const box = (await one.boundingBox())!;
+            expect(box.width).toBeGreaterThan(0);
+            expect(box.x).toBeGreaterThanOrEqual(0);
+            expect(box.x + box.width).toBeLessThanOrEqual(scroll.client);
+          }
+        }
+        // The long name wraps, at its slash: each segment on one line, the second below the first.
+        const name = page.locator(`tr.lease[data-repo='${full(LONG)}'] td.repo a`);
+        expect(await name.textContent()).toBe(full(LONG));
+        const segments = await name.locator(".seg").evaluateAll((spans) =>
+          spans.map((span) => ({ text: span.textContent, lines: span.getClientRects().length, top: span.getBoundingClientRect().top })),
+        );
+        expect(segments.map((s) => [s.text, s.lines])).toEqual([
+          [`${LONG.owner}/`, 1],
+          [LONG.name, 1],
+        ]);
+        expect(segments[1]!.top).toBeGreaterThan(segments[0]!.top);
+      });
       expect(fake.unmatched).toEqual([]);
     }), 120_000);
 });

@@ -64,7 +64,7 @@ describe("the board's routes, in-process", () => {
     const stale = await fetch(`${base}/leases?label=x`, { headers: { cookie }, redirect: "manual" });
     expect(stale.status).toBe(302);
     expect(stale.headers.get("location")).toBe(`/login?return_to=${encodeURIComponent("/leases?label=x")}`);
-    expect(await json()).toEqual({ leases: [expect.objectContaining({ repo: "o/public" })], page: 1, per_page: 100, next: null, viewer: { login: "bob", id: 7 } });
+    expect(await json()).toEqual({ leases: [expect.objectContaining({ repo: "o/public" })], page: 1, per_page: 100, total: 1, next: null, viewer: { login: "bob", id: 7 } });
 
     // After 8 hours the session is over: anonymous.
     now = T0 + SESSION_MS;
@@ -84,6 +84,35 @@ describe("the board's routes, in-process", () => {
     expect(login.status).toBe(404);
     expect(await login.text()).toContain("GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET");
     expect((await fetch(`${base}/leases?holder=@me`, { redirect: "manual" })).status).toBe(401);
+  });
+
+  it("lists only the repository's holders, expiries and ended tenures beside a repository's page, and says how many leases it shows", async () => {
+    await start(dashboardSettings({}));
+    const widgets = { repoId: 3, repo: "org/widgets" };
+    await ledger.rememberVisibility({ ...widgets, installation: 1, private: false }, T0);
+    await ledger.acquire({ ...widgets, issue: 5 }, { id: 8, login: "carol" }, 60 * MINUTE, T0);
+    await ledger.acquire({ ...widgets, issue: 6 }, { id: 8, login: "carol" }, 60 * MINUTE, T0);
+    await ledger.release({ ...widgets, issue: 6 }, { id: 8, login: "carol" }, T0 + 1);
+    await ledger.acquire({ ...pub, issue: 9 }, { id: 5, login: "alice" }, 60 * MINUTE, T0);
+    await ledger.release({ ...pub, issue: 9 }, { id: 5, login: "alice" }, T0 + 1);
+    now = T0 + 2;
+    const aside = (html: string) => /<aside>(.*)<\/aside>/s.exec(html)![1]!;
+    const total = (html: string) => /<p class="muted total">(.*?)<\/p>/.exec(html)?.[1];
+
+    const one = await (await fetch(`${base}/leases/o/public`)).text();
+    expect(aside(one)).not.toMatch(/carol|widgets/);
+    expect(aside(one)).toMatch(/alice/);
+    expect(total(one)).toBe("1 live lease");
+    const other = await (await fetch(`${base}/leases/org/widgets`)).text();
+    expect(aside(other)).not.toMatch(/alice|o\/public/);
+    for (const section of ["holders", "expiring", "ended"]) expect(new RegExp(`<section class="${section}">.*?carol.*?</section>`, "s").test(aside(other))).toBe(true);
+    expect(total(other)).toBe("1 live lease");
+    const all = await (await fetch(`${base}/leases`)).text();
+    expect(aside(all)).toMatch(/alice[\s\S]*carol|carol[\s\S]*alice/);
+    expect(total(all)).toBe("2 live leases");
+    // The JSON says how many there are too.
+    const json = (await (await fetch(`${base}/api/v1/leases?holder=carol`)).json()) as { total: number; leases: unknown[] };
+    expect([json.total, json.leases.length]).toEqual([1, 1]);
   });
 
   it("answers a bad filter with 400 and a ledger that does not answer with 503, both as pages, and serves on", async () => {

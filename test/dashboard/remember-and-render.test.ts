@@ -83,13 +83,47 @@ describe("the board's HTML", () => {
     heldBy: { kind: "time" },
     ...over,
   });
-  const page = (leases: BoardLease[]) =>
-    renderBoard({ now: T0, web: "https://github.com", viewer: null, signIn: true, here: "/leases" }, { mine: false, page: 1, label: `"><script>` }, {
+  const page = (leases: BoardLease[], over: { total?: number; page?: number; more?: boolean } = {}) =>
+    renderBoard({ now: T0, web: "https://github.com", viewer: null, signIn: true, here: "/leases" }, { mine: false, page: over.page ?? 1, label: `"><script>` }, {
       leases,
-      more: false,
+      more: over.more ?? false,
+      total: over.total ?? leases.length,
       panels: { holders: [{ holder: { id: 9, login: "x<y" }, leases: 1 }], expiring: [], expiringCount: 0, ended: [] },
       repo: null,
     });
+  const cell = (html: string, name: string) => [...html.matchAll(new RegExp(`<td class="[^"]*\\b${name}\\b[^"]*"[^>]*>(.*?)</td>`, "g"))].map((m) => m[1]);
+
+  it("says an open-ended lease is held until released, and one with an expiry by time", () => {
+    const html = page([lease({ issue: 1 }), lease({ issue: 2, expiresAt: null })]);
+    expect(cell(html, "held-by")).toEqual(["by time", "until released"]);
+    expect(cell(html, "expires")[1]).toBe('<span class="muted">no expiry</span>');
+  });
+
+  it("says how many live leases the filters match, and which of them the page shows", () => {
+    const total = (html: string) => /<p class="muted total">(.*?)<\/p>/.exec(html)?.[1] ?? null;
+    expect(total(page([lease({})]))).toBe("1 live lease");
+    expect(total(page([lease({}), lease({ issue: 8 })]))).toBe("2 live leases");
+    expect(total(page([lease({}), lease({ issue: 8 })], { page: 2, total: 102 }))).toBe("101–102 of 102 live leases");
+    expect(total(page([lease({})], { total: 230, more: true }))).toBe("1–1 of 230 live leases");
+    expect(total(page([], { page: 9, total: 230 }))).toBe("230 live leases in all");
+    expect(total(page([], { total: 0 }))).toBeNull();
+  });
+
+  it("breaks a repository's name only after its slash: each segment whole, in the table and the panels", () => {
+    const html = renderBoard({ now: T0, web: "https://github.com", viewer: null, signIn: true, here: "/leases" }, { mine: false, page: 1 }, {
+      leases: [lease({ repo: "an-organisation/a-rather-long-repository-name" })],
+      more: false,
+      total: 1,
+      panels: { holders: [], expiring: [lease({ repo: "o/<r>" })], expiringCount: 1, ended: [] },
+      repo: null,
+    });
+    expect(cell(html, "repo")).toEqual([
+      '<a href="/leases/an-organisation/a-rather-long-repository-name" title="an-organisation/a-rather-long-repository-name">' +
+        '<span class="seg">an-organisation/</span><span class="seg">a-rather-long-repository-name</span></a>',
+    ]);
+    expect(html).toContain('<li><span class="seg">o/</span><span class="seg">&lt;r&gt;</span> ');
+    expect(html).not.toMatch(/overflow-wrap:anywhere|word-break/);
+  });
 
   it("escapes everything that came from GitHub, and shows the app's labels no more than the columns do", () => {
     const html = page([lease({ title: `<img src=x onerror=alert(1)> & "quotes"`, labels: ["bug", "claimed", "claimed-by: alice", "lease #3", "<b>"] })]);

@@ -153,3 +153,41 @@ export function pullRequestPayload(
   p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   return p;
 }
+
+/** A repository as the installation events list them (id, name, private). */
+export interface ListedRepo {
+  id: number;
+  name: string;
+  private?: boolean;
+}
+
+const listed = (r: ListedRepo) => ({ id: r.id, node_id: `R_${r.id}`, name: r.name, full_name: `${REPO.owner}/${r.name}`, private: r.private ?? false });
+
+/** An `installation.<action>` payload (created, deleted, suspend, unsuspend) of INSTALLATION_ID, listing `repos` where GitHub does. */
+export function installationPayload(action: string, repos: ListedRepo[] = []): Record<string, any> {
+  const p = example("installation", action);
+  p.installation = { ...p.installation, id: INSTALLATION_ID };
+  if ("repositories" in p) p.repositories = repos.map(listed);
+  return p;
+}
+
+/** An `installation_repositories.<action>` payload (added, removed) of INSTALLATION_ID. */
+export function installationReposPayload(action: "added" | "removed", repos: ListedRepo[]): Record<string, any> {
+  const p = example("installation_repositories", action);
+  p.installation = { ...p.installation, id: INSTALLATION_ID };
+  p.repositories_added = action === "added" ? repos.map(listed) : [];
+  p.repositories_removed = action === "removed" ? repos.map(listed) : [];
+  return p;
+}
+
+/** A `repository.<action>` payload of REPO (privatized, publicized, deleted…); `at`: the repository's `updated_at`. */
+export function repositoryPayload(action: string, spec: { at?: number } = {}): Record<string, any> {
+  // GitHub's examples have no `deleted`: the same repository object, another action.
+  const p = example("repository", action === "deleted" ? "edited" : action);
+  p.action = action;
+  delete p.changes;
+  p.repository = { ...p.repository, id: REPO.id, name: REPO.name, full_name: `${REPO.owner}/${REPO.name}` };
+  if (spec.at !== undefined) p.repository.updated_at = isoSeconds(spec.at);
+  p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
+  return p;
+}
