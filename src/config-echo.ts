@@ -11,25 +11,52 @@ import { codeSpan } from "./reflect/render.js";
 // Echoed user values are cut to this many characters.
 const ECHO_MAX = 40;
 
+// Private-use characters around a value's text and the words said instead (stripped from what users wrote).
+const [OPEN, OR, CLOSE] = ["\uE000", "\uE001", "\uE002"];
+const MARKED = /\uE000([^\uE001]*)\uE001([^\uE002]*)\uE002/g;
+// Characters that would break the line (newlines), hide what it says (bidi overrides) or forge a mark above.
+const UNSHOWN = /[\p{Cc}\p{Cf}\p{Co}]/gu;
+
 export function keyList(keys: string[]): string {
   return keys.map((k) => `\`${k}\``).join(", ");
 }
 
 /** A user-written key, cut short and stripped of characters that would break a code span or the reply. */
 export function safeKey(key: string): string {
-  return clip(key).replace(/[\p{Cc}\p{Cf}`]/gu, "?");
+  return clip(key).replace(UNSHOWN, "?").replace(/`/g, "?");
 }
 
-/** A user-written value for an error message: short, one line, as inline code whose fence no backtick inside can close. */
-export function echo(value: unknown): string {
-  if (typeof value === "string") {
-    // Control and format characters (newlines, bidi overrides) would break the line or hide what it says.
-    const shown = clip(value).replace(/[\p{Cc}\p{Cf}]/gu, "?");
-    // An empty code span is no code span in CommonMark: its backticks would show.
-    return shown.trim() === "" ? "an empty string" : codeSpan(shown, Infinity);
-  }
-  if (typeof value === "number" || typeof value === "boolean") return `\`${clip(String(value))}\``;
+/**
+ * Text about a value that a message shows only when the value is in the
+ * repository's own file; `instead` otherwise (see `showValues`). A message
+ * from a file the commenter may not be able to read states the rule alone.
+ */
+export function ownOnly(shown: string, instead: string): string {
+  return `${OPEN}${shown}${OR}${instead}${CLOSE}`;
+}
+
+/** A message with the values in it shown (`own`), or the words said instead. */
+export function showValues(message: string, own: boolean): string {
+  return message.replace(MARKED, (_, shown: string, instead: string) => (own ? shown : instead));
+}
+
+/** A user-written value for an error message (`instead`: the words for it elsewhere, see `ownOnly`). */
+export function echo(value: unknown, instead = "its value"): string {
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return ownOnly(shownValue(value), instead);
   return describeKind(value);
+}
+
+/** `, not <value>`, where values are shown; nothing elsewhere: "must be `true` or `false`." states the rule alone. */
+export function notThis(value: unknown): string {
+  return typeof value === "object" || value === undefined ? `, not ${describeKind(value)}` : ownOnly(`, not ${shownValue(value)}`, "");
+}
+
+/** Short, one line, as inline code whose fence no backtick inside can close. */
+function shownValue(value: unknown): string {
+  if (typeof value !== "string") return `\`${clip(String(value))}\``;
+  const shown = clip(value).replace(UNSHOWN, "?");
+  // An empty code span is no code span in CommonMark: its backticks would show.
+  return shown.trim() === "" ? "an empty string" : codeSpan(shown, Infinity);
 }
 
 export function describeKind(value: unknown): string {
