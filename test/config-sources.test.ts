@@ -62,6 +62,13 @@ describe("readConfigSources", () => {
     });
   });
 
+  it("reads the organisation's file alone for its limit: its `_extends` is not followed (only its own key counts)", async () => {
+    file(REPO, "bots: true\n");
+    file(ORG, "_extends: elsewhere\nmax_leases_per_holder_in_org: 2\n");
+    const sources = await readConfigSources(context());
+    expect(parseConfigSources(sources)).toMatchObject({ ok: true, config: { maxLeasesPerHolderInOrg: 2 } });
+  });
+
   it("does not read the organisation's file after a broken file of the repository's own", async () => {
     file(REPO, "max_leases_per_holder: lots\n");
     expect(await readConfigSources(context())).toMatchObject({ repo: { max_leases_per_holder: "lots" }, org: null });
