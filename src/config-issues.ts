@@ -89,7 +89,8 @@ function line(path: PropertyKey[], message: string, own: boolean): string {
 function knownPart(path: PropertyKey[]): string[] {
   const shown: string[] = [];
   for (const [i, p] of path.entries()) {
-    const known = typeof p === "number" || (i === 0 && p in configShape) || (i === 1 && path[0] === "labels" && p in labelsShape);
+    const known =
+      typeof p === "number" || (i === 0 && Object.hasOwn(configShape, p)) || (i === 1 && path[0] === "labels" && Object.hasOwn(labelsShape, p));
     if (!known) break;
     shown.push(String(p));
   }
