@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { DURATION_FORMS, parseDuration } from "./commands/parse-duration.js";
-import { describeKind, echo } from "./config-echo.js";
+import { describeKind, echo, notThis, ownOnly } from "./config-echo.js";
 
 export const MINUTE = 60_000;
 export const DAY = 24 * 60 * MINUTE;
@@ -46,7 +46,7 @@ export function durationSchema(allowNone: boolean): z.ZodType<number | null, str
 
 function notAString(input: unknown, forms: string, allowNone: boolean): string {
   if (typeof input === "number" && Number.isFinite(input) && input > 0) {
-    return `${echo(input)} has no unit; write it with one, e.g. \`${input}d\` or \`${input}h\`.`;
+    return `${echo(input)} has no unit; write it with one, e.g. ${ownOnly(`\`${input}d\` or \`${input}h\``, "`7d` or `12h`")}.`;
   }
   if (input === null) return `has no value; use ${forms}.`;
   if (input === false && allowNone) return "`false` is not a duration; use `none` to turn this off.";
@@ -92,11 +92,11 @@ function codePoints(value: string): number {
 
 /** A whole number of leases, 0 for no limit. */
 export function leaseLimitSchema() {
-  const message = (input: unknown) => `must be a whole number (0 for no limit), not ${echo(input)}.`;
+  const message = (input: unknown) => `must be a whole number (0 for no limit)${notThis(input)}.`;
   return z
     .number({ error: (issue) => message(issue.input) })
     .int({ error: (issue) => message(issue.input) })
-    .min(0, { error: (issue) => `must be 0 (no limit) or more, not ${echo(issue.input)}.` });
+    .min(0, { error: (issue) => `must be 0 (no limit) or more${notThis(issue.input)}.` });
 }
 
 export function limitsByLabelSchema() {
@@ -129,7 +129,7 @@ export function limitsByLabelSchema() {
 }
 
 export function booleanSchema() {
-  return z.boolean({ error: (issue) => `must be \`true\` or \`false\`, not ${echo(issue.input)}.` });
+  return z.boolean({ error: (issue) => `must be \`true\` or \`false\`${notThis(issue.input)}.` });
 }
 
 export const CLAIMERS = ["anyone", "collaborators", "members"] as const;
@@ -142,7 +142,7 @@ export function exemptLabelsSchema() {
   return z
     .array(
       z.string({ error: (issue) => `must be a list of label names such as ${example}; ${echo(issue.input)} is not a label name.` }),
-      { error: (issue) => `must be a list of label names such as ${example}, not ${echo(issue.input)}.` },
+      { error: (issue) => `must be a list of label names such as ${example}${notThis(issue.input)}.` },
     )
     .superRefine((names, ctx) => {
       if (names.length > EXEMPT_MAX) {

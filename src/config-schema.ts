@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { formatDuration } from "./commands/parse-duration.js";
 import type { Config } from "./config.js";
-import { describeKind, echo, keyList } from "./config-echo.js";
+import { describeKind, echo, keyList, notThis, ownOnly } from "./config-echo.js";
 import {
   booleanSchema,
   CLAIMERS,
@@ -50,15 +50,15 @@ export const configShape = {
     .default(1 * DAY)
     .describe("How long before a lease expires its holder is reminded, once (default `1d`). `none` turns reminders off."),
   max_leases_per_holder: z
-    .number({ error: (issue) => `must be a whole number (0 for no limit), not ${echo(issue.input)}.` })
-    .int({ error: (issue) => `must be a whole number (0 for no limit), not ${echo(issue.input)}.` })
-    .min(0, { error: (issue) => `must be 0 (no limit) or more, not ${echo(issue.input)}.` })
+    .number({ error: (issue) => `must be a whole number (0 for no limit)${notThis(issue.input)}.` })
+    .int({ error: (issue) => `must be a whole number (0 for no limit)${notThis(issue.input)}.` })
+    .min(0, { error: (issue) => `must be 0 (no limit) or more${notThis(issue.input)}.` })
     .default(0)
     .describe("How many leases one person may hold at once in this repository; 0 means no limit."),
   max_replies_per_hour: z
-    .number({ error: (issue) => `must be a whole number (0 for no limit), not ${echo(issue.input)}.` })
-    .int({ error: (issue) => `must be a whole number (0 for no limit), not ${echo(issue.input)}.` })
-    .min(0, { error: (issue) => `must be 0 (no limit) or more, not ${echo(issue.input)}.` })
+    .number({ error: (issue) => `must be a whole number (0 for no limit)${notThis(issue.input)}.` })
+    .int({ error: (issue) => `must be a whole number (0 for no limit)${notThis(issue.input)}.` })
+    .min(0, { error: (issue) => `must be 0 (no limit) or more${notThis(issue.input)}.` })
     .default(20)
     .describe(
       "How many replies the app posts to one person's commands in any hour in this repository (default 20); 0 means no limit. " +
@@ -67,7 +67,7 @@ export const configShape = {
     ),
   claimers: z
     .enum(CLAIMERS, {
-      error: (issue) => `must be one of ${CLAIMERS.map((c) => `\`${c}\``).join(", ")}, not ${echo(issue.input)}.`,
+      error: (issue) => `must be one of ${CLAIMERS.map((c) => `\`${c}\``).join(", ")}${notThis(issue.input)}.`,
     })
     .default("anyone")
     .describe(
@@ -80,7 +80,7 @@ export const configShape = {
     .default(true)
     .describe("Whether the holder is also assigned to the issue on GitHub, and unassigned when the lease ends."),
   labels: z
-    .object(labelsShape, { error: (issue) => `must be a mapping with the keys ${keyList(Object.keys(labelsShape))}, not ${echo(issue.input)}.` })
+    .object(labelsShape, { error: (issue) => `must be a mapping with the keys ${keyList(Object.keys(labelsShape))}${notThis(issue.input)}.` })
     .strict()
     .default({ claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}", in_review: "claimed: in review" })
     .describe("Names of the labels that mirror a lease on its issue."),
@@ -130,24 +130,40 @@ export const configSchema = z
     const own = [c.labels.claimed, c.labels.in_review].filter((l): l is string => l !== false).map((l) => l.toLowerCase());
     c.exempt_labels.forEach((name, i) => {
       if (own.includes(name.toLowerCase())) {
-        ctx.addIssue({ code: "custom", path: ["exempt_labels", i], message: `${echo(name)} is a label the app puts on leases itself; name a label of your own.` });
+        // Two keys are involved: the file that set the labels decides where the problem is shown (config-issues.ts).
+        const keys = ["exempt_labels", "labels"];
+        ctx.addIssue({
+          code: "custom",
+          path: ["exempt_labels", i],
+          params: { keys },
+          message: `${echo(name, "it")} is a label the app puts on leases itself; name a label of your own.`,
+        });
       }
     });
+    // The durations compared are shown only where every one is in the repository's own file (config-issues.ts).
     if (c.min_ttl > c.max_ttl) {
       ctx.addIssue({
         code: "custom",
         path: ["min_ttl"],
-        message: `is ${formatDuration(c.min_ttl)}, longer than \`max_ttl\` (${formatDuration(c.max_ttl)}); make \`min_ttl\` shorter or \`max_ttl\` longer.`,
+        params: { keys: ["min_ttl", "max_ttl"] },
+        message:
+          `is ${ownOnly(`${formatDuration(c.min_ttl)}, longer`, "longer")} than \`max_ttl\`${ownOnly(` (${formatDuration(c.max_ttl)})`, "")}; ` +
+          "make `min_ttl` shorter or `max_ttl` longer.",
       });
     } else if (c.default_ttl !== null && (c.default_ttl < c.min_ttl || c.default_ttl > c.max_ttl)) {
       const side = c.default_ttl < c.min_ttl ? "shorter than `min_ttl`" : "longer than `max_ttl`";
       const bound = c.default_ttl < c.min_ttl ? c.min_ttl : c.max_ttl;
       const value = formatDuration(c.default_ttl);
       const rest =
-        `${side} (${formatDuration(bound)}); ` +
-        `set \`default_ttl\` between ${formatDuration(c.min_ttl)} and ${formatDuration(c.max_ttl)}, or to \`none\`.`;
+        `${side}${ownOnly(` (${formatDuration(bound)})`, "")}; ` +
+        `set \`default_ttl\` between ${ownOnly(`${formatDuration(c.min_ttl)} and ${formatDuration(c.max_ttl)}`, "`min_ttl` and `max_ttl`")}, or to \`none\`.`;
       // The formatter adds "(the default)" when the file does not set default_ttl, which only it can see.
-      ctx.addIssue({ code: "custom", path: ["default_ttl"], params: { value, rest }, message: `is ${value}, ${rest}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["default_ttl"],
+        params: { value, rest, keys: ["default_ttl", "min_ttl", "max_ttl"] },
+        message: `is ${ownOnly(`${value}, `, "")}${rest}`,
+      });
     }
   })
   .transform(

@@ -19,7 +19,7 @@
  */
 
 import { configSchema } from "./config-schema.js";
-import { formatIssues } from "./config-issues.js";
+import { formatIssues, type Locate } from "./config-issues.js";
 
 export { configSchema } from "./config-schema.js";
 export { leaseLimitSchema } from "./config-fields.js";
@@ -65,9 +65,17 @@ export interface Config {
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
 
-/** What the loader hands over when the file exists but is not YAML (GitHub's answer was fine). */
+/**
+ * What the loader hands over when a file exists but cannot be used (too big,
+ * not YAML, a bad `_extends`; GitHub's answer was fine): `file`, its name as a
+ * reply shows it, and `problem`, the rest of the sentence, in words its
+ * readers may see (config-files.ts).
+ */
 export class UnreadableConfig {
-  constructor(readonly reason: string) {}
+  constructor(
+    readonly problem: string,
+    readonly file = `\`${CONFIG_FILE}\``,
+  ) {}
 }
 
 /** The configuration of a repository without `.github/issue-leases.yml`. */
@@ -76,13 +84,12 @@ export const DEFAULT_CONFIG: Config = freeze(configSchema.parse({}));
 /**
  * Validates the parsed YAML of the config file. `raw` is null or undefined
  * when the repository has no config file, which means the defaults.
+ * `locate` says which file each value came from (default: the repository's own).
  * The returned config is frozen: results are shared between webhooks.
  */
-export function parseConfig(raw: unknown): ConfigResult {
+export function parseConfig(raw: unknown, locate?: Locate): ConfigResult {
   if (raw === null || raw === undefined) return { ok: true, config: DEFAULT_CONFIG };
-  if (raw instanceof UnreadableConfig) {
-    return { ok: false, error: `\`${CONFIG_FILE}\` could not be read as YAML; fix its syntax. Until then commands here change nothing.` };
-  }
+  if (raw instanceof UnreadableConfig) return { ok: false, error: `${raw.file} ${raw.problem} Until then commands here change nothing.` };
   let result: ReturnType<typeof configSchema.safeParse>;
   try {
     result = configSchema.safeParse(raw);
@@ -91,7 +98,7 @@ export function parseConfig(raw: unknown): ConfigResult {
     return { ok: false, error: `\`${CONFIG_FILE}\`: could not be read as a mapping of keys to values.` };
   }
   if (result.success) return { ok: true, config: freeze(result.data) };
-  return { ok: false, error: formatIssues(CONFIG_FILE, result.error.issues, raw) };
+  return { ok: false, error: formatIssues(CONFIG_FILE, result.error.issues, raw, locate) };
 }
 
 function freeze(config: Config): Config {

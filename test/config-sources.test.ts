@@ -35,7 +35,7 @@ describe("readConfigSources", () => {
   it("reads the repository's file, then the organisation's: both are kept apart", async () => {
     file(REPO, "max_leases_per_holder: 2\n");
     file(ORG, "max_leases_per_holder_in_org: 3\ndefault_ttl: 1d\n");
-    expect(await readConfigSources(context())).toEqual({
+    expect(await readConfigSources(context())).toMatchObject({
       repo: { max_leases_per_holder: 2 },
       org: { max_leases_per_holder_in_org: 3, default_ttl: "1d" },
     });
@@ -44,27 +44,34 @@ describe("readConfigSources", () => {
   it("reads the organisation's file once when the repository has none (Probot's fallback is the organisation's file)", async () => {
     file(REPO, null);
     file(ORG, "max_leases_per_holder_in_org: 3\n");
-    expect(await readConfigSources(context())).toEqual({ repo: { max_leases_per_holder_in_org: 3 }, org: { max_leases_per_holder_in_org: 3 } });
+    expect(await readConfigSources(context())).toMatchObject({ repo: { max_leases_per_holder_in_org: 3 }, org: { max_leases_per_holder_in_org: 3 } });
   });
 
   it("reads nothing more when neither exists", async () => {
     file(REPO, null);
     file(ORG, null);
-    expect(await readConfigSources(context())).toEqual({ repo: null, org: null });
+    expect(await readConfigSources(context())).toMatchObject({ repo: null, org: null });
   });
 
   it("merges `_extends` as context.config does (deeply), and reads the organisation's file once when it is the one extended", async () => {
     file(REPO, "_extends: .github\nlabels:\n  claimed: taken\n");
     file(ORG, "max_leases_per_holder_in_org: 4\nlabels:\n  holder: 'by {holder}!'\n");
-    expect(await readConfigSources(context())).toEqual({
+    expect(await readConfigSources(context())).toMatchObject({
       repo: { max_leases_per_holder_in_org: 4, labels: { claimed: "taken", holder: "by {holder}!" } },
       org: { max_leases_per_holder_in_org: 4, labels: { holder: "by {holder}!" } },
     });
   });
 
+  it("reads the organisation's file alone for its limit: its `_extends` is not followed (only its own key counts)", async () => {
+    file(REPO, "bots: true\n");
+    file(ORG, "_extends: elsewhere\nmax_leases_per_holder_in_org: 2\n");
+    const sources = await readConfigSources(context());
+    expect(parseConfigSources(sources)).toMatchObject({ ok: true, config: { maxLeasesPerHolderInOrg: 2 } });
+  });
+
   it("does not read the organisation's file after a broken file of the repository's own", async () => {
     file(REPO, "max_leases_per_holder: lots\n");
-    expect(await readConfigSources(context())).toEqual({ repo: { max_leases_per_holder: "lots" }, org: null });
+    expect(await readConfigSources(context())).toMatchObject({ repo: { max_leases_per_holder: "lots" }, org: null });
   });
 
   it("hands over YAML that does not parse as UnreadableConfig, the repository's or the organisation's", async () => {
@@ -109,9 +116,10 @@ describe("parseConfigSources", () => {
 
   it("answers a bad organisation limit or an unreadable organisation file with an error naming that file", () => {
     const bad = parseConfigSources({ repo: {}, org: { max_leases_per_holder_in_org: -1 } });
+    // Another repository's file: the rule is said, not the value.
     expect(bad).toEqual({
       ok: false,
-      error: "the organisation's `.github/issue-leases.yml` (in its `.github` repository): `max_leases_per_holder_in_org`: must be 0 (no limit) or more, not `-1`.",
+      error: "the organisation's `.github/issue-leases.yml` (in its `.github` repository): `max_leases_per_holder_in_org`: must be 0 (no limit) or more.",
     });
     const unreadable = parseConfigSources({ repo: {}, org: new UnreadableConfig("bad") });
     expect(unreadable).toMatchObject({ ok: false, error: expect.stringContaining("the organisation's `.github/issue-leases.yml`") });

@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CONFIG_FILE, CONFIG_NAME, DEFAULT_CONFIG, configSchema, parseConfig, type ConfigResult } from "../src/config.js";
+import { safeText } from "../src/reflect/render.js";
+import { mentionsIn } from "./support/app-harness.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -179,7 +181,7 @@ describe("parseConfig errors", () => {
     const error = errorOf(parseConfig({ default_ttl: "3 parsecs" }));
     expect(error).toContain(file);
     expect(error).toContain("`default_ttl`");
-    expect(error).toContain('"3 parsecs" is not a duration');
+    expect(error).toContain("`3 parsecs` is not a duration");
     expect(error).toContain("`2h`");
     expect(error).toContain("`none`");
   });
@@ -266,14 +268,14 @@ describe("parseConfig errors", () => {
     const error = errorOf(parseConfig({ author_first: 2 }));
     expect(error).toContain("`author_first`");
     expect(error).toContain("`2d`");
-    expect(errorOf(parseConfig({ author_first: "soon" }))).toContain('`author_first`: "soon" is not a duration');
+    expect(errorOf(parseConfig({ author_first: "soon" }))).toContain("`author_first`: `soon` is not a duration");
   });
 
   it("rejects unknown claimers and non-boolean switches", () => {
     const claimers = errorOf(parseConfig({ claimers: "everyone" }));
     expect(claimers).toContain("`claimers`");
     expect(claimers).toContain("`collaborators`");
-    expect(claimers).toContain('"everyone"');
+    expect(claimers).toContain("not `everyone`.");
 
     const bots = errorOf(parseConfig({ bots: "yes" }));
     expect(bots).toContain("`bots`: must be `true` or `false`");
@@ -371,11 +373,36 @@ describe("parseConfig errors", () => {
     }
   });
 
-  it("keeps echoed values on one line and out of code spans", () => {
+  it("keeps echoed values on one line, and keys out of code spans", () => {
     const error = errorOf(parseConfig({ "a`b\nc": 1, default_ttl: "x\n`y`\u202e" }));
     expect(error.split("\n")).toHaveLength(3);
     expect(error).toContain("`a?b?c`: unknown key");
-    expect(error).toContain('"x??y??"');
+    expect(error).toContain("``x?`y`?`` is not a duration");
+  });
+
+  it("shows a value as inline code, so that a link, an image, HTML or a mention in it does not render in the reply", () => {
+    const cases: Array<[string, string]> = [
+      ["[docs](https://evil.example)", "`[docs](https://evil.example)`"],
+      ["![x](https://evil.example/i.png)", "`![x](https://evil.example/i.png)`"],
+      ["<img src=x>", "`<img src=x>`"],
+      ["@alice", "`@alice`"],
+    ];
+    for (const [value, shown] of cases) {
+      const error = errorOf(parseConfig({ claimers: value }));
+      expect(error).toContain(`\`claimers\`: must be one of \`anyone\`, \`collaborators\`, \`members\`, not ${shown}.`);
+      // As the reply renders it: no mention outside the code span, no HTML.
+      expect(mentionsIn(safeText(error))).toEqual([]);
+      expect(safeText(error)).toContain(shown);
+    }
+  });
+
+  it("fences a value with more backticks than any run inside it, so that it cannot close its code span early", () => {
+    const error = errorOf(parseConfig({ claimers: "a``[x](https://evil.example)`b" }));
+    expect(error).toContain("not ```a``[x](https://evil.example)`b```.");
+    const edge = errorOf(parseConfig({ claimers: "`@alice`" }));
+    expect(edge).toContain("not `` `@alice` ``.");
+    expect(mentionsIn(safeText(edge))).toEqual([]);
+    expect(errorOf(parseConfig({ claimers: " " }))).toContain("not an empty string.");
   });
 });
 
@@ -442,7 +469,7 @@ describe("parseConfig: exempt_labels", () => {
     expect(errorOf(parseConfig({ exempt_labels: [" "] }))).toContain("`exempt_labels.0`: is empty; write label names");
     expect(errorOf(parseConfig({ exempt_labels: ["x".repeat(51)] }))).toContain("at most 50 characters");
     expect(errorOf(parseConfig({ exempt_labels: Array.from({ length: 21 }, (_, i) => `l${i}`) }))).toContain("at most 20 are allowed");
-    expect(errorOf(parseConfig({ exempt_labels: ["pinned", "Claimed"] }))).toContain("`exempt_labels.1`: \"Claimed\" is a label the app puts on leases itself");
+    expect(errorOf(parseConfig({ exempt_labels: ["pinned", "Claimed"] }))).toContain("`exempt_labels.1`: `Claimed` is a label the app puts on leases itself");
   });
 
   it("takes true or false for renew_on_activity and count_in_review, and false for the in-review label", () => {

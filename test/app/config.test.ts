@@ -21,9 +21,9 @@ describe("a broken config", () => {
 
   it.each([
     ["an unknown key", "default_tll: 2d\n", ["`default_tll`: unknown key; did you mean `default_ttl`?"]],
-    ["a bad duration", "max_ttl: forever\n", ['`max_ttl`: "forever" is not a duration']],
+    ["a bad duration", "max_ttl: forever\n", ["`max_ttl`: `forever` is not a duration"]],
     ["a duration without a unit", "default_ttl: 7\n", ["`default_ttl`: `7` has no unit"]],
-    ["broken YAML", "claimers: [anyone\nbots: true\n", ["could not be read as YAML; fix its syntax"]],
+    ["broken YAML", "claimers: [anyone\nbots: true\n", ["could not be read as YAML: line 2, column 1: `Flow sequence in block collection", "; fix its syntax"]],
   ])("with %s: one `invalid` reply naming the file and the key, and nothing applied", async (_, yaml, expected) => {
     const { h, gh } = t;
     // A broken file of the repository's own: the organisation's is not read.
