@@ -8,9 +8,11 @@
  *   POST   /api/v1/repos/{owner}/{repo}/issues/{number}/lease/verify   is this token live and mine?
  *   GET    /api/v1/openapi.json                                        the document describing all of it
  *
- * Thin: who calls (identity.ts), may they (access.ts), what they ask
- * (requests.ts), then the very LeaseCommand a comment runs, and its answer
- * (answers.ts). Paths it does not know are left to other handlers.
+ * Thin: what they ask (requests.ts: anything malformed is answered 422
+ * before GitHub is asked anything, so that bad input is never taken for an
+ * outage), who calls (identity.ts), may they (access.ts), then the very
+ * LeaseCommand a comment runs, and its answer (answers.ts). Paths it does
+ * not know are left to other handlers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -84,7 +86,7 @@ export function apiHandler(deps: ApiDeps): (req: IncomingMessage, res: ServerRes
     }
     let answer: Answer;
     try {
-      answer = await serve(deps, req, url, op, issueRef(m[1]!, m[2]!, m[3]!));
+      answer = await serve(deps, req, url, op, m);
     } catch (error) {
       answer = failure(deps, error, op);
     }
@@ -106,25 +108,27 @@ function failure(deps: ApiDeps, error: unknown, op: Op): Answer {
   return errorAnswer(500, "internal", "Internal error; nothing was changed unless a retry with the same Idempotency-Key says so.");
 }
 
-async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, ref: IssueRef | null): Promise<Answer> {
+async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path: RegExpExecArray): Promise<Answer> {
   const text = op === "claim" || op === "renew" || op === "verify" ? await readBody(req) : (req.resume(), "");
   if (isAnswer(text)) return text;
   const token = bearerToken(req);
   if (token === null || token === "malformed") {
     return errorAnswer(401, "unauthorized", "Send a GitHub token: `Authorization: Bearer <token>`.", { headers: { "www-authenticate": "Bearer" } });
   }
+  // Everything the request says is checked before GitHub is asked who the token is: input that can never succeed is a 422, whatever GitHub's state.
+  const ref = issueRef(path[1]!, path[2]!, path[3]!);
+  if (isAnswer(ref)) return ref;
+  const asked = op === "claim" || op === "renew" ? leaseRequest(text) : op === "verify" ? verifyRequest(text) : instanceParam(url.searchParams.get("instance"));
+  if (isAnswer(asked)) return asked;
+  const key = op === "status" || op === "verify" ? undefined : idempotencyKey(req);
+  if (isAnswer(key)) return key;
+
   const who = await deps.identities.who(token);
   if (!who) return errorAnswer(401, "unauthorized", "GitHub does not accept this token.", { headers: { "www-authenticate": "Bearer" } });
   const wait = deps.limiter.take(who.id);
   if (wait > 0) {
     return errorAnswer(429, "rate_limited", `Too many requests from ${who.login}; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
   }
-  if (!ref) return NOT_FOUND;
-
-  const asked = op === "claim" || op === "renew" ? leaseRequest(text) : op === "verify" ? verifyRequest(text) : instanceParam(url.searchParams.get("instance"));
-  if (isAnswer(asked)) return asked;
-  const key = op === "status" || op === "verify" ? undefined : idempotencyKey(req);
-  if (isAnswer(key)) return key;
 
   const repo = await deps.access.repo(token, ref.owner, ref.name);
   if (!repo) return NOT_FOUND;

@@ -77,6 +77,11 @@ export function describeError(error: unknown): string {
     if (error instanceof LeaseRefusedError) return `refused by the repository's config: ${error.message}`;
     return `${error.message} (HTTP ${error.status})`;
   }
-  if (error instanceof LeaseUnavailableError) return `cannot reach the API: ${error.message}; check ISSUE_LEASES_URL`;
+  if (error instanceof LeaseUnavailableError) {
+    // An answer came: the URL is right, and what failed is what the answer says.
+    if (error.code === "github_unavailable") return `the API could not ask GitHub (${error.message}): GitHub is not answering the app; try again later`;
+    if (error.status !== null) return `the API kept failing: ${error.message}; try again later`;
+    return `cannot reach the API: ${error.message}; check ISSUE_LEASES_URL`;
+  }
   return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
 }
