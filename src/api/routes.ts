@@ -23,9 +23,10 @@ import type { IssueKey, Ledger } from "../ledger/types.js";
 import type { Permission } from "../reflect/github-port.js";
 import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, tenureJson } from "./answers.js";
 import type { ApiRepo, RepoAccess } from "./access.js";
+import { clientAddress } from "./client-address.js";
 import { bearerToken, GitHubUnavailable, type Identities, type Identity } from "./identity.js";
 import openapi from "./openapi.json" with { type: "json" };
-import type { RateLimiter } from "./rate-limit.js";
+import { RateLimited, type RateLimiter } from "./rate-limit.js";
 import { idempotencyKey, instanceParam, isAnswer, issueRef, type IssueRef, leaseRequest, readBody, verifyRequest } from "./requests.js";
 
 export interface ApiDeps {
@@ -34,6 +35,8 @@ export interface ApiDeps {
   identities: Identities;
   access: RepoAccess;
   limiter: RateLimiter;
+  /** Proxies whose X-Forwarded-For names the client (client-address.ts). */
+  trustProxyHops: number;
   /** The repository's config, through the app's config cache. */
   config: (repo: ApiRepo) => Promise<ConfigResult>;
   /** A login's permission on the repository, asked of GitHub with the app's token (`author_first`). */
@@ -95,8 +98,11 @@ export function apiHandler(deps: ApiDeps): (req: IncomingMessage, res: ServerRes
   };
 }
 
-/** An error of GitHub's (502, retry), shutting down (503, retry), or a fault of ours or the database's (500, logged). */
+/** Too many unknown tokens from one address (429), an error of GitHub's (502, retry), shutting down (503, retry), or a fault of ours or the database's (500, logged). */
 function failure(deps: ApiDeps, error: unknown, op: Op): Answer {
+  if (error instanceof RateLimited) {
+    return errorAnswer(429, "rate_limited", `${error.message}.`, { headers: { "retry-after": String(error.retryAfter) } });
+  }
   if (error instanceof GitHubUnavailable) {
     deps.log.warn({ err: error, op }, "API: GitHub did not answer");
     return errorAnswer(502, "github_unavailable", `${error.message}; try again.`, { headers: { "retry-after": "5" } });
@@ -123,7 +129,7 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   const key = op === "status" || op === "verify" ? undefined : idempotencyKey(req);
   if (isAnswer(key)) return key;
 
-  const who = await deps.identities.who(token);
+  const who = await deps.identities.who(token, clientAddress(req, deps.trustProxyHops));
   if (!who) return errorAnswer(401, "unauthorized", "GitHub does not accept this token.", { headers: { "www-authenticate": "Bearer" } });
   const wait = deps.limiter.take(who.id);
   if (wait > 0) {

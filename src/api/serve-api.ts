@@ -1,7 +1,7 @@
 /**
  * The API's parts put together for the app: its GitHub clients (the
  * caller's token for who it is and what it sees, the app's own for where it
- * is installed and what the rules read), its caches and its rate limit.
+ * is installed and what the rules read), its caches and its rate limits.
  * app.ts adds the handler with one line.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -12,7 +12,7 @@ import { octokitPort } from "../reflect/github-port.js";
 import { loadConfig, sourceOf } from "../repo-config.js";
 import { RepoAccess } from "./access.js";
 import { GitHubUnavailable, Identities } from "./identity.js";
-import { RateLimiter, type RateLimitSettings } from "./rate-limit.js";
+import { type ApiRateLimits, RateLimiter } from "./rate-limit.js";
 import { type ApiDeps, apiHandler } from "./routes.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -21,7 +21,7 @@ export interface ServeApiOptions {
   ledger: Ledger;
   clock: () => number;
   configs: ConfigCache;
-  rateLimit: RateLimitSettings;
+  rateLimit: ApiRateLimits;
   rememberRepo: ApiDeps["rememberRepo"];
   kick: () => void;
   track: ApiDeps["track"];
@@ -57,9 +57,10 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
     return {
       ledger: o.ledger,
       clock: o.clock,
-      identities: new Identities({ graphqlUrl: graphqlUrl(restUrl), clock: o.clock }),
+      identities: new Identities({ graphqlUrl: graphqlUrl(restUrl), clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
       access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
       limiter: new RateLimiter(o.rateLimit, o.clock),
+      trustProxyHops: o.rateLimit.trustProxyHops,
       config: async (repo) =>
         loadConfig(o.configs, repo.id, async () => sourceOf(await installationClient(repo.installation), repo.owner, repo.name)),
       // GitHub failing here is GitHub not answering (502, retry), as for every other read of the API's.

@@ -12,9 +12,11 @@
  *   public repositories only.
  *
  * The list is cached for a minute by the token's hash, as the API caches
- * which repositories a token sees.
+ * which repositories a token sees. Tokens not known yet are limited per
+ * client address (`unknownLimit`), as on the API.
  */
 import { Identities, tokenHash } from "../api/identity.js";
+import type { RateLimiter } from "../api/rate-limit.js";
 import { graphqlUrl } from "../api/serve-api.js";
 import { TtlCache } from "../api/ttl-cache.js";
 import { type Fetch, GitHubUserError, type PrivateRepos, privateReposOfInstallation, privateReposOfUser } from "./github-user.js";
@@ -33,15 +35,15 @@ async function unlessRefused(list: () => Promise<PrivateRepos>): Promise<Private
   }
 }
 
-export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch }): BearerViewer {
-  const identities = new Identities({ graphqlUrl: graphqlUrl(o.api), clock: o.clock });
+export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch; unknownLimit?: RateLimiter<string> }): BearerViewer {
+  const identities = new Identities({ graphqlUrl: graphqlUrl(o.api), clock: o.clock, ...(o.unknownLimit ? { unknownLimit: o.unknownLimit } : {}) });
   const seen = new TtlCache<PrivateRepos>(ACCESS_TTL_MS, MAX_ENTRIES, o.clock);
   const loading = new Map<string, Promise<PrivateRepos>>();
   const privateRepos = async (token: string): Promise<PrivateRepos> =>
     (await unlessRefused(() => privateReposOfUser(o.fetch, o.api, token))) ??
     (await unlessRefused(() => privateReposOfInstallation(o.fetch, o.api, token))) ?? { repos: [], partial: false };
-  return async (token) => {
-    const who = await identities.who(token);
+  return async (token, address) => {
+    const who = await identities.who(token, address);
     if (!who) return null;
     const access = await seen.through(tokenHash(token), () => privateRepos(token), loading);
     return { id: who.id, login: who.login, visible: access.repos, partial: access.partial };
