@@ -10,9 +10,10 @@
  *
  * Thin: what they ask (requests.ts: anything malformed is answered 422
  * before GitHub is asked anything, so that bad input is never taken for an
- * outage), who calls (identity.ts), may they (access.ts), then the very
- * LeaseCommand a comment runs, and its answer (answers.ts). Paths it does
- * not know are left to other handlers.
+ * outage), who calls (identity.ts), may they (access.ts, and GitHub's
+ * moderation: moderation.ts), then the very LeaseCommand a comment runs,
+ * and its answer (answers.ts). Paths it does not know are left to other
+ * handlers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -25,6 +26,7 @@ import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, tenureJson
 import type { ApiRepo, RepoAccess } from "./access.js";
 import { clientAddress } from "./client-address.js";
 import { bearerToken, GitHubUnavailable, type Identities, type Identity } from "./identity.js";
+import type { Moderation } from "./moderation.js";
 import openapi from "./openapi.json" with { type: "json" };
 import { RateLimited, type RateLimiter } from "./rate-limit.js";
 import { idempotencyKey, instanceParam, isAnswer, issueRef, type IssueRef, leaseRequest, readBody, verifyRequest } from "./requests.js";
@@ -34,6 +36,8 @@ export interface ApiDeps {
   clock: () => number;
   identities: Identities;
   access: RepoAccess;
+  /** What GitHub would not let the caller do by a comment (blocks, locks, interaction limits). */
+  moderation: Pick<Moderation, "refusal">;
   limiter: RateLimiter;
   /** Proxies whose X-Forwarded-For names the client (client-address.ts). */
   trustProxyHops: number;
@@ -177,12 +181,16 @@ async function runCommand(
   const { repo, ref, who, op, now } = r;
   const config = await deps.config(repo);
   let issue: { number: number; labels: string[]; state?: string; createdAt?: number; authorId?: number } = { number: ref.issue, labels: [] };
+  // What a comment could not do, the API does not do either; a release is let through, as it only gives up.
+  const moderated = op === "release" ? Promise.resolve(null) : deps.moderation.refusal(r.token, repo, ref.issue, who);
   if (op === "claim") {
     // The issue must exist (for the caller), be open, and keep the labels it had: a label it already has is not the app's to take off.
-    const seen = await deps.access.issue(r.token, repo, ref.issue);
+    const [seen] = await Promise.all([deps.access.issue(r.token, repo, ref.issue), moderated.catch(() => null)]);
     if (!seen) return NOT_FOUND;
     issue = { number: ref.issue, ...seen };
   }
+  const refusal = await moderated;
+  if (refusal) return errorAnswer(403, "forbidden", refusal.message, { reason: refusal.reason });
   // Who may claim, and whose replies are limited, by GitHub's `author_association`: asked only when a rule needs it.
   const needed = config.ok && (config.config.maxRepliesPerHour > 0 || (op === "claim" && config.config.claimers !== "anyone")) && op !== "renew";
   const association = needed ? await deps.access.association(repo, who) : "NONE";

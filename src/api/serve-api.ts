@@ -12,6 +12,7 @@ import { octokitPort } from "../reflect/github-port.js";
 import { loadConfig, sourceOf } from "../repo-config.js";
 import { RepoAccess } from "./access.js";
 import { GitHubUnavailable, Identities } from "./identity.js";
+import { Moderation } from "./moderation.js";
 import { type ApiRateLimits, RateLimiter } from "./rate-limit.js";
 import { type ApiDeps, apiHandler } from "./routes.js";
 
@@ -54,23 +55,25 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
   let deps: Promise<ApiDeps> | undefined;
   const build = async (): Promise<ApiDeps> => {
     const restUrl = (await appClient()).request.endpoint.DEFAULTS.baseUrl;
+    // GitHub failing here is GitHub not answering (502, retry), as for every other read of the API's.
+    const permission: ApiDeps["permission"] = async (repo, login) => {
+      try {
+        return await octokitPort(await installationClient(repo.installation)).permission({ owner: repo.owner, repo: repo.name }, login);
+      } catch (error) {
+        throw new GitHubUnavailable("the caller's permission", error);
+      }
+    };
     return {
       ledger: o.ledger,
       clock: o.clock,
       identities: new Identities({ graphqlUrl: graphqlUrl(restUrl), clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
       access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
+      moderation: new Moderation({ graphqlUrl: graphqlUrl(restUrl), permission, clock: o.clock }),
       limiter: new RateLimiter(o.rateLimit, o.clock),
       trustProxyHops: o.rateLimit.trustProxyHops,
       config: async (repo) =>
         loadConfig(o.configs, repo.id, async () => sourceOf(await installationClient(repo.installation), repo.owner, repo.name)),
-      // GitHub failing here is GitHub not answering (502, retry), as for every other read of the API's.
-      permission: async (repo, login) => {
-        try {
-          return await octokitPort(await installationClient(repo.installation)).permission({ owner: repo.owner, repo: repo.name }, login);
-        } catch (error) {
-          throw new GitHubUnavailable("the caller's permission", error);
-        }
-      },
+      permission,
       rememberRepo: o.rememberRepo,
       kick: o.kick,
       track: o.track,
