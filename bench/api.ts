@@ -196,8 +196,12 @@ async function main(): Promise<void> {
     log(`the ledger with ${args.clients} callers at once commits in groups: api ÷ that is ${(apiPerS / groupedPerS).toFixed(2)} (what HTTP and GitHub add beside a batched commit)`);
     log(`claim latency: p50 ${percentile(claimMs, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${claimMs.length} claims, ${args.clients} at once)`);
     const reads = fake.requests.filter((r) => r.method === "GET" && /\/issues\/\d+$/.test(r.path)).length;
-    const graphql = fake.requests.filter((r) => r.path.endsWith("/graphql")).length;
-    log(`GitHub asked: ${graphql} identity look-ups (one per token), ${reads} issue reads (one per claim)`);
+    const graphql = fake.requests.filter((r) => r.path.endsWith("/graphql"));
+    const identities = graphql.filter((r) => /viewer \{/.test(String((r.body as { query?: unknown } | undefined)?.query))).length;
+    log(
+      `GitHub asked: ${identities} identity look-ups (one per token), ${reads} issue reads (one per claim), ` +
+        `${graphql.length - identities} moderation queries (one per token and issue, beside the issue read)`,
+    );
     if (args.json) {
       console.log(
         JSON.stringify({

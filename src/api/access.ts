@@ -7,6 +7,10 @@
  * caller's association with the repository (what a comment's
  * `author_association` says, asked with the app's).
  *
+ * A private repository counts as seen only when the token may also read its
+ * issues: metadata access (which any app installed on the organisation has)
+ * shows a repository, not who holds its issues.
+ *
  * Briefly cached (a client's heartbeats then cost no GitHub call): which
  * repositories a token sees, by the token's hash (never the token), and where
  * the app is installed, for a minute each; associations for 5 minutes.
@@ -150,11 +154,18 @@ export class RepoAccess {
     const body = (await this.get(token, `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`, what)) as {
       id?: number;
       name?: string;
+      private?: boolean;
       owner?: { login?: string; type?: string };
     } | null;
     if (body === null) return null;
     if (typeof body.id !== "number" || typeof body.name !== "string" || typeof body.owner?.login !== "string") {
       throw new GitHubUnavailable(`${what} (an answer without the repository)`);
+    }
+    // Seeing a private repository is not reading its issues: another app's installation token with metadata access sees it.
+    // Only a token that may read the issues learns who holds them.
+    if (body.private === true) {
+      const path = `/repos/${encodeURIComponent(body.owner.login)}/${encodeURIComponent(body.name)}/issues?per_page=1`;
+      if ((await this.get(token, path, "whether the caller may read the repository's issues")) === null) return null;
     }
     return { id: body.id, owner: body.owner.login, name: body.name, ownerType: body.owner.type ?? "User" };
   }

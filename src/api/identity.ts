@@ -8,10 +8,13 @@
  * keeps an identity at most `ttlMs` (5 minutes at the most), and holds a
  * bounded number of entries. A token GitHub refuses is remembered as refused
  * for as long, so that a client retrying a bad token does not cost a GitHub
- * call each time.
+ * call each time, in a cache of its own: random tokens fill that one, never
+ * pushing good identities out. And a token not known either way costs a
+ * call to GitHub, so those are limited per client address (`unknownLimit`).
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { RateLimited, type RateLimiter } from "./rate-limit.js";
 import { TtlCache } from "./ttl-cache.js";
 
 export interface Identity {
@@ -42,6 +45,8 @@ export interface IdentitiesOptions {
   maxEntries?: number;
   /** How long GitHub may take to answer; default 10 s. */
   timeoutMs?: number;
+  /** Look-ups of tokens not known yet, per client address; default none. */
+  unknownLimit?: RateLimiter<string>;
 }
 
 /** The bearer token of a request: null when there is none, "malformed" for another scheme or an empty one. */
@@ -60,9 +65,11 @@ export function tokenHash(token: string): string {
 const VIEWER = "query { viewer { __typename login databaseId } }";
 
 export class Identities {
-  private readonly o: Required<IdentitiesOptions>;
-  /** Token hash -> identity; null: GitHub refused the token. */
-  private readonly cache: TtlCache<Identity | null>;
+  private readonly o: Required<Omit<IdentitiesOptions, "unknownLimit">> & Pick<IdentitiesOptions, "unknownLimit">;
+  /** Token hash -> identity. */
+  private readonly known: TtlCache<Identity>;
+  /** Token hashes GitHub refused. */
+  private readonly refused: TtlCache<true>;
   /** Look-ups in flight, so that a burst of one client's first requests asks GitHub once. */
   private readonly asking = new Map<string, Promise<Identity | null>>();
 
@@ -74,12 +81,34 @@ export class Identities {
       ...opts,
       ttlMs: Math.min(opts.ttlMs ?? MAX_IDENTITY_TTL_MS, MAX_IDENTITY_TTL_MS),
     };
-    this.cache = new TtlCache(this.o.ttlMs, this.o.maxEntries, this.o.clock);
+    this.known = new TtlCache(this.o.ttlMs, this.o.maxEntries, this.o.clock);
+    this.refused = new TtlCache(this.o.ttlMs, this.o.maxEntries, this.o.clock);
   }
 
-  /** The account behind `token`, or null when GitHub refuses the token (401). Throws GitHubUnavailable when GitHub does not answer. */
-  who(token: string): Promise<Identity | null> {
-    return this.cache.through(tokenHash(token), () => this.ask(token), this.asking);
+  /**
+   * The account behind `token`, or null when GitHub refuses the token (401).
+   * Throws GitHubUnavailable when GitHub does not answer, and RateLimited when
+   * `address` has asked about too many unknown tokens.
+   */
+  async who(token: string, address?: string): Promise<Identity | null> {
+    const key = tokenHash(token);
+    const hit = this.known.get(key);
+    if (hit !== undefined) return hit;
+    if (this.refused.get(key)) return null;
+    let pending = this.asking.get(key);
+    if (!pending) {
+      const wait = address === undefined ? 0 : (this.o.unknownLimit?.take(address) ?? 0);
+      if (wait > 0) throw new RateLimited(wait, "Too many tokens GitHub has not been asked about yet from this address");
+      const at = this.o.clock();
+      pending = this.ask(token).then((who) => {
+        if (who) this.known.set(key, who, at);
+        else this.refused.set(key, true, at);
+        return who;
+      });
+      this.asking.set(key, pending);
+      void pending.finally(() => this.asking.delete(key)).catch(() => undefined);
+    }
+    return pending;
   }
 
   private async ask(token: string): Promise<Identity | null> {

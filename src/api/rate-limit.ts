@@ -1,53 +1,92 @@
 /**
- * Requests per identity: a token bucket per GitHub account, so that one
+ * Token buckets: per GitHub account once a token is known, so that one
  * client (or one leaked token) cannot flood the ledger and, through it,
- * GitHub. `perMinute` tokens are added a minute, up to `burst`; a request
- * takes one. Past it the API answers 429 with the seconds to wait in
- * `Retry-After`. In memory, per replica: behind N replicas an account gets
- * up to N times the rate.
+ * GitHub; and per client address (client-address.ts) for what comes before
+ * an identity is known: tokens GitHub has not been asked about yet (each
+ * costs a call to GitHub), the board's listing and its pages. `perMinute`
+ * tokens are added a minute, up to `burst`; a request takes one. Past it
+ * the answer is 429 with the seconds to wait in `Retry-After`. In memory,
+ * per replica: behind N replicas a caller gets up to N times the rate.
  */
 export interface RateLimitSettings {
-  /** Requests an identity may make per minute on average; 0: no limit. */
+  /** Requests a caller may make per minute on average; 0: no limit. */
   perMinute: number;
   /** Requests it may make at once after a quiet spell. */
   burst: number;
 }
 
-/** From API_RATE_LIMIT (requests per minute per identity, default 120; 0 turns the limit off) and API_RATE_BURST (default 60). */
-export function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
-  const number = (name: string, fallback: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === "") return fallback;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number of requests, 0 or more; it is "${raw}"`);
-    return n;
+/** Every limit of the API and the board, from the environment. */
+export interface ApiRateLimits extends RateLimitSettings {
+  /** Identity look-ups of tokens not known yet, per client address (API_UNKNOWN_TOKEN_LIMIT). */
+  unknownTokens: RateLimitSettings;
+  /** The listing (GET /api/v1/leases) and the board's pages, per client address (API_ADDRESS_RATE_LIMIT). */
+  perAddress: RateLimitSettings;
+  /** Proxies in front of the app whose X-Forwarded-For is believed (TRUST_PROXY_HOPS); 0: the header is ignored. */
+  trustProxyHops: number;
+}
+
+function count(env: NodeJS.ProcessEnv, name: string, fallback: number, what = "a number of requests, 0 or more"): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be ${what}; it is "${raw}"`);
+  return n;
+}
+
+/**
+ * From API_RATE_LIMIT (requests per minute per identity, default 120; 0 turns the limit off) and API_RATE_BURST (default 60);
+ * API_UNKNOWN_TOKEN_LIMIT (unknown tokens per minute per address, default 20, burst 10); API_ADDRESS_RATE_LIMIT (listing and
+ * board requests per minute per address, default 120, burst 60); TRUST_PROXY_HOPS (default 0).
+ */
+export function rateLimitSettings(env: NodeJS.ProcessEnv): ApiRateLimits {
+  const perMinute = count(env, "API_RATE_LIMIT", 120);
+  const unknown = count(env, "API_UNKNOWN_TOKEN_LIMIT", 20);
+  const address = count(env, "API_ADDRESS_RATE_LIMIT", 120);
+  const hops = count(env, "TRUST_PROXY_HOPS", 0, "a whole number of proxies, 0 or more");
+  if (!Number.isInteger(hops)) throw new Error(`TRUST_PROXY_HOPS must be a whole number of proxies, 0 or more; it is "${env.TRUST_PROXY_HOPS}"`);
+  const burstOf = (n: number, most: number) => Math.max(1, Math.min(most, n));
+  return {
+    perMinute,
+    burst: Math.max(1, count(env, "API_RATE_BURST", burstOf(perMinute, 60))),
+    unknownTokens: { perMinute: unknown, burst: burstOf(unknown, 10) },
+    perAddress: { perMinute: address, burst: burstOf(address, 60) },
+    trustProxyHops: hops,
   };
-  const perMinute = number("API_RATE_LIMIT", 120);
-  return { perMinute, burst: Math.max(1, number("API_RATE_BURST", Math.min(60, Math.max(1, perMinute)))) };
+}
+
+/** A request refused by a limit before its work: answered 429 with `Retry-After: retryAfter`. */
+export class RateLimited extends Error {
+  constructor(
+    readonly retryAfter: number,
+    what: string,
+  ) {
+    super(`${what}; try again in ${retryAfter} s`);
+    this.name = "RateLimited";
+  }
 }
 
 const MAX_BUCKETS = 100_000;
 
-export class RateLimiter {
-  private readonly buckets = new Map<number, { tokens: number; at: number }>();
+export class RateLimiter<K extends string | number = number> {
+  private readonly buckets = new Map<K, { tokens: number; at: number }>();
 
   constructor(
     private readonly settings: RateLimitSettings,
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** Takes one request of `identity`'s; returns 0 when allowed, else the seconds until one is. */
-  take(identity: number): number {
+  /** Takes one request of `key`'s; returns 0 when allowed, else the seconds until one is. */
+  take(key: K): number {
     const { perMinute, burst } = this.settings;
     if (perMinute <= 0) return 0;
     const now = this.clock();
     const perMs = perMinute / 60_000;
-    const bucket = this.buckets.get(identity) ?? { tokens: burst, at: now };
+    const bucket = this.buckets.get(key) ?? { tokens: burst, at: now };
     bucket.tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * perMs);
     bucket.at = now;
     // Re-inserted: the Map's first key is the one least recently seen, dropped when there are too many.
-    this.buckets.delete(identity);
-    this.buckets.set(identity, bucket);
+    this.buckets.delete(key);
+    this.buckets.set(key, bucket);
     if (this.buckets.size > MAX_BUCKETS) this.buckets.delete(this.buckets.keys().next().value!);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;

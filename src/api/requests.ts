@@ -1,7 +1,7 @@
 /**
  * What a request to the API says, validated: the path's repository and
  * issue, the JSON body (at most 16 KiB), the `instance`, the
- * `Idempotency-Key`. Anything malformed is an Answer (422, 413, 404) before
+ * `Idempotency-Key`. Anything malformed is an Answer (422, 413) before
  * anything is asked of GitHub or the ledger.
  */
 import type { IncomingMessage } from "node:http";
@@ -39,17 +39,28 @@ export interface IssueRef {
   issue: number;
 }
 
-/** The issue a path names, or null: names GitHub would not accept and numbers that are not issue numbers are simply not found. */
-export function issueRef(owner: string, name: string, number: string): IssueRef | null {
-  let o: string;
-  let n: string;
+/**
+ * The issue a path names, or the 422 that says what is wrong with it: a
+ * name GitHub would not accept, or a number that is not an issue number, can
+ * never succeed, so it is answered before GitHub is asked who the caller is
+ * (whether such a name exists is nobody's secret). The path's text is not
+ * echoed back.
+ */
+export function issueRef(owner: string, name: string, number: string): IssueRef | Answer {
+  let o: string | null;
+  let n: string | null;
   try {
     o = decodeURIComponent(owner);
     n = decodeURIComponent(name);
   } catch {
-    return null;
+    o = n = null;
   }
-  if (!NAME_PATTERN.test(o) || !NAME_PATTERN.test(n) || !/^[1-9]\d{0,9}$/.test(number) || Number(number) > 2 ** 31 - 1) return null;
+  if (o === null || n === null || !NAME_PATTERN.test(o) || !NAME_PATTERN.test(n)) {
+    return errorAnswer(422, "invalid_path", "The path's owner and repository must each be 1 to 100 letters, digits, `.`, `_` or `-`, as GitHub's names are.");
+  }
+  if (!/^[1-9]\d{0,9}$/.test(number) || Number(number) > 2 ** 31 - 1) {
+    return errorAnswer(422, "invalid_path", "The path's issue number must be a whole number from 1 to 2147483647.");
+  }
   return { owner: o, name: n, issue: Number(number) };
 }
 

@@ -8,9 +8,12 @@
  *   POST   /api/v1/repos/{owner}/{repo}/issues/{number}/lease/verify   is this token live and mine?
  *   GET    /api/v1/openapi.json                                        the document describing all of it
  *
- * Thin: who calls (identity.ts), may they (access.ts), what they ask
- * (requests.ts), then the very LeaseCommand a comment runs, and its answer
- * (answers.ts). Paths it does not know are left to other handlers.
+ * Thin: what they ask (requests.ts: anything malformed is answered 422
+ * before GitHub is asked anything, so that bad input is never taken for an
+ * outage), who calls (identity.ts), may they (access.ts, and GitHub's
+ * moderation: moderation.ts), then the very LeaseCommand a comment runs,
+ * and its answer (answers.ts). Paths it does not know are left to other
+ * handlers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -21,9 +24,11 @@ import type { IssueKey, Ledger } from "../ledger/types.js";
 import type { Permission } from "../reflect/github-port.js";
 import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, tenureJson } from "./answers.js";
 import type { ApiRepo, RepoAccess } from "./access.js";
+import { clientAddress } from "./client-address.js";
 import { bearerToken, GitHubUnavailable, type Identities, type Identity } from "./identity.js";
+import type { Moderation } from "./moderation.js";
 import openapi from "./openapi.json" with { type: "json" };
-import type { RateLimiter } from "./rate-limit.js";
+import { RateLimited, type RateLimiter } from "./rate-limit.js";
 import { idempotencyKey, instanceParam, isAnswer, issueRef, type IssueRef, leaseRequest, readBody, verifyRequest } from "./requests.js";
 
 export interface ApiDeps {
@@ -31,7 +36,11 @@ export interface ApiDeps {
   clock: () => number;
   identities: Identities;
   access: RepoAccess;
+  /** What GitHub would not let the caller do by a comment (blocks, locks, interaction limits). */
+  moderation: Pick<Moderation, "refusal">;
   limiter: RateLimiter;
+  /** Proxies whose X-Forwarded-For names the client (client-address.ts). */
+  trustProxyHops: number;
   /** The repository's config, through the app's config cache. */
   config: (repo: ApiRepo) => Promise<ConfigResult>;
   /** A login's permission on the repository, asked of GitHub with the app's token (`author_first`). */
@@ -84,7 +93,7 @@ export function apiHandler(deps: ApiDeps): (req: IncomingMessage, res: ServerRes
     }
     let answer: Answer;
     try {
-      answer = await serve(deps, req, url, op, issueRef(m[1]!, m[2]!, m[3]!));
+      answer = await serve(deps, req, url, op, m);
     } catch (error) {
       answer = failure(deps, error, op);
     }
@@ -93,8 +102,11 @@ export function apiHandler(deps: ApiDeps): (req: IncomingMessage, res: ServerRes
   };
 }
 
-/** An error of GitHub's (502, retry), shutting down (503, retry), or a fault of ours or the database's (500, logged). */
+/** Too many unknown tokens from one address (429), an error of GitHub's (502, retry), shutting down (503, retry), or a fault of ours or the database's (500, logged). */
 function failure(deps: ApiDeps, error: unknown, op: Op): Answer {
+  if (error instanceof RateLimited) {
+    return errorAnswer(429, "rate_limited", `${error.message}.`, { headers: { "retry-after": String(error.retryAfter) } });
+  }
   if (error instanceof GitHubUnavailable) {
     deps.log.warn({ err: error, op }, "API: GitHub did not answer");
     return errorAnswer(502, "github_unavailable", `${error.message}; try again.`, { headers: { "retry-after": "5" } });
@@ -106,25 +118,27 @@ function failure(deps: ApiDeps, error: unknown, op: Op): Answer {
   return errorAnswer(500, "internal", "Internal error; nothing was changed unless a retry with the same Idempotency-Key says so.");
 }
 
-async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, ref: IssueRef | null): Promise<Answer> {
+async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path: RegExpExecArray): Promise<Answer> {
   const text = op === "claim" || op === "renew" || op === "verify" ? await readBody(req) : (req.resume(), "");
   if (isAnswer(text)) return text;
   const token = bearerToken(req);
   if (token === null || token === "malformed") {
     return errorAnswer(401, "unauthorized", "Send a GitHub token: `Authorization: Bearer <token>`.", { headers: { "www-authenticate": "Bearer" } });
   }
-  const who = await deps.identities.who(token);
+  // Everything the request says is checked before GitHub is asked who the token is: input that can never succeed is a 422, whatever GitHub's state.
+  const ref = issueRef(path[1]!, path[2]!, path[3]!);
+  if (isAnswer(ref)) return ref;
+  const asked = op === "claim" || op === "renew" ? leaseRequest(text) : op === "verify" ? verifyRequest(text) : instanceParam(url.searchParams.get("instance"));
+  if (isAnswer(asked)) return asked;
+  const key = op === "status" || op === "verify" ? undefined : idempotencyKey(req);
+  if (isAnswer(key)) return key;
+
+  const who = await deps.identities.who(token, clientAddress(req, deps.trustProxyHops));
   if (!who) return errorAnswer(401, "unauthorized", "GitHub does not accept this token.", { headers: { "www-authenticate": "Bearer" } });
   const wait = deps.limiter.take(who.id);
   if (wait > 0) {
     return errorAnswer(429, "rate_limited", `Too many requests from ${who.login}; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
   }
-  if (!ref) return NOT_FOUND;
-
-  const asked = op === "claim" || op === "renew" ? leaseRequest(text) : op === "verify" ? verifyRequest(text) : instanceParam(url.searchParams.get("instance"));
-  if (isAnswer(asked)) return asked;
-  const key = op === "status" || op === "verify" ? undefined : idempotencyKey(req);
-  if (isAnswer(key)) return key;
 
   const repo = await deps.access.repo(token, ref.owner, ref.name);
   if (!repo) return NOT_FOUND;
@@ -167,12 +181,16 @@ async function runCommand(
   const { repo, ref, who, op, now } = r;
   const config = await deps.config(repo);
   let issue: { number: number; labels: string[]; state?: string; createdAt?: number; authorId?: number } = { number: ref.issue, labels: [] };
+  // What a comment could not do, the API does not do either; a release is let through, as it only gives up.
+  const moderated = op === "release" ? Promise.resolve(null) : deps.moderation.refusal(r.token, repo, ref.issue, who);
   if (op === "claim") {
     // The issue must exist (for the caller), be open, and keep the labels it had: a label it already has is not the app's to take off.
-    const seen = await deps.access.issue(r.token, repo, ref.issue);
+    const [seen] = await Promise.all([deps.access.issue(r.token, repo, ref.issue), moderated.catch(() => null)]);
     if (!seen) return NOT_FOUND;
     issue = { number: ref.issue, ...seen };
   }
+  const refusal = await moderated;
+  if (refusal) return errorAnswer(403, "forbidden", refusal.message, { reason: refusal.reason });
   // Who may claim, and whose replies are limited, by GitHub's `author_association`: asked only when a rule needs it.
   const needed = config.ok && (config.config.maxRepliesPerHour > 0 || (op === "claim" && config.config.claimers !== "anyone")) && op !== "renew";
   const association = needed ? await deps.access.association(repo, who) : "NONE";

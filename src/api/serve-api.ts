@@ -1,7 +1,7 @@
 /**
  * The API's parts put together for the app: its GitHub clients (the
  * caller's token for who it is and what it sees, the app's own for where it
- * is installed and what the rules read), its caches and its rate limit.
+ * is installed and what the rules read), its caches and its rate limits.
  * app.ts adds the handler with one line.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -12,7 +12,8 @@ import { octokitPort } from "../reflect/github-port.js";
 import { loadConfig, sourceOf } from "../repo-config.js";
 import { RepoAccess } from "./access.js";
 import { GitHubUnavailable, Identities } from "./identity.js";
-import { RateLimiter, type RateLimitSettings } from "./rate-limit.js";
+import { Moderation } from "./moderation.js";
+import { type ApiRateLimits, RateLimiter } from "./rate-limit.js";
 import { type ApiDeps, apiHandler } from "./routes.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -21,7 +22,7 @@ export interface ServeApiOptions {
   ledger: Ledger;
   clock: () => number;
   configs: ConfigCache;
-  rateLimit: RateLimitSettings;
+  rateLimit: ApiRateLimits;
   rememberRepo: ApiDeps["rememberRepo"];
   kick: () => void;
   track: ApiDeps["track"];
@@ -54,22 +55,25 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
   let deps: Promise<ApiDeps> | undefined;
   const build = async (): Promise<ApiDeps> => {
     const restUrl = (await appClient()).request.endpoint.DEFAULTS.baseUrl;
+    // GitHub failing here is GitHub not answering (502, retry), as for every other read of the API's.
+    const permission: ApiDeps["permission"] = async (repo, login) => {
+      try {
+        return await octokitPort(await installationClient(repo.installation)).permission({ owner: repo.owner, repo: repo.name }, login);
+      } catch (error) {
+        throw new GitHubUnavailable("the caller's permission", error);
+      }
+    };
     return {
       ledger: o.ledger,
       clock: o.clock,
-      identities: new Identities({ graphqlUrl: graphqlUrl(restUrl), clock: o.clock }),
+      identities: new Identities({ graphqlUrl: graphqlUrl(restUrl), clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
       access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
+      moderation: new Moderation({ graphqlUrl: graphqlUrl(restUrl), permission, clock: o.clock }),
       limiter: new RateLimiter(o.rateLimit, o.clock),
+      trustProxyHops: o.rateLimit.trustProxyHops,
       config: async (repo) =>
         loadConfig(o.configs, repo.id, async () => sourceOf(await installationClient(repo.installation), repo.owner, repo.name)),
-      // GitHub failing here is GitHub not answering (502, retry), as for every other read of the API's.
-      permission: async (repo, login) => {
-        try {
-          return await octokitPort(await installationClient(repo.installation)).permission({ owner: repo.owner, repo: repo.name }, login);
-        } catch (error) {
-          throw new GitHubUnavailable("the caller's permission", error);
-        }
-      },
+      permission,
       rememberRepo: o.rememberRepo,
       kick: o.kick,
       track: o.track,

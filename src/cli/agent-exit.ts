@@ -24,7 +24,7 @@ export const AGENT_EXIT = {
   held: 75,
   /** EX_PROTOCOL: the lease is lost, or was never the caller's (not_holder, a token that is not the live one). */
   lost: 76,
-  /** EX_NOPERM: no token or a bad one (401), a repository the token cannot see or the app is not installed on (404), a refusal by the repository's config (403). */
+  /** EX_NOPERM: no token or a bad one (401), a repository the token cannot see or the app is not installed on (404), a refusal by the repository's config or by GitHub's moderation (403). */
   denied: 77,
   /** EX_CONFIG: ISSUE_LEASES_URL is missing or not a URL. */
   config: 78,
@@ -38,9 +38,13 @@ export const EXIT_CODES_HELP = `Exit codes:
   76  lease lost: not the holder (renew, release), a token that is not the live
       one (verify), or run's lease ended while the command ran (it was stopped)
   77  not allowed: no token or a bad one, a repository the token cannot see or
-      the app is not installed on, or refused by the repository's config
+      the app is not installed on, refused by the repository's config, or
+      what GitHub would not let the caller comment on (locked, blocked)
   78  ISSUE_LEASES_URL is not set, or not an http(s) URL
   126, 127  run: the command could not be executed, or was not found`;
+
+/** 403 reasons that are GitHub's moderation (a lock, an interaction limit, a block), not the repository's config. */
+const MODERATION = new Set(["locked", "interaction_limit", "blocked"]);
 
 /** A failure of the CLI's own, with the code to exit with. */
 export class AgentError extends Error {
@@ -74,9 +78,16 @@ export function describeError(error: unknown): string {
     if (error.status === 404) {
       return `not found (404: ${error.message}): the repository does not exist, the token cannot see it, or the app is not installed on it`;
     }
-    if (error instanceof LeaseRefusedError) return `refused by the repository's config: ${error.message}`;
+    if (error instanceof LeaseRefusedError) {
+      return MODERATION.has(error.reason ?? "") ? `refused, as GitHub would refuse a comment: ${error.message}` : `refused by the repository's config: ${error.message}`;
+    }
     return `${error.message} (HTTP ${error.status})`;
   }
-  if (error instanceof LeaseUnavailableError) return `cannot reach the API: ${error.message}; check ISSUE_LEASES_URL`;
+  if (error instanceof LeaseUnavailableError) {
+    // An answer came: the URL is right, and what failed is what the answer says.
+    if (error.code === "github_unavailable") return `the API could not ask GitHub (${error.message}): GitHub is not answering the app; try again later`;
+    if (error.status !== null) return `the API kept failing: ${error.message}; try again later`;
+    return `cannot reach the API: ${error.message}; check ISSUE_LEASES_URL`;
+  }
   return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
 }

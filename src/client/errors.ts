@@ -72,15 +72,24 @@ export class LeaseRefusedError extends LeaseApiError {
   }
 }
 
-/** The API could not be reached, or kept failing, through every retry; `cause` is the last failure. */
+/**
+ * The API could not be reached, or kept failing, through every retry; `cause` is the last failure. `status` (and `code`)
+ * say what the API last answered (e.g. 502 `github_unavailable`: the app was reached, GitHub did not answer it); null
+ * when no answer came at all (the network, a timeout).
+ */
 export class LeaseUnavailableError extends Error {
+  readonly status: number | null;
+  readonly code: string | null;
+
   constructor(
     message: string,
     readonly attempts: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; status?: number; code?: string },
   ) {
     super(message, options);
     this.name = "LeaseUnavailableError";
+    this.status = options?.status ?? null;
+    this.code = options?.code ?? null;
   }
 }
 

@@ -49,8 +49,8 @@ export const DEFAULT_RETRY: Required<RetryOptions> = {
 
 const TRANSIENT = new Set([408, 429, 500, 502, 503, 504]);
 
-/** Why an attempt is worth repeating, or null when its answer stands. */
-type Transient = { failure: unknown; retryAfterMs: number | null };
+/** Why an attempt is worth repeating, or null when its answer stands; `status` and `code` when the API answered. */
+type Transient = { failure: unknown; retryAfterMs: number | null; status?: number; code?: string };
 
 export async function call(config: HttpConfig, spec: CallSpec): Promise<CallAnswer> {
   const retries = spec.retries ?? config.retry.retries;
@@ -58,7 +58,7 @@ export async function call(config: HttpConfig, spec: CallSpec): Promise<CallAnsw
     spec.signal?.throwIfAborted();
     const outcome = await attemptOnce(config, spec);
     if (!("transient" in outcome)) return outcome;
-    const { failure, retryAfterMs } = outcome.transient;
+    const { failure, retryAfterMs, status, code } = outcome.transient;
     const tooLong = retryAfterMs !== null && retryAfterMs > config.retry.maxRetryAfterMs;
     if (attempt >= retries || tooLong) {
       const attempts = attempt + 1;
@@ -66,7 +66,7 @@ export async function call(config: HttpConfig, spec: CallSpec): Promise<CallAnsw
       throw new LeaseUnavailableError(
         `${spec.method} /${spec.path}: ${describeFailure(failure)} (after ${attempts} attempt${attempts === 1 ? "" : "s"}${why})`,
         attempts,
-        { cause: failure },
+        { cause: failure, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}) },
       );
     }
     await sleep(retryAfterMs ?? backoff(config.retry, attempt), spec.signal);
@@ -100,7 +100,15 @@ async function attemptOnce(config: HttpConfig, spec: CallSpec): Promise<CallAnsw
     });
     const text = await res.text();
     if (TRANSIENT.has(res.status)) {
-      return { transient: { failure: new Error(`HTTP ${res.status}${errorMessage(text)}`), retryAfterMs: retryAfter(res.headers.get("retry-after")) } };
+      const code = (parseJson(text) as { error?: { code?: unknown } } | null)?.error?.code;
+      return {
+        transient: {
+          failure: new Error(`HTTP ${res.status}${errorMessage(text)}`),
+          retryAfterMs: retryAfter(res.headers.get("retry-after")),
+          status: res.status,
+          ...(typeof code === "string" ? { code } : {}),
+        },
+      };
     }
     return { status: res.status, json: parseJson(text), location: res.headers.get("location") };
   } catch (error) {

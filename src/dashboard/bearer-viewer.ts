@@ -11,13 +11,20 @@
  * - a personal access token: none (GitHub lists no installations for it):
  *   public repositories only.
  *
+ * Each installation's private repositories count only when the token may
+ * read their issues (github-user.ts, readsIssues): any app installed on an
+ * organisation lists its repositories, with no more than metadata access,
+ * and must not learn from the board what it could not read on GitHub.
+ *
  * The list is cached for a minute by the token's hash, as the API caches
- * which repositories a token sees.
+ * which repositories a token sees. Tokens not known yet are limited per
+ * client address (`unknownLimit`), as on the API.
  */
 import { Identities, tokenHash } from "../api/identity.js";
+import type { RateLimiter } from "../api/rate-limit.js";
 import { graphqlUrl } from "../api/serve-api.js";
 import { TtlCache } from "../api/ttl-cache.js";
-import { type Fetch, GitHubUserError, type PrivateRepos, privateReposOfInstallation, privateReposOfUser } from "./github-user.js";
+import { type Fetch, GitHubUserError, type PrivateRepos, privateReposOfInstallation, privateReposOfUser, readsIssues } from "./github-user.js";
 import type { BearerViewer } from "./viewer.js";
 
 const ACCESS_TTL_MS = 60_000;
@@ -33,15 +40,19 @@ async function unlessRefused(list: () => Promise<PrivateRepos>): Promise<Private
   }
 }
 
-export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch }): BearerViewer {
-  const identities = new Identities({ graphqlUrl: graphqlUrl(o.api), clock: o.clock });
+export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch; unknownLimit?: RateLimiter<string> }): BearerViewer {
+  const identities = new Identities({ graphqlUrl: graphqlUrl(o.api), clock: o.clock, ...(o.unknownLimit ? { unknownLimit: o.unknownLimit } : {}) });
   const seen = new TtlCache<PrivateRepos>(ACCESS_TTL_MS, MAX_ENTRIES, o.clock);
   const loading = new Map<string, Promise<PrivateRepos>>();
-  const privateRepos = async (token: string): Promise<PrivateRepos> =>
-    (await unlessRefused(() => privateReposOfUser(o.fetch, o.api, token))) ??
-    (await unlessRefused(() => privateReposOfInstallation(o.fetch, o.api, token))) ?? { repos: [], partial: false };
-  return async (token) => {
-    const who = await identities.who(token);
+  const privateRepos = async (token: string): Promise<PrivateRepos> => {
+    const check = (repos: Array<{ full: string }>) => readsIssues(o.fetch, o.api, token, repos);
+    return (
+      (await unlessRefused(() => privateReposOfUser(o.fetch, o.api, token, 0, check))) ??
+      (await unlessRefused(() => privateReposOfInstallation(o.fetch, o.api, token, check))) ?? { repos: [], partial: false }
+    );
+  };
+  return async (token, address) => {
+    const who = await identities.who(token, address);
     if (!who) return null;
     const access = await seen.through(tokenHash(token), () => privateRepos(token), loading);
     return { id: who.id, login: who.login, visible: access.repos, partial: access.partial };

@@ -17,6 +17,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
+import { clientAddress } from "../api/client-address.js";
+import { type ApiRateLimits, RateLimiter, rateLimitSettings } from "../api/rate-limit.js";
 import type { Ledger } from "../ledger/types.js";
 import { bearerViewer } from "./bearer-viewer.js";
 import { boardPage } from "./board-page.js";
@@ -39,12 +41,26 @@ export interface DashboardOptions {
   fetch?: Fetch;
   /** Runs a delivery's work so that shutdown waits for it (the app's `track`). */
   track?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** The limits per client address (the listing's and the pages', unknown bearer tokens'); default: from the environment. */
+  limits?: ApiRateLimits;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
 export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "clock" | "log" | "settings" | "fetch">> & DashboardOptions): Handler {
-  const deps = { ...o, settings: o.settings };
+  const deps = { ...o, settings: o.settings, trustProxyHops: o.limits?.trustProxyHops ?? 0 };
+  const perAddress = new RateLimiter<string>(o.limits?.perAddress ?? { perMinute: 0, burst: 1 }, o.clock);
+  /** Answers 429 when the client's address is over its limit: each request here reads the ledger, and some ask GitHub. */
+  const limited = (req: IncomingMessage, res: ServerResponse, json: boolean): boolean => {
+    const wait = perAddress.take(clientAddress(req, deps.trustProxyHops));
+    if (wait === 0) return false;
+    const message = `Too many requests from this address; try again in ${wait} s.`;
+    const body = json ? JSON.stringify({ error: { code: "rate_limited", message } }) : message;
+    res
+      .writeHead(429, { "content-type": json ? "application/json; charset=utf-8" : "text/plain; charset=utf-8", "cache-control": "no-store", "retry-after": String(wait) })
+      .end(body);
+    return true;
+  };
   return async (req, res) => {
     const method = req.method ?? "GET";
     let url: URL;
@@ -56,10 +72,13 @@ export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "
     const path = url.pathname;
     if (path === LEASES_JSON_PATH) {
       if (method !== "GET") return false;
+      if (limited(req, res, true)) return true;
       await leasesJson(req, res, url, deps);
       return true;
     }
     if (!deps.settings.page) return false;
+    const page = method === "GET" && (path === "/leases" || path.startsWith("/leases/") || path === "/login" || path === CALLBACK_PATH);
+    if (page && limited(req, res, false)) return true;
     if (method === "GET" && path === "/") {
       res.writeHead(302, { location: `/leases${url.search}`, "content-type": "text/plain" }).end("Found. Redirecting to /leases");
       return true;
@@ -102,12 +121,14 @@ export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "
  */
 export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions): void {
   const settings = o.settings ?? dashboardSettings(process.env);
+  const limits = o.limits ?? rateLimitSettings(process.env);
   const remember = rememberer({ ledger: o.ledger, clock: o.clock, log: o.log });
   const track = o.track ?? ((work) => work());
   app.onAny((context) => track(() => remember(context.name, context.payload)));
   try {
     const f = o.fetch ?? fetch;
-    addHandler(dashboardHandler({ ...o, settings, fetch: f, bearer: o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, fetch: f }) }));
+    const unknownLimit = new RateLimiter<string>(limits.unknownTokens, o.clock);
+    addHandler(dashboardHandler({ ...o, settings, limits, fetch: f, bearer: o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, fetch: f, unknownLimit }) }));
   } catch {
     // No HTTP server: nothing to serve.
   }

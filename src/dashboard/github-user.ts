@@ -123,8 +123,48 @@ async function pages(f: Fetch, api: string, token: string, path: string, key: st
 const privateIds = (repos: unknown[]) =>
   repos.map(record).flatMap((r) => (r.private === true && typeof r.id === "number" ? [r.id] : []));
 
-/** A GitHub App user token's: the private repositories of the installations it can access (`GET /user/installations`). */
-export async function privateReposOfUser(f: Fetch, api: string, token: string, spent = 0): Promise<PrivateRepos> {
+const privateNamed = (repos: unknown[]) =>
+  repos.map(record).flatMap((r) => (r.private === true && typeof r.id === "number" && typeof r.full_name === "string" ? [{ id: r.id, full: r.full_name }] : []));
+
+/**
+ * Whether a token may read the issues of one installation's private
+ * repositories, for `privateReposOf*`: an installation's permissions are
+ * the same in all its repositories, so one of them answers for all.
+ */
+export type ReadsIssues = (repos: Array<{ id: number; full: string }>) => Promise<boolean>;
+
+/**
+ * Asks GitHub with the token for one issue of each repository in turn
+ * (`GET /repos/{o}/{r}/issues?per_page=1`): 200 is yes, 403 or 404 no; a
+ * repository without issues (410) says nothing, and the next is asked, up to
+ * three. Anything else of GitHub's is thrown.
+ */
+export async function readsIssues(f: Fetch, api: string, token: string, repos: Array<{ full: string }>): Promise<boolean> {
+  for (const r of repos.slice(0, 3)) {
+    const [owner = "", name = ""] = r.full.split("/");
+    try {
+      await getJson(f, api, `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}/issues?per_page=1`, token);
+      return true;
+    } catch (error) {
+      if (!(error instanceof GitHubUserError) || error.status === undefined || ![403, 404, 410].includes(error.status)) throw error;
+      if (error.status !== 410) return false;
+    }
+  }
+  return false;
+}
+
+/** An installation's private repositories, or none when `check` says the token may not read their issues. */
+async function checked(listed: unknown[], check: ReadsIssues | undefined): Promise<number[]> {
+  if (!check) return privateIds(listed);
+  const named = privateNamed(listed);
+  return named.length > 0 && (await check(named)) ? named.map((r) => r.id) : [];
+}
+
+/**
+ * A GitHub App user token's: the private repositories of the installations it can access (`GET /user/installations`);
+ * with `check`, only those of installations whose issues the token may read.
+ */
+export async function privateReposOfUser(f: Fetch, api: string, token: string, spent = 0, check?: ReadsIssues): Promise<PrivateRepos> {
   const budget = { left: MAX_REQUESTS - spent };
   const installations = await pages(f, api, token, "/user/installations", "installations", budget);
   let partial = installations.partial;
@@ -132,16 +172,16 @@ export async function privateReposOfUser(f: Fetch, api: string, token: string, s
   for (const i of installations.items.map(record)) {
     if (typeof i.id !== "number") continue;
     const listed = await pages(f, api, token, `/user/installations/${i.id}/repositories`, "repositories", budget);
-    repos.push(...privateIds(listed.items));
+    repos.push(...(await checked(listed.items, check)));
     if ((partial ||= listed.partial)) break;
   }
   return { repos, partial };
 }
 
-/** An installation token's: the private repositories of its installation (`GET /installation/repositories`). */
-export async function privateReposOfInstallation(f: Fetch, api: string, token: string): Promise<PrivateRepos> {
+/** An installation token's: the private repositories of its installation (`GET /installation/repositories`), checked as above. */
+export async function privateReposOfInstallation(f: Fetch, api: string, token: string, check?: ReadsIssues): Promise<PrivateRepos> {
   const listed = await pages(f, api, token, "/installation/repositories", "repositories", { left: MAX_REQUESTS });
-  return { repos: privateIds(listed.items), partial: listed.partial };
+  return { repos: await checked(listed.items, check), partial: listed.partial };
 }
 
 /**

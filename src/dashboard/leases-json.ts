@@ -9,6 +9,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "probot";
 import { leaseJson as apiLeaseJson, iso } from "../api/answers.js";
+import { clientAddress } from "../api/client-address.js";
+import { RateLimited } from "../api/rate-limit.js";
 import type { BoardLease, Ledger } from "../ledger/types.js";
 import { sendJson } from "./http.js";
 import { filterQuery, loadBoard, PAGE_SIZE, parseFilters, type Viewer } from "./queries.js";
@@ -23,6 +25,8 @@ export interface LeasesJsonDeps {
   log: Logger;
   settings: DashboardSettings;
   bearer?: BearerViewer;
+  /** Proxies whose X-Forwarded-For names the client (client-address.ts). */
+  trustProxyHops?: number;
 }
 
 /** A lease as the API shows one (answers.ts), with what the board shows beside it. */
@@ -52,8 +56,9 @@ export async function leasesJson(req: IncomingMessage, res: ServerResponse, url:
     if (token === "malformed") return error(res, 401, "unauthorized", "Authorization must be `Bearer <GitHub token>`", challenge);
     if (!deps.bearer) return error(res, 401, "unauthorized", "this server does not take bearer tokens on this route yet; leave the header out for public repositories", challenge);
     try {
-      viewer = await deps.bearer(token);
+      viewer = await deps.bearer(token, clientAddress(req, deps.trustProxyHops ?? 0));
     } catch (e) {
+      if (e instanceof RateLimited) return error(res, 429, "rate_limited", e.message, { "retry-after": String(e.retryAfter) });
       deps.log.warn({ err: e }, "board: GitHub did not say who a bearer token is");
       return error(res, 502, "github_unavailable", "GitHub did not say who the token is; try again", { "retry-after": "5" });
     }

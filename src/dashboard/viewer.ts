@@ -11,9 +11,9 @@ import type { DashboardSettings } from "./settings.js";
 /**
  * The account behind a bearer token and the private repositories it may
  * see; null when GitHub refuses the token. Throws when GitHub does not
- * answer.
+ * answer, and RateLimited when `address` has sent too many unknown tokens.
  */
-export type BearerViewer = (token: string) => Promise<Viewer | null>;
+export type BearerViewer = (token: string, address?: string) => Promise<Viewer | null>;
 
 export type SessionViewer = { kind: "none" } | { kind: "fresh"; viewer: Viewer } | { kind: "stale"; session: Session };
 

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GitHubUnavailable, Identities, MAX_IDENTITY_TTL_MS } from "../../src/api/identity.js";
+import { RateLimited, RateLimiter } from "../../src/api/rate-limit.js";
 import { graphqlUrl } from "../../src/api/serve-api.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
 
@@ -63,6 +64,37 @@ describe("Identities", () => {
     await ids.who("ghs_installationToken");
     await ids.who("ghp_personalToken");
     expect(asked()).toBe(3);
+  });
+
+  it("random tokens GitHub refuses do not push good identities out: refusals are remembered apart", async () => {
+    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl), maxEntries: 2 });
+    await ids.who("ghp_personalToken");
+    await ids.who("ghs_installationToken");
+    for (let i = 0; i < 20; i++) expect(await ids.who(`ghp_random${i}`)).toBeNull();
+    const before = asked();
+    expect(await ids.who("ghp_personalToken")).toMatchObject({ login: "alice" });
+    expect(await ids.who("ghs_installationToken")).toMatchObject({ login: "agent[bot]" });
+    expect(asked()).toBe(before);
+  });
+
+  it("limits tokens not known yet per client address, without asking GitHub past the limit; known tokens and other addresses go on", async () => {
+    let now = 1_000_000;
+    const unknownLimit = new RateLimiter<string>({ perMinute: 6, burst: 2 }, () => now);
+    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl), clock: () => now, unknownLimit });
+    expect(await ids.who("ghp_personalToken", "203.0.113.9")).toMatchObject({ login: "alice" });
+    expect(await ids.who("ghp_random1", "203.0.113.9")).toBeNull();
+    const over = await ids.who("ghp_random2", "203.0.113.9").catch((e: unknown) => e);
+    expect(over).toBeInstanceOf(RateLimited);
+    expect((over as RateLimited).retryAfter).toBe(10);
+    expect(asked()).toBe(2);
+    // What is known either way costs nothing and takes nothing of the limit.
+    expect(await ids.who("ghp_personalToken", "203.0.113.9")).toMatchObject({ login: "alice" });
+    expect(await ids.who("ghp_random1", "203.0.113.9")).toBeNull();
+    // Another address has its own bucket; this one refills with time.
+    expect(await ids.who("ghs_installationToken", "198.51.100.7")).toMatchObject({ login: "agent[bot]" });
+    now += 10_000;
+    expect(await ids.who("ghp_random2", "203.0.113.9")).toBeNull();
+    expect(asked()).toBe(4);
   });
 
   it("GitHub not answering is GitHubUnavailable, and is not remembered", async () => {

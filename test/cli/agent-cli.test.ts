@@ -165,7 +165,8 @@ describe("agent exit codes for the API's refusals and failures", () => {
     [404, 77, { error: { code: "not_found", message: "Not Found" } }, /not found \(404: Not Found\): the repository does not exist, the token cannot see it, or the app is not installed on it/],
     [403, 77, { error: { code: "forbidden", message: "only collaborators may claim here", reason: "claimers" } }, /refused by the repository's config: only collaborators may claim here/],
     [422, 64, { error: { code: "invalid", message: "ttl: 90d is longer than max_ttl (30 days)" } }, /ttl: 90d is longer than max_ttl/],
-    [503, 69, { error: { code: "unavailable", message: "database down" } }, /cannot reach the API: POST .*HTTP 503: database down \(after 3 attempts\); check ISSUE_LEASES_URL/],
+    // The API answered: the URL is right, and the message says what failed instead.
+    [503, 69, { error: { code: "unavailable", message: "database down" } }, /the API kept failing: POST .*HTTP 503: database down \(after 3 attempts\); try again later\n$/],
   ])("HTTP %i exits %i", async (status, code, json, message) => {
     const r = await agent(() => ({ status, json }), ["claim", "octo-org/widgets#12", "--ttl", "90d"]);
     expect(r.code).toBe(code);

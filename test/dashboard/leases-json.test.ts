@@ -92,6 +92,27 @@ describe.concurrent("GET /api/v1/leases", () => {
       expect(fake.unmatched).toEqual([]);
     }), 60_000);
 
+  it("another app's installation token, which sees a private repository but not its issues, is shown public repositories only", () =>
+    withBoard(async ({ fake, server, claim }) => {
+      fake.addRepo(full(SECRET), { private: true });
+      await claim(PUBLIC, 1, alice, "Fix the parser", { ttl: "2d" });
+      await claim(SECRET, 2, bob, "Secret plan", { ttl: "1d" });
+      // Both installations list both repositories (GET /installation/repositories); only one may read issues.
+      fake.addToken("ghs_checksApp", { login: "checks-app[bot]", id: 4401, issues: "none" });
+      fake.addToken("ghs_triageApp", { login: "triage-app[bot]", id: 4402, issues: "read" });
+      const api = `${server.url}/api/v1/leases`;
+      const foreign = await leases(api, { authorization: "Bearer ghs_checksApp" });
+      expect(names(foreign.body)).toEqual([`${full(PUBLIC)}#1 alice`]);
+      const raw = JSON.stringify(foreign.body);
+      for (const secret of [SECRET.name, "Secret plan", "bob"]) expect(raw).not.toContain(secret);
+      const hidden = await leases(`${api}?repo=${full(SECRET)}`, { authorization: "Bearer ghs_checksApp" });
+      expect(hidden).toEqual(await leases(`${api}?repo=${SECRET.owner}/no-such-repo`));
+      // An installation token that may read the issues sees the private repository's lease.
+      const reader = await leases(api, { authorization: "Bearer ghs_triageApp" });
+      expect(names(reader.body)).toEqual([`${full(SECRET)}#2 bob`, `${full(PUBLIC)}#1 alice`]);
+      expect(fake.unmatched).toEqual([]);
+    }), 60_000);
+
   it("filters by holder and label, pages, and refuses what it does not understand with a clear answer", () =>
     withBoard(async ({ server, claim }) => {
       await claim(PUBLIC, 1, alice, "One", { ttl: "1d", labels: ["bug"] });

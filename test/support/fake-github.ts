@@ -37,6 +37,8 @@ export type {
   Permission,
   PullRequestSeed,
   RecordedRequest,
+  InteractionLimit,
+  TokenSeed,
 } from "./fake-github/types.js";
 
 export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<FakeGitHub> {

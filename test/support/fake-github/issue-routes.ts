@@ -10,7 +10,7 @@ import { commentBodyProblem, labelNameList } from "./validation.js";
 
 export function issueRoutes(t: RouteTable, d: RouteDeps): void {
   const { data, shapes } = d;
-  t.add("GET", `${R}/issues`, "read", (ctx) => listIssues(d, ctx));
+  t.add("GET", `${R}/issues`, "read", (ctx) => data.issuesRefusal(ctx) ?? listIssues(d, ctx));
   // Literal `comments` routes come before `:n` ones; `:n` only matches digits anyway.
   t.add("GET", `${R}/issues/comments`, "read", (ctx) => {
     const repo = data.repoOf(ctx);
@@ -44,6 +44,8 @@ export function issueRoutes(t: RouteTable, d: RouteDeps): void {
     return { status: 204 };
   });
   t.add("GET", `${R}/issues/:n`, "read", (ctx) => {
+    const refused = data.issuesRefusal(ctx);
+    if (refused) return refused;
     const repo = data.repoOf(ctx);
     return { status: 200, json: shapes.issueJson(repo, data.issueOf(repo, Number(ctx.params.n))) };
   });

@@ -53,7 +53,7 @@ export class JsonShapes {
   repoJson(repo: RepoRecord): Record<string, unknown> {
     return {
       id: repo.id, node_id: `R_${repo.id}`, name: repo.name, full_name: `${repo.owner}/${repo.name}`,
-      owner: this.userJson(repo.owner), private: false, visibility: "public", archived: false, disabled: false,
+      owner: this.userJson(repo.owner), private: repo.private, visibility: repo.private ? "private" : "public", archived: false, disabled: false,
       html_url: this.htmlRepoUrl(repo), url: this.apiRepoUrl(repo), default_branch: repo.defaultBranch,
     };
   }
@@ -77,7 +77,7 @@ export class JsonShapes {
     return {
       id, node_id: `I_${id}`, url: `${api}/issues/${issue.number}`, repository_url: api, html_url: html,
       number: issue.number, title: issue.title, body: issue.body, state: issue.state, state_reason: issue.stateReason,
-      locked: false, user: this.userJson(issue.user), labels: this.issueLabelsJson(repo, issue),
+      locked: issue.locked, active_lock_reason: issue.lockReason, user: this.userJson(issue.user), labels: this.issueLabelsJson(repo, issue),
       assignee: assignees[0] ?? null, assignees, comments: issue.commentCount, author_association: "NONE",
       created_at: iso(issue.createdAt), updated_at: iso(issue.updatedAt),
       closed_at: issue.closedAt === null ? null : iso(issue.closedAt),

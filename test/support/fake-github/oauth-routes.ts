@@ -4,7 +4,7 @@
  * sees, and revoking it. Seeded with setOAuthApp, signInAs and
  * setUserInstallations (state.ts).
  */
-import { DOCS, notFound, type Reply } from "./replies.js";
+import { DOCS, forbidden, notFound, type Reply } from "./replies.js";
 import { bodyField } from "./request-fields.js";
 import type { Ctx, RouteTable } from "./route-table.js";
 import type { RouteDeps } from "./routes.js";
@@ -46,7 +46,12 @@ export function oauthRoutes(t: RouteTable, { data, shapes }: RouteDeps): void {
     const login = userOf(ctx);
     return login ? { status: 200, json: shapes.userJson(login) } : unauthorized;
   });
+  // An installation token is no user's: GitHub refuses it the user's installations.
+  const installationToken = (ctx: Ctx): Reply | null =>
+    ctx.token !== null && data.apiTokens.get(ctx.token)?.type === "Bot" ? forbidden("Resource not accessible by integration") : null;
   t.add("GET", "/user/installations", "read", (ctx) => {
+    const refused = installationToken(ctx);
+    if (refused) return refused;
     const login = userOf(ctx);
     if (!login) return unauthorized;
     const all = (o().installations.get(login.toLowerCase()) ?? []).map((i) => ({ ...shapes.installationJson(), id: i.id }));
@@ -54,6 +59,8 @@ export function oauthRoutes(t: RouteTable, { data, shapes }: RouteDeps): void {
     return { status: 200, json: { total_count: all.length, installations: items }, headers };
   });
   t.add("GET", "/user/installations/:installation/repositories", "read", (ctx) => {
+    const refused = installationToken(ctx);
+    if (refused) return refused;
     const login = userOf(ctx);
     if (!login) return unauthorized;
     const installation = (o().installations.get(login.toLowerCase()) ?? []).find((i) => i.id === Number(ctx.params.installation));

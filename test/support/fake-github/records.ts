@@ -19,6 +19,10 @@ export interface IssueRecord {
   updatedAt: number;
   closedAt: number | null;
   pull: PullRecord | null;
+  /** Locked conversation: only those who may write comment (or react). */
+  locked: boolean;
+  /** GitHub's `active_lock_reason`: off-topic, too heated, resolved, spam, or null. */
+  lockReason: string | null;
 }
 
 export interface CommentRecord { id: number; issue: number; body: string; user: string; createdAt: number; updatedAt: number }
@@ -65,7 +69,18 @@ export interface RepoRecord {
   files: Map<string, string>;
   /** Lower-cased login -> permission. */
   permissions: Map<string, Permission>;
+  private: boolean;
+  /** The repository's own interaction limit (its owner's, in FakeState, applies when it has none). */
+  interactionLimit: InteractionLimit | null;
 }
 
-/** An API caller's token (addToken): who it is, and the repositories it sees (null: all). */
-export interface ApiCaller { login: string; id: number; type: "User" | "Bot"; repos: Set<string> | null }
+/** An interaction limit, as the REST API names it. */
+export interface InteractionLimit { limit: "existing_users" | "contributors_only" | "collaborators_only"; expiresAt: number | null }
+
+/**
+ * An API caller's token (addToken): who it is, the repositories it sees (null: all), what it may do with their
+ * issues (another app's installation token may have none), and whether the account is new (interaction limits).
+ */
+export interface ApiCaller {
+  login: string; id: number; type: "User" | "Bot"; repos: Set<string> | null; issues: "none" | "read" | "write"; newAccount: boolean;
+}

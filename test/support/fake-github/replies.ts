@@ -18,6 +18,11 @@ export function notFound(message = "Not Found"): Reply {
   return { status: 404, json: { message, documentation_url: DOCS, status: "404" } };
 }
 
+/** GitHub's 403 to a token without the permission a route needs. */
+export function forbidden(message: string): Reply {
+  return { status: 403, json: { message, documentation_url: DOCS, status: "403" } };
+}
+
 export function invalid(errors: Array<Record<string, unknown>>): Reply {
   return { status: 422, json: { message: "Validation Failed", errors, documentation_url: DOCS, status: "422" } };
 }

@@ -5,7 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import { graphql } from "./graphql.js";
-import { notFound, type Reply } from "./replies.js";
+import type { InteractionLimit } from "./records.js";
+import { forbidden, notFound, type Reply } from "./replies.js";
 import { fullName } from "./request-fields.js";
 import { R, type Ctx, type RouteTable } from "./route-table.js";
 import type { RouteDeps } from "./routes.js";
@@ -29,7 +30,9 @@ export function installationRoutes(t: RouteTable, { data, shapes }: RouteDeps): 
   t.add("GET", `${R}/installation`, "read", (ctx) =>
     data.uninstalled.has(fullName(ctx)) ? notFound() : { status: 200, json: shapes.installationJson(data.repoOf(ctx).owner) });
   t.add("GET", "/installation/repositories", "read", (ctx) => {
-    const all = [...data.repos.values()];
+    // A registered caller's installation lists the repositories its token sees; the app's, all of them.
+    const sees = data.callerOf(ctx)?.repos;
+    const all = [...data.repos.values()].filter((r) => !sees || sees.has(`${r.owner}/${r.name}`.toLowerCase()));
     const { items, headers } = shapes.paginate(ctx, all);
     return {
       status: 200, headers,
@@ -66,8 +69,28 @@ export function repoRoutes(t: RouteTable, d: RouteDeps): void {
   });
   t.add("GET", `${R}/assignees/:user`, "read", (ctx) =>
     data.refusedAssignees.has(ctx.params.user!.toLowerCase()) ? notFound() : { status: 204 });
+  // Moderation, as GitHub serves it to a token with the permission (administration, blocking users); the app's own
+  // token has neither (app.yml), so it is refused as GitHub refuses it, and the app asks GraphQL instead (moderation.ts).
+  t.add("GET", `${R}/interaction-limits`, "read", (ctx) => {
+    if (!data.callerOf(ctx)) return forbidden("Resource not accessible by integration");
+    const limit = data.repoOf(ctx).interactionLimit;
+    return { status: 200, json: limit ? limitJson(limit, "repository") : {} };
+  });
+  t.add("GET", "/orgs/:org/interaction-limits", "read", (ctx) => {
+    if (!data.callerOf(ctx)) return forbidden("Resource not accessible by integration");
+    const limit = data.ownerLimits.get(ctx.params.org!.toLowerCase());
+    return { status: 200, json: limit ? limitJson(limit, "organization") : {} };
+  });
+  t.add("GET", "/orgs/:org/blocks/:user", "read", (ctx) => {
+    if (!data.callerOf(ctx)) return forbidden("Resource not accessible by integration");
+    return data.blocks.get(ctx.params.org!.toLowerCase())?.has(ctx.params.user!.toLowerCase()) ? { status: 204 } : notFound();
+  });
   t.add("GET", "/orgs/:org/members/:user", "read", (ctx) =>
     data.orgMembers.get(ctx.params.org!.toLowerCase())?.has(ctx.params.user!.toLowerCase()) ? { status: 204 } : notFound());
+}
+
+function limitJson(limit: InteractionLimit, origin: "repository" | "organization"): Record<string, unknown> {
+  return { limit: limit.limit, origin, expires_at: limit.expiresAt === null ? null : new Date(limit.expiresAt).toISOString().replace(/\.\d{3}Z$/, "Z") };
 }
 
 function getContent({ data, shapes }: RouteDeps, ctx: Ctx): Reply {

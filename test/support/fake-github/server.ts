@@ -14,7 +14,7 @@ import { DOCS, notFound, secondaryRateLimit, type Reply } from "./replies.js";
 import { RouteTable, type Ctx, type RouteMatch } from "./route-table.js";
 import { defineRoutes } from "./routes.js";
 import { FakeState } from "./state.js";
-import type { FakeGitHub, FakeGitHubOptions, IssueSeed, Permission, PullRequestSeed, RecordedRequest } from "./types.js";
+import type { FakeGitHub, FakeGitHubOptions, InteractionLimit, IssueSeed, Permission, PullRequestSeed, RecordedRequest, TokenSeed } from "./types.js";
 
 const PREFIX = "/api/v3";
 const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
@@ -83,7 +83,7 @@ export class FakeGitHubServer implements FakeGitHub {
 
   // --- seeding and inspection: the state's ------------------------------------
 
-  addRepo(repo: string, opts?: { id?: number; defaultBranch?: string }): void {
+  addRepo(repo: string, opts?: { id?: number; defaultBranch?: string; private?: boolean }): void {
     this.data.addRepo(repo, opts);
   }
 
@@ -135,12 +135,24 @@ export class FakeGitHubServer implements FakeGitHub {
     this.data.refuseAssignee(login);
   }
 
-  addToken(token: string, who: { login: string; id: number; type?: "User" | "Bot"; repos?: string[] }): void {
+  addToken(token: string, who: TokenSeed): void {
     this.data.addToken(token, who);
   }
 
   uninstall(repo: string): void {
     this.data.uninstall(repo);
+  }
+
+  lockIssue(repo: string, issue: number, locked = true, reason: string | null = null): void {
+    this.data.lockIssue(repo, issue, locked, reason);
+  }
+
+  block(owner: string, login: string): void {
+    this.data.block(owner, login);
+  }
+
+  setInteractionLimit(target: string, limit: InteractionLimit | null): void {
+    this.data.setInteractionLimit(target, limit);
   }
 
   setOAuthApp(clientId: string, clientSecret: string): void {

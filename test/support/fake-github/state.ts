@@ -5,19 +5,20 @@
  * config files and permissions, org members, refused assignees, the
  * board's sign-in and API callers' tokens.
  */
-import type { Reply } from "./replies.js";
+import { forbidden, notFound, type Reply } from "./replies.js";
 import { fullName } from "./request-fields.js";
 import type { Ctx } from "./route-table.js";
 import {
   newOAuthState,
   type ApiCaller,
   type CommentRecord,
+  type InteractionLimit,
   type IssueRecord,
   type LabelRecord,
   type OAuthState,
   type RepoRecord,
 } from "./records.js";
-import type { IssueSeed, Permission, PullRequestSeed } from "./types.js";
+import type { IssueSeed, Permission, PullRequestSeed, TokenSeed } from "./types.js";
 import { labelNameProblem } from "./validation.js";
 
 export class FakeState {
@@ -28,6 +29,10 @@ export class FakeState {
   oauth: OAuthState = newOAuthState();
   readonly apiTokens = new Map<string, ApiCaller>();
   readonly uninstalled = new Set<string>();
+  /** Lower-cased owner -> lower-cased logins it blocks. */
+  blocks = new Map<string, Set<string>>();
+  /** Lower-cased owner -> the interaction limit on all its repositories. */
+  ownerLimits = new Map<string, InteractionLimit>();
   private nextRepoId = 100_001;
   private nextLabelId = 1;
   private nextCommentId = 1;
@@ -46,13 +51,16 @@ export class FakeState {
     this.oauth = newOAuthState();
     this.apiTokens.clear();
     this.uninstalled.clear();
+    this.blocks = new Map();
+    this.ownerLimits = new Map();
   }
 
   // --- seeding and inspection ----------------------------------------------
 
-  addRepo(repo: string, opts: { id?: number; defaultBranch?: string } = {}): void {
+  addRepo(repo: string, opts: { id?: number; defaultBranch?: string; private?: boolean } = {}): void {
     const record = this.repoByFullName(repo);
     if (opts.id !== undefined) record.id = opts.id;
+    if (opts.private !== undefined) record.private = opts.private;
     if (opts.defaultBranch !== undefined) record.defaultBranch = opts.defaultBranch;
   }
 
@@ -154,13 +162,79 @@ export class FakeState {
 
   // --- API callers' tokens (issue 10) ---------------------------------------
 
-  addToken(token: string, who: { login: string; id: number; type?: "User" | "Bot"; repos?: string[] }): void {
+  addToken(token: string, who: TokenSeed): void {
     const type = who.type ?? (who.login.endsWith("[bot]") ? "Bot" : "User");
-    this.apiTokens.set(token, { login: who.login, id: who.id, type, repos: who.repos ? new Set(who.repos.map((r) => r.toLowerCase())) : null });
+    this.apiTokens.set(token, {
+      login: who.login, id: who.id, type, repos: who.repos ? new Set(who.repos.map((r) => r.toLowerCase())) : null,
+      issues: who.issues ?? "write", newAccount: who.newAccount ?? false,
+    });
   }
 
   uninstall(repo: string): void {
     this.uninstalled.add(repo.toLowerCase());
+  }
+
+  // --- moderation ---------------------------------------------------------------
+
+  lockIssue(repo: string, issue: number, locked = true, reason: string | null = null): void {
+    const record = this.issueOf(this.repoByFullName(repo), issue);
+    record.locked = locked;
+    record.lockReason = locked ? reason : null;
+  }
+
+  block(owner: string, login: string): void {
+    const key = owner.toLowerCase();
+    let blocked = this.blocks.get(key);
+    if (!blocked) this.blocks.set(key, (blocked = new Set()));
+    blocked.add(login.toLowerCase());
+  }
+
+  setInteractionLimit(target: string, limit: InteractionLimit | null): void {
+    if (target.includes("/")) this.repoByFullName(target).interactionLimit = limit;
+    else if (limit) this.ownerLimits.set(target.toLowerCase(), limit);
+    else this.ownerLimits.delete(target.toLowerCase());
+  }
+
+  /** The limit in force on the repository: its own, else its owner's; none once expired. */
+  interactionLimitOf(repo: RepoRecord): InteractionLimit | null {
+    const limit = repo.interactionLimit ?? this.ownerLimits.get(repo.owner.toLowerCase()) ?? null;
+    return limit && (limit.expiresAt === null || limit.expiresAt > this.now()) ? limit : null;
+  }
+
+  /**
+   * Whether GitHub lets the caller comment on (and react to) the issue: the token may write issues, the owner has not
+   * blocked the account, a locked issue is for writers only, and an interaction limit lets it in (the fake counts
+   * contributors as its collaborators: it keeps no commits).
+   */
+  mayInteract(caller: ApiCaller, repo: RepoRecord, issue: IssueRecord): boolean {
+    const login = caller.login.toLowerCase();
+    if (caller.issues !== "write") return false;
+    if (login === repo.owner.toLowerCase()) return true;
+    if (this.blocks.get(repo.owner.toLowerCase())?.has(login)) return false;
+    const permission = repo.permissions.get(login);
+    const collaborator = permission !== undefined && permission !== "none";
+    if (issue.locked && !(permission === "write" || permission === "maintain" || permission === "admin")) return false;
+    const limit = this.interactionLimitOf(repo);
+    if (limit?.limit === "existing_users" && caller.newAccount && !collaborator) return false;
+    if ((limit?.limit === "contributors_only" || limit?.limit === "collaborators_only") && !collaborator) return false;
+    return true;
+  }
+
+  /** The registered API caller of the request's token, if it is one (the app's own token is not). */
+  callerOf(ctx: Ctx): ApiCaller | undefined {
+    return ctx.token === null ? undefined : this.apiTokens.get(ctx.token);
+  }
+
+  /**
+   * What a registered caller may not read of a repository's issues: 404 for a repository it does not see, 403 when it
+   * sees it without access to issues, as GitHub answers; null when it may (the app's token may always).
+   */
+  issuesRefusal(ctx: Ctx): Reply | null {
+    const caller = this.callerOf(ctx);
+    if (!caller) return null;
+    if (!this.tokenSees(ctx)) return notFound();
+    if (caller.issues === "none") return forbidden("Resource not accessible by integration");
+    return null;
   }
 
   // --- state helpers --------------------------------------------------------
@@ -181,7 +255,7 @@ export class FakeState {
       record = {
         id: this.nextRepoId++, owner, name, defaultBranch: "main",
         labels: new Map(), labelIndex: new Map(), issues: new Map(), comments: new Map(),
-        checkRuns: new Map(), files: new Map(), permissions: new Map(),
+        checkRuns: new Map(), files: new Map(), permissions: new Map(), private: false, interactionLimit: null,
       };
       this.repos.set(key, record);
     }
@@ -199,6 +273,7 @@ export class FakeState {
       issue = {
         number: n, title: `Issue ${n}`, body: "", state: "open", stateReason: null, user: "octocat",
         labelIds: [], assignees: [], commentCount: 0, createdAt: t, updatedAt: t, closedAt: null, pull: null,
+        locked: false, lockReason: null,
       };
       repo.issues.set(n, issue);
     }

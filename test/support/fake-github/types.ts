@@ -3,6 +3,9 @@
  * requests it records, the seeds it takes and the `FakeGitHub` handle
  * `startFakeGitHub` returns (fake-github.ts).
  */
+import type { InteractionLimit } from "./records.js";
+
+export type { InteractionLimit };
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 
 export interface FakeGitHubOptions {
@@ -51,6 +54,22 @@ export interface IssueSeed {
   assignees?: string[];
 }
 
+/** An API caller's token, as addToken takes it. */
+export interface TokenSeed {
+  login: string;
+  id: number;
+  type?: "User" | "Bot";
+  /** The repositories it sees; default all. */
+  repos?: string[];
+  /**
+   * What it may do with issues; default "write". Another app's installation token with only metadata (or checks)
+   * access is "none": it sees a repository but GitHub answers 403 for its issues.
+   */
+  issues?: "none" | "read" | "write";
+  /** An account created within the day: an `existing_users` interaction limit shuts it out. */
+  newAccount?: boolean;
+}
+
 export interface FakeGitHub {
   /** "http://127.0.0.1:PORT" */
   url: string;
@@ -70,7 +89,7 @@ export interface FakeGitHub {
    */
   reset(): void;
 
-  addRepo(repo: string, opts?: { id?: number; defaultBranch?: string }): void;
+  addRepo(repo: string, opts?: { id?: number; defaultBranch?: string; private?: boolean }): void;
   addIssue(repo: string, issue: number, seed?: IssueSeed): void;
   addPullRequest(repo: string, pr: PullRequestSeed): void;
   repoLabels(repo: string): Array<{ name: string; color: string; description: string | null }>;
@@ -116,9 +135,17 @@ export interface FakeGitHub {
    * a private repository; default: all). Unregistered tokens other than the
    * app's are refused by `viewer` (401).
    */
-  addToken(token: string, who: { login: string; id: number; type?: "User" | "Bot"; repos?: string[] }): void;
+  addToken(token: string, who: TokenSeed): void;
   /** The app is not installed on this repository: `GET /repos/{owner}/{repo}/installation` answers 404. */
   uninstall(repo: string): void;
+
+  // --- GitHub's moderation, which the API applies as GitHub applies it to comments.
+  /** Locks the issue's conversation (reason: GitHub's `active_lock_reason`, e.g. "too heated"), or unlocks it (`locked: false`). */
+  lockIssue(repo: string, issue: number, locked?: boolean, reason?: string | null): void;
+  /** The user or organisation `owner` blocks `login`: they may not comment on (or react to) its repositories' issues. */
+  block(owner: string, login: string): void;
+  /** An interaction limit on a repository (`owner/name`) or on all of an owner's (`owner`); null lifts it. */
+  setInteractionLimit(target: string, limit: InteractionLimit | null): void;
 
   // --- Users signing in to the board (OAuth web flow) and what their tokens see.
   /** The GitHub App's client id and secret the OAuth endpoints accept. */

@@ -1,0 +1,89 @@
+/**
+ * GitHub's moderation through the API: what GitHub would not let a caller
+ * comment, the API does not let it claim or renew (403 with a `reason`), and
+ * a refusal writes nothing, on GitHub or in the ledger. The real server
+ * against the fake GitHub, which knows locks, blocks, interaction limits
+ * and tokens without access to issues, and answers the GraphQL query the
+ * API asks them with.
+ */
+import { describe, expect, it } from "vitest";
+import { REPO } from "../support/payloads.js";
+import { FULL, labels } from "../e2e/issue-view.js";
+import { history } from "../e2e/ledger-file.js";
+import { withLiveApp } from "../e2e/live-app.js";
+import { call, leasePath } from "./api-calls.js";
+
+const token = (name: string) => `ghp_${name}Token`.padEnd(40, "X");
+const ALICE = { token: token("alice"), login: "alice", id: 4201 };
+const ALICE_AGAIN = { ...ALICE, token: token("aliceSecond") };
+const MALLORY = { token: token("mallory"), login: "mallory", id: 4202 };
+const MAINTAINER = { token: token("maint"), login: "maint", id: 4203 };
+const NEWBIE = { token: token("newbie"), login: "newbie", id: 4204 };
+/** Another app's installation token: it sees the repository (metadata), not its issues. */
+const FOREIGN = { token: "ghs_foreignAppTokenXXXXXXXXXXXXXXXXXXXXXX", login: "metrics-app[bot]", id: 4205 };
+
+describe("GitHub's moderation through the API", () => {
+  it("Blocked/locked/interaction-limited callers and a foreign installation token, each refused through the API", () =>
+    withLiveApp(async (live) => {
+      const { fake } = live;
+      fake.addRepo(FULL, { id: REPO.id });
+      for (const t of [ALICE, ALICE_AGAIN, MALLORY, MAINTAINER]) fake.addToken(t.token, t);
+      fake.addToken(NEWBIE.token, { ...NEWBIE, newAccount: true });
+      fake.addToken(FOREIGN.token, { ...FOREIGN, issues: "none" });
+      fake.setPermission(FULL, MAINTAINER.login, "write");
+      fake.lockIssue(FULL, 1, true, "too heated");
+      fake.block(REPO.owner, MALLORY.login);
+      const server = await live.start();
+      const claim = (who: { token: string }, issue: number) => call(server, "POST", leasePath(issue), { token: who.token, body: { ttl: "2h" } });
+      const refused = (r: { status: number; body: any }) => [r.status, r.body.error?.code, r.body.error?.reason];
+
+      // A locked issue: refused to alice, as her comment would be; a writer may, as GitHub lets writers comment.
+      const locked = await claim(ALICE, 1);
+      expect(refused(locked)).toEqual([403, "forbidden", "locked"]);
+      expect(locked.body.error.message).toContain("#1 is locked (too heated)");
+      expect((await claim(MAINTAINER, 1)).body).toMatchObject({ outcome: "acquired", holder: { login: MAINTAINER.login } });
+
+      // An account the repository's owner blocked.
+      const blocked = await claim(MALLORY, 2);
+      expect(refused(blocked)).toEqual([403, "forbidden", "blocked"]);
+      expect(blocked.body.error.message).toContain("GitHub does not let mallory interact with #2");
+
+      // Another app's installation token, which may not even read the issue: its claim is the API's one "not found"
+      // (the issue is not there for it), its renewal a refusal, as GitHub refuses it the issue.
+      const foreign = await claim(FOREIGN, 3);
+      expect([foreign.status, foreign.body]).toEqual([404, { error: { code: "not_found", message: "Not Found" } }]);
+      const foreignRenewal = await call(server, "PATCH", leasePath(1), { token: FOREIGN.token, body: {} });
+      expect(refused(foreignRenewal)).toEqual([403, "forbidden", "blocked"]);
+      expect(foreignRenewal.body.error.message).toContain("may not write to issues");
+
+      // A renewal by a token of an account blocked since its claim: refused too, so no heartbeat keeps the lease alive.
+      expect((await claim(ALICE, 4)).body).toMatchObject({ outcome: "acquired", token: 1 });
+      fake.block(REPO.owner, ALICE.login);
+      const renewal = await call(server, "PATCH", leasePath(4), { token: ALICE_AGAIN.token, body: { ttl: "2h" } });
+      expect(refused(renewal)).toEqual([403, "forbidden", "blocked"]);
+      // The lease is left to its expiry; a release is let through (it only gives up).
+      expect((await call(server, "GET", leasePath(4), { token: MAINTAINER.token })).body).toMatchObject({ holder: { login: ALICE.login }, token: 1 });
+
+      // An interaction limit: collaborators only shuts out alice's second token on a new issue and the new account; the writer is in.
+      fake.setInteractionLimit(FULL, { limit: "collaborators_only", expiresAt: Date.now() + 86_400_000 });
+      const limited = await claim(NEWBIE, 5);
+      expect(refused(limited)).toEqual([403, "forbidden", "interaction_limit"]);
+      expect(limited.body.error.message).toMatch(/limits interactions to its collaborators until \d{4}-/);
+      expect((await claim(MAINTAINER, 6)).body).toMatchObject({ outcome: "acquired" });
+      // Accounts older than a day only: the new account is still out.
+      fake.setInteractionLimit(FULL, { limit: "existing_users", expiresAt: null });
+      expect(refused(await claim(NEWBIE, 7))).toEqual([403, "forbidden", "interaction_limit"]);
+
+      // Nothing of the refusals was recorded or written: the ledger has the three claims granted, GitHub their labels only.
+      expect(history(live.dbFile).filter((h) => h.op === "acquire").map((h) => `${h.issue}:${h.outcome}`)).toEqual(["1:acquired", "4:acquired", "6:acquired"]);
+      await live.settled(server);
+      for (const issue of [2, 3, 5, 7]) {
+        expect(labels(fake, issue)).toEqual([]);
+        expect(fake.assignees(FULL, issue)).toEqual([]);
+        expect(fake.comments(FULL, issue)).toEqual([]);
+      }
+      expect(fake.unmatched).toEqual([]);
+      const output = server.stdout() + server.stderr();
+      for (const t of [ALICE, ALICE_AGAIN, MALLORY, MAINTAINER, NEWBIE, FOREIGN]) expect(output).not.toContain(t.token);
+    }), 120_000);
+});
