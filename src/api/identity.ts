@@ -62,7 +62,7 @@ export function tokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-const VIEWER = "query { viewer { __typename login databaseId } }";
+export const VIEWER = "query { viewer { __typename login databaseId } }";
 
 export class Identities {
   private readonly o: Required<Omit<IdentitiesOptions, "unknownLimit">> & Pick<IdentitiesOptions, "unknownLimit">;

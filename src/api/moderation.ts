@@ -62,7 +62,7 @@ export interface ModerationOptions {
   timeoutMs?: number;
 }
 
-const QUERY = `query($owner: String!, $name: String!, $number: Int!) {
+export const QUERY = `query($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) {
     interactionAbility { limit expiresAt }
     issueOrPullRequest(number: $number) {
@@ -73,6 +73,8 @@ const QUERY = `query($owner: String!, $name: String!, $number: Int!) {
 }`;
 
 const MAX_ENTRIES = 10_000;
+/** GraphQL error types that answer the question (the token may not see it), rather than leave it open. */
+const ACCESS_ERRORS = new Set(["FORBIDDEN", "INSUFFICIENT_SCOPES", "NOT_FOUND"]);
 const WRITERS: readonly Permission[] = ["write", "maintain", "admin"];
 const LIMITED_TO: Record<string, string> = {
   EXISTING_USERS: "accounts older than a day",
@@ -160,6 +162,12 @@ export class Moderation {
     const repository = body?.data?.repository;
     const subject = repository?.issueOrPullRequest;
     const errors = body?.errors ?? [];
+    // No verdict, and an error that is not about this token's access (RATE_LIMITED, a timeout, an outage): GitHub
+    // did not answer the question, which must not be taken as a yes and kept for minutes.
+    const unanswered = errors.filter((e) => !ACCESS_ERRORS.has(e.type ?? ""));
+    if (typeof subject?.viewerCanReact !== "boolean" && unanswered.length > 0) {
+      throw new GitHubUnavailable(`${what} (GitHub answered ${unanswered.map((e) => e.type ?? "an error").join(", ")})`);
+    }
     const expires = Date.parse(repository?.interactionAbility?.expiresAt ?? "");
     return {
       canReact: typeof subject?.viewerCanReact === "boolean" ? subject.viewerCanReact : null,

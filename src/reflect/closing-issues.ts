@@ -20,7 +20,7 @@ export interface ClosingIssues {
 /** GitHub's own cap on the commits it lists for a pull request. */
 export const MAX_COMMITS = 250;
 
-const QUERY = `query($owner:String!,$repo:String!,$number:Int!,$after:String){
+export const QUERY = `query($owner:String!,$repo:String!,$number:Int!,$after:String){
   repository(owner:$owner,name:$repo){
     pullRequest(number:$number){
       title

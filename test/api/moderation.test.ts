@@ -6,7 +6,12 @@
  * and tokens without access to issues, and answers the GraphQL query the
  * API asks them with.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import type { ApiRepo } from "../../src/api/access.js";
+import { GitHubUnavailable, type Identity } from "../../src/api/identity.js";
+import { Moderation } from "../../src/api/moderation.js";
 import { REPO } from "../support/payloads.js";
 import { FULL, labels } from "../e2e/issue-view.js";
 import { history } from "../e2e/ledger-file.js";
@@ -86,4 +91,47 @@ describe("GitHub's moderation through the API", () => {
       const output = server.stdout() + server.stderr();
       for (const t of [ALICE, ALICE_AGAIN, MALLORY, MAINTAINER, NEWBIE, FOREIGN]) expect(output).not.toContain(t.token);
     }), 120_000);
+});
+
+describe("GitHub's moderation answer", () => {
+  /** A GraphQL endpoint on 127.0.0.1 answering every question with `answer`, counting the questions. */
+  async function answering(answer: unknown): Promise<{ url: string; asked: () => number; close: () => Promise<void> }> {
+    let asked = 0;
+    const server = createServer((req, res) => {
+      asked++;
+      req.resume().on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer)));
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/graphql`, asked: () => asked, close: () => new Promise((done) => server.close(() => done())) };
+  }
+  const repo = { id: REPO.id, owner: REPO.owner, name: REPO.name, private: false } as unknown as ApiRepo;
+
+  it("takes an error that is not about the token's access (RATE_LIMITED) as GitHub not answering, and keeps no verdict", async () => {
+    const github = await answering({ data: { repository: null }, errors: [{ type: "RATE_LIMITED", message: "API rate limit exceeded" }] });
+    try {
+      const moderation = new Moderation({ graphqlUrl: github.url, permission: async () => "read" });
+      const ask = () => moderation.refusal(ALICE.token, repo, 1, { login: ALICE.login, id: ALICE.id } as Identity);
+      await expect(ask()).rejects.toBeInstanceOf(GitHubUnavailable);
+      await expect(ask()).rejects.toThrow(/RATE_LIMITED/);
+      // Asked again: the failure was not kept as a yes.
+      expect(github.asked()).toBe(2);
+    } finally {
+      await github.close();
+    }
+  });
+
+  it("takes FORBIDDEN on the issue as the token's answer: a refusal, not an outage", async () => {
+    const github = await answering({
+      data: { repository: { interactionAbility: null, issueOrPullRequest: null } },
+      errors: [{ type: "FORBIDDEN", path: ["repository", "issueOrPullRequest"], message: "Resource not accessible by integration" }],
+    });
+    try {
+      const moderation = new Moderation({ graphqlUrl: github.url, permission: async () => "read" });
+      const refusal = await moderation.refusal(FOREIGN.token, repo, 1, { login: FOREIGN.login, id: FOREIGN.id } as Identity);
+      expect(refusal?.reason).toBe("blocked");
+    } finally {
+      await github.close();
+    }
+  });
 });

@@ -1,4 +1,5 @@
 /** GitHub's GraphQL endpoint, as much of it as the API's callers need. */
+import { schemaErrors } from "./graphql-schema.js";
 import { DOCS, type Reply } from "./replies.js";
 import { bodyField, isRecord } from "./request-fields.js";
 import type { Ctx } from "./route-table.js";
@@ -12,6 +13,8 @@ export function graphql(d: RouteDeps, ctx: Ctx): Reply {
   const { data } = d;
   const query = bodyField(ctx.body, "query");
   const caller = ctx.token === null ? undefined : data.apiTokens.get(ctx.token);
+  const invalid = typeof query === "string" ? schemaErrors(query) : ["a GraphQL request needs a query"];
+  if (invalid.length > 0) return { status: 200, json: { errors: invalid.map((message) => ({ message })) }, invalid: true };
   if (typeof query === "string" && /\bissueOrPullRequest\b/.test(query)) {
     if (!caller) return { status: 401, json: { message: "Bad credentials", documentation_url: DOCS } };
     return issueAbility(d, ctx, caller);

@@ -12,6 +12,8 @@ export interface Reply {
   /** Sent as text/plain instead of JSON. */
   text?: string;
   headers?: Record<string, string>;
+  /** What GitHub would refuse as malformed (a GraphQL document outside its schema): recorded as unmatched, so a strict test fails. */
+  invalid?: boolean;
 }
 
 export function notFound(message = "Not Found"): Reply {

@@ -274,7 +274,7 @@ export class FakeGitHubServer implements FakeGitHub {
     }
     const record: RecordedRequest = { method: r.method, path: r.path, query: r.query, status: reply.status, body, at: r.at };
     this.requests.push(record);
-    if (!r.match) this.unmatched.push(record);
+    if (!r.match || reply.invalid) this.unmatched.push(record);
     if (isWrite && reply.status < 400) this.successfulWrites++;
     send(res, reply, requestId, this.now());
   }
