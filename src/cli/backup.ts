@@ -9,13 +9,15 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
+import { prepareSqliteFile } from "../ledger/sqlite-files.js";
 import { CliError, EXIT } from "./cli-error.js";
 
 export const BACKUP_HELP = `Usage: issue-leases backup FILE [--force]
 
 Copies the SQLite ledger to FILE, safely while the app runs and applies
 deliveries: one consistent snapshot (SQLite's online backup API), checked,
-then renamed into place, so FILE is never half written. FILE is a single
+then renamed into place, so FILE is never half written; its folder is made
+when missing. FILE is a single
 self-contained SQLite file (no -wal beside it). Restore it with
 \`issue-leases restore FILE\`.
 
@@ -65,11 +67,18 @@ export async function backupSqlite(source: string, target: string, force: boolea
   if (existsSync(dest) && !force) {
     throw new CliError(`${dest} exists: choose another name, or add --force to replace it`, EXIT.failure);
   }
-  if (!existsSync(dirname(dest))) throw new CliError(`no directory ${dirname(dest)} to write ${basename(dest)} in`, EXIT.failure);
   if (!existsSync(source)) {
     throw new CliError(`no database at ${source}: check DATABASE_URL or --database`, EXIT.failure);
   }
   const tmp = `${dest}.tmp-${process.pid}`;
+  try {
+    // `backup backups/leases-$(date +%F).db` on a fresh clone: no backups/ yet.
+    prepareSqliteFile(tmp);
+  } catch (err) {
+    const { code, message } = err as NodeJS.ErrnoException;
+    const why = code === "EEXIST" || code === "ENOTDIR" ? `a file is in the way: ${code}` : (code ?? message);
+    throw new CliError(`cannot make the folder ${dirname(dest)} to write ${basename(dest)} in (${why})`, EXIT.failure);
+  }
   const clean = () => {
     for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`, `${tmp}-journal`]) rmSync(f, { force: true });
   };

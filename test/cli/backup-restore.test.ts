@@ -4,7 +4,7 @@
  * app serves it (the `.serving` lock held, operations applied meanwhile).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -105,6 +105,25 @@ describe("backup", () => {
     const forced = await cli(["backup", target, "--force", "--database", file]);
     expect(forced.code).toBe(0);
     expect(forced.stdout).toMatch(/schema version \d+, 1 issue rows, highest token 1$/m);
+  });
+
+  it("makes the destination's folder, as the README's `backup backups/leases-$(date +%F).db` needs on a fresh clone", async () => {
+    const file = join(dir, "for-a-folder.db");
+    const app = new SqliteLedger(file);
+    await nextTenure(app, 1, alice);
+    await app.close();
+
+    const r = await cli(["backup", "backups/2026/leases-2026-12-01.db", "--database", file]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/schema version \d+, 1 issue rows, highest token 1$/m);
+    expect(existsSync(join(dir, "backups/2026/leases-2026-12-01.db"))).toBe(true);
+
+    // A folder that cannot be made (a file is in the way): one line, nothing written.
+    writeFileSync(join(dir, "in-the-way"), "a file\n");
+    const blocked = await cli(["backup", "in-the-way/leases.db", "--database", file]);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr.trim()).toMatch(/^issue-leases: cannot make the folder .*in-the-way to write leases\.db in \(a file is in the way: E[A-Z]+\)$/);
   });
 
   it("prints the pg_dump command for PostgreSQL, without the password, and exits 2", async () => {
