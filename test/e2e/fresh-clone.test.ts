@@ -79,7 +79,7 @@ afterEach(async () => {
 });
 
 describe("A fresh clone", () => {
-  it("with DATABASE_URL unset, `npm start` starts and creates ./data/leases.db", async () => {
+  it("with DATABASE_URL unset, `npm start` builds, saying so, starts and creates ./data/leases.db", async () => {
     const dir = freshClone();
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const fake = await startFakeGitHub();
@@ -109,6 +109,8 @@ describe("A fresh clone", () => {
     const health = await untilHealthy(app, port, 240_000);
     expect(health.database).toBe(true);
     expect(existsSync(join(dir, "data/leases.db"))).toBe(true);
+    // It said what it was doing while tsc ran.
+    expect(app.output()).toContain("issue-leases: compiling the TypeScript into dist/ (no build yet: dist/ is missing)...\n");
 
     signalGroup(app.child, "SIGTERM");
     await app.exited;
