@@ -2,7 +2,8 @@
 import { EXIT_CODES_HELP } from "./agent-exit.js";
 
 const CONNECTION = `Connection (environment):
-  ISSUE_LEASES_URL   the app's URL, e.g. https://leases.example.com (or --url URL)
+  ISSUE_LEASES_URL   the app's URL, e.g. https://leases.example.com (or --url URL);
+                     http:// only to this machine, unless ISSUE_LEASES_ALLOW_HTTP=1
   GH_TOKEN, GITHUB_TOKEN  a GitHub token: a user's, a personal access token or an
                      installation token (GH_TOKEN first, as gh reads them). It is sent
                      to the app only, which asks GitHub who it is and never stores it.

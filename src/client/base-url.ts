@@ -1,5 +1,7 @@
 /**
- * The app's URL, as the client and `issue-leases agent` take it. A mistake
+ * The app's URL, as the client and `issue-leases agent` take it. Every call
+ * carries the caller's GitHub token, so a URL that would send it in clear
+ * across a network is refused unless the caller says so; and a mistake
  * (`localhost:3917`, which parses as the scheme `localhost:`) gets the value
  * back with the URL to write instead.
  */
@@ -7,6 +9,10 @@
 export interface BaseUrlRules {
   /** What the value is called in a message: `baseUrl`, `ISSUE_LEASES_URL`, `--url`. */
   name: string;
+  /** http:// to a host that is not this machine is allowed. */
+  allowHttp: boolean;
+  /** How to allow it, for the refusal: `pass allowHttp: true`, `set ISSUE_LEASES_ALLOW_HTTP=1`. */
+  allowHow: string;
 }
 
 /**
@@ -32,6 +38,13 @@ export function checkBaseUrl(value: string | URL, rules: BaseUrlRules): URL {
   if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
     const what = url === null ? "is not a URL" : "must be an http(s) URL";
     throw new TypeError(`${rules.name} ${what}, not ${shown}: ${suggestion(text)}`);
+  }
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname) && !rules.allowHttp) {
+    // The origin only: the value may carry a user and password.
+    throw new TypeError(
+      `${rules.name} is ${url.origin}, plain http to another machine: every call would send the GitHub token unencrypted. ` +
+        `Use https://${url.host}, or ${rules.allowHow} on a network you trust`,
+    );
   }
   return url;
 }

@@ -34,7 +34,7 @@ export class LeaseClient {
   readonly #http: HttpConfig;
 
   constructor(options: LeaseClientOptions) {
-    const base = checkBaseUrl(options.baseUrl, { name: "baseUrl" });
+    const base = checkBaseUrl(options.baseUrl, { name: "baseUrl", allowHttp: options.allowHttp === true, allowHow: "pass allowHttp: true" });
     // Paths are joined below it: "https://host/leases" serves "https://host/leases/api/v1/…".
     if (!base.pathname.endsWith("/")) base.pathname += "/";
     base.search = "";

@@ -1,6 +1,7 @@
 /**
  * The app's URL as LeaseClient takes it: a value that is not an http(s) URL
- * is refused with the value itself and the URL to write instead.
+ * is refused with the value itself and the URL to write instead, and plain
+ * http to another machine (the token in clear on the network) unless allowed.
  */
 import { describe, expect, it } from "vitest";
 import { LeaseClient } from "../../src/client/index.js";
@@ -27,6 +28,32 @@ describe("LeaseClient's baseUrl", () => {
     for (const baseUrl of ["https://leases.example.com", "http://localhost:3917", "http://127.0.0.1:3917/leases", new URL("http://[::1]:3917")]) {
       expect(() => new LeaseClient({ baseUrl, token: "t", fetch: noFetch }), String(baseUrl)).not.toThrow();
     }
+  });
+});
+
+describe("plain http to another machine", () => {
+  it("is refused, naming the origin (not the password in the URL) and both ways out", () => {
+    const make = () => new LeaseClient({ baseUrl: "http://ops:hunter2@leases.example.com:8080/leases", token: "t", fetch: noFetch });
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(
+      /^baseUrl is http:\/\/leases\.example\.com:8080, plain http to another machine: every call would send the GitHub token unencrypted\. Use https:\/\/leases\.example\.com:8080, or pass allowHttp: true on a network you trust$/,
+    );
+    expect(() => new LeaseClient({ baseUrl: "http://10.0.0.7:3000", token: "t", fetch: noFetch })).toThrow(/plain http to another machine/);
+  });
+
+  it("is taken with allowHttp: true, and the calls go there", async () => {
+    const asked: string[] = [];
+    const client = new LeaseClient({
+      baseUrl: "http://leases.internal:3000",
+      allowHttp: true,
+      token: "t",
+      fetch: async (input) => {
+        asked.push(String(input));
+        return Response.json({ outcome: "status", repo: "octo-org/widgets", issue: 12, holder: null, token: null, expires_at: null, tenures: [] });
+      },
+    });
+    await client.status("octo-org/widgets#12");
+    expect(asked).toEqual(["http://leases.internal:3000/api/v1/repos/octo-org/widgets/issues/12/lease"]);
   });
 });
 
