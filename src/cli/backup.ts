@@ -9,7 +9,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { prepareSqliteFile } from "../ledger/sqlite-files.js";
+import { createPrivateFile, makeFolderFor } from "../ledger/sqlite-files.js";
 import { CliError, EXIT } from "./cli-error.js";
 
 export const BACKUP_HELP = `Usage: issue-leases backup FILE [--force]
@@ -73,7 +73,7 @@ export async function backupSqlite(source: string, target: string, force: boolea
   const tmp = `${dest}.tmp-${process.pid}`;
   try {
     // `backup backups/leases-$(date +%F).db` on a fresh clone: no backups/ yet.
-    prepareSqliteFile(tmp);
+    makeFolderFor(tmp);
   } catch (err) {
     const { code, message } = err as NodeJS.ErrnoException;
     const why = code === "EEXIST" || code === "ENOTDIR" ? `a file is in the way: ${code}` : (code ?? message);
@@ -84,6 +84,8 @@ export async function backupSqlite(source: string, target: string, force: boolea
   };
   clean();
   try {
+    // The copy holds what the ledger holds: owner only, as the ledger (SQLite would make it 0644).
+    createPrivateFile(tmp);
     const db = new Database(source, { fileMustExist: true });
     try {
       db.pragma("busy_timeout = 60000");

@@ -4,7 +4,7 @@
  * app serves it (the `.serving` lock held, operations applied meanwhile).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -205,5 +205,24 @@ describe("restore", () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("the files backup and restore write", () => {
+  it("are readable by their owner only: the backup, the restored ledger and the one kept aside", async () => {
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    const file = join(dir, "private", "leases.db");
+    const app = new SqliteLedger(file, { serve: true });
+    await nextTenure(app, 1, alice);
+    await app.close();
+
+    expect((await cli(["backup", "private-backups/leases.db", "--database", file])).code).toBe(0);
+    expect(mode(join(dir, "private-backups"))).toBe(0o700);
+    expect(mode(join(dir, "private-backups/leases.db"))).toBe(0o600);
+
+    const r = await cli(["restore", "private-backups/leases.db", "--database", file]);
+    expect(r.stderr).toBe("");
+    const aside = /kept at (\S+)\.$/m.exec(r.stdout)![1]!;
+    expect({ restored: mode(file), aside: mode(aside) }).toEqual({ restored: 0o600, aside: 0o600 });
   });
 });
