@@ -6,11 +6,11 @@
  * lock. The copy is written under a temporary name and renamed once checked,
  * so FILE is either absent or a whole backup. PostgreSQL has `pg_dump`.
  */
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { createPrivateFile, makeFolderFor } from "../ledger/sqlite-files.js";
-import { CliError, EXIT } from "./cli-error.js";
+import { CliError, EXIT, usageError } from "./cli-error.js";
 
 export const BACKUP_HELP = `Usage: issue-leases backup FILE [--force]
 
@@ -21,7 +21,8 @@ when missing. FILE is a single
 self-contained SQLite file (no -wal beside it). Restore it with
 \`issue-leases restore FILE\`.
 
-  --force  replace FILE if it exists (refused otherwise: exit 1)
+  --force  replace FILE if it exists (refused otherwise: exit 1); never the
+           database itself or its -wal, -shm, .serving files (exit 2)
 
 PostgreSQL: nothing is copied; the \`pg_dump\` command to use instead is
 printed, and the exit code is 2.
@@ -64,6 +65,11 @@ export function fsyncPath(path: string): void {
 
 export async function backupSqlite(source: string, target: string, force: boolean): Promise<LedgerSummary> {
   const dest = resolve(target);
+  // With --force the copy would be renamed over the live file (or its -wal): the app would go on writing to the unlinked one.
+  const own = [source, `${source}-wal`, `${source}-shm`, `${source}-journal`, `${source}.serving`].map((f) => resolve(f));
+  if (own.includes(dest) || (existsSync(dest) && existsSync(source) && realpathSync(dest) === realpathSync(source))) {
+    throw usageError(`${dest} is the database itself (or one of its files): back it up to another file`);
+  }
   if (existsSync(dest) && !force) {
     throw new CliError(`${dest} exists: choose another name, or add --force to replace it`, EXIT.failure);
   }

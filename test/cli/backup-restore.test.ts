@@ -4,7 +4,7 @@
  * app serves it (the `.serving` lock held, operations applied meanwhile).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -124,6 +124,22 @@ describe("backup", () => {
     const blocked = await cli(["backup", "in-the-way/leases.db", "--database", file]);
     expect(blocked.code).toBe(1);
     expect(blocked.stderr.trim()).toMatch(/^issue-leases: cannot make the folder .*in-the-way to write leases\.db in \(a file is in the way: E[A-Z]+\)$/);
+  });
+
+  it("refuses, even with --force, to write over the database itself or its files, which it leaves as they were", async () => {
+    const file = join(dir, "itself.db");
+    const app = new SqliteLedger(file);
+    await nextTenure(app, 1, alice);
+    await app.close();
+    const before = readFileSync(file);
+    symlinkSync(file, join(dir, "itself-link.db"));
+    for (const target of [file, "itself.db-wal", "itself-link.db"]) {
+      const r = await cli(["backup", target, "--force", "--database", file]);
+      expect(r.code, target).toBe(2);
+      expect(r.stderr.trim()).toMatch(/^issue-leases: .* is the database itself \(or one of its files\): back it up to another file$/);
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(`${file}-wal`)).toBe(false);
   });
 
   it("prints the pg_dump command for PostgreSQL, without the password, and exits 2", async () => {
