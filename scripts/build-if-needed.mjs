@@ -7,27 +7,34 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
+/** The most recently modified file under `dir`: [mtime, path]. */
 function newest(dir) {
-  let t = 0;
+  let found = [0, dir];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+    const candidate = e.isDirectory() ? newest(p) : [statSync(p).mtimeMs, p];
+    if (candidate[0] > found[0]) found = candidate;
   }
-  return t;
+  return found;
 }
 
 const stamp = "dist/src/index.js";
-const isStale = () =>
-  !existsSync(stamp) ||
-  Math.max(
+
+/** Why dist/ must be built, or null when it is fresh. */
+function staleness() {
+  if (!existsSync(stamp)) return "no build yet: dist/ is missing";
+  const built = statSync(stamp).mtimeMs;
+  const [mtime, path] = [
     newest("src"),
     newest("bench"),
     newest("scripts"),
     // The benchmarks compile the fake GitHub and the payload builders from here (tsconfig.build.json).
     newest("test/support"),
-    statSync("tsconfig.json").mtimeMs,
-    statSync("tsconfig.build.json").mtimeMs,
-  ) > statSync(stamp).mtimeMs;
+    [statSync("tsconfig.json").mtimeMs, "tsconfig.json"],
+    [statSync("tsconfig.build.json").mtimeMs, "tsconfig.build.json"],
+  ].reduce((a, b) => (b[0] > a[0] ? b : a));
+  return mtime > built ? `${path} changed since the last build` : null;
+}
 
 // Test files run in parallel processes and may each ask for a build: two tsc
 // runs writing dist/ at once could let one read the other's half-written file.
@@ -54,19 +61,29 @@ function acquire() {
   }
 }
 
-if (isStale()) {
+if (staleness()) {
   acquire();
+  let failed = 0;
   try {
-    if (isStale()) {
+    const why = staleness();
+    if (why) {
+      // tsc prints nothing until it is done: without this line a first `npm start` looks hung.
+      process.stderr.write(`issue-leases: compiling the TypeScript into dist/ (${why})...\n`);
       const started = new Date();
-      execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
-        stdio: "inherit",
-      });
+      try {
+        execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
+          stdio: "inherit",
+        });
+      } catch (error) {
+        // tsc has printed the errors: a stack of this script would only bury them.
+        failed = typeof error.status === "number" && error.status > 0 ? error.status : 1;
+      }
       // Stamped with the build's start, not its end: a source edited while tsc
       // ran may not be in dist/, and must leave it stale for the next run.
-      utimesSync(stamp, started, started);
+      if (!failed) utimesSync(stamp, started, started);
     }
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
+  if (failed) process.exit(failed);
 }

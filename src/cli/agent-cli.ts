@@ -7,6 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import { LeaseClient, LeaseHeldError, LeaseNotHolderError, type ParsedRef, parseRef, type RetryOptions } from "../client/index.js";
+import { checkBaseUrl } from "../client/base-url.js";
 import { ttlMs } from "../client/ttl.js";
 import { printAnswer, printMine, printVerify } from "./agent-commands.js";
 import { AGENT_EXIT, AgentError, describeError, exitCodeOf } from "./agent-exit.js";
@@ -172,19 +173,18 @@ function stringOption(values: Record<string, string | boolean | undefined>, name
 }
 
 function clientFor(values: Record<string, string | boolean | undefined>, io: AgentIo): LeaseClient {
-  const url = stringOption(values, "url") ?? io.env.ISSUE_LEASES_URL;
+  const flag = stringOption(values, "url");
+  const url = flag ?? io.env.ISSUE_LEASES_URL;
   if (!url) throw new AgentError("ISSUE_LEASES_URL is not set: set it to the app's URL (e.g. https://leases.example.com), or pass --url", AGENT_EXIT.config);
+  const allowHttp = /^(1|true)$/i.test(io.env.ISSUE_LEASES_ALLOW_HTTP?.trim() ?? "");
   let base: URL;
   try {
-    base = new URL(url);
-  } catch {
-    throw new AgentError(`ISSUE_LEASES_URL is not a URL: ${JSON.stringify(url.slice(0, 200))}`, AGENT_EXIT.config);
-  }
-  if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new AgentError(`ISSUE_LEASES_URL must be an http(s) URL, not ${base.protocol}`, AGENT_EXIT.config);
+    base = checkBaseUrl(url, { name: flag === undefined ? "ISSUE_LEASES_URL" : "--url", allowHttp, allowHow: "set ISSUE_LEASES_ALLOW_HTTP=1" });
+  } catch (error) {
+    throw new AgentError((error as Error).message, AGENT_EXIT.config);
   }
   // gh's order: GH_TOKEN first.
   const token = io.env.GH_TOKEN || io.env.GITHUB_TOKEN;
   if (!token) throw new AgentError("no GitHub token: set GITHUB_TOKEN or GH_TOKEN", AGENT_EXIT.denied);
-  return new LeaseClient({ baseUrl: base, token, fetch: io.fetch, retry: io.retry, userAgent: "issue-leases-cli" });
+  return new LeaseClient({ baseUrl: base, allowHttp, token, fetch: io.fetch, retry: io.retry, userAgent: "issue-leases-cli" });
 }

@@ -1,8 +1,15 @@
 /** The help texts of `issue-leases agent …`. */
 import { EXIT_CODES_HELP } from "./agent-exit.js";
+import { RUN_EVENTS } from "./agent-run.js";
+
+/** run's --json events, one line each, from the list run prints them by. */
+const RUN_EVENTS_HELP = Object.entries(RUN_EVENTS)
+  .map(([event, meaning]) => `                       ${event.padEnd(15)} ${meaning}`)
+  .join("\n");
 
 const CONNECTION = `Connection (environment):
-  ISSUE_LEASES_URL   the app's URL, e.g. https://leases.example.com (or --url URL)
+  ISSUE_LEASES_URL   the app's URL, e.g. https://leases.example.com (or --url URL);
+                     http:// only to this machine, unless ISSUE_LEASES_ALLOW_HTTP=1
   GH_TOKEN, GITHUB_TOKEN  a GitHub token: a user's, a personal access token or an
                      installation token (GH_TOKEN first, as gh reads them). It is sent
                      to the app only, which asks GitHub who it is and never stores it.
@@ -141,7 +148,8 @@ second one kills it at once); the lease is released once it has exited.
 
 ${TTL}
   --grace DURATION   how long COMMAND has to exit after SIGTERM (default 10s)
-  --json             print what happens (acquired, lost, released) as JSON lines on stderr
+  --json             print what happens as JSON lines on stderr, {"event", "issue", …}:
+${RUN_EVENTS_HELP}
   --url URL          the app's URL, instead of $ISSUE_LEASES_URL
   -h, --help         this help
 

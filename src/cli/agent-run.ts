@@ -24,6 +24,22 @@ interface RunIo {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * What `run --json` prints on stderr, one JSON line each (`{"event", "issue",
+ * …}`), and what each means: the help lists them from here, so that it names
+ * exactly the events run prints.
+ */
+export const RUN_EVENTS = {
+  acquired: "the lease is held (\"lease\": the API's answer); COMMAND starts",
+  not_started: "COMMAND could not be run (\"status\" 127 or 126, \"error\")",
+  exited: "COMMAND exited (\"status\"); the lease is released",
+  lost: "the lease was lost (\"reason\", \"token\"); COMMAND is stopped",
+  renew_failed: "a renewal failed (\"error\"); it is tried again until the expiry",
+  release_failed: "the release failed (\"error\"); the lease ends at its expiry",
+} as const;
+
+export type RunEvent = keyof typeof RUN_EVENTS;
+
 /** Signals run passes on to the command; before it runs, they end the run (and its claim) instead. */
 const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
@@ -31,7 +47,7 @@ const statusOf = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ??
 
 export async function agentRun(client: LeaseClient, ref: ParsedRef, options: RunOptions, command: string[], io: RunIo): Promise<number> {
   const name = formatRef(ref);
-  const say = (event: string, text: string, fields: Record<string, unknown> = {}) =>
+  const say = (event: RunEvent, text: string, fields: Record<string, unknown> = {}) =>
     io.err(options.json ? JSON.stringify({ event, issue: name, ...fields }) : `issue-leases: ${text}`);
 
   // From the start: a signal during the claim lets the claim finish, runs

@@ -6,20 +6,23 @@
  * lock. The copy is written under a temporary name and renamed once checked,
  * so FILE is either absent or a whole backup. PostgreSQL has `pg_dump`.
  */
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { CliError, EXIT } from "./cli-error.js";
+import { createPrivateFile, makeFolderFor } from "../ledger/sqlite-files.js";
+import { CliError, EXIT, usageError } from "./cli-error.js";
 
 export const BACKUP_HELP = `Usage: issue-leases backup FILE [--force]
 
 Copies the SQLite ledger to FILE, safely while the app runs and applies
 deliveries: one consistent snapshot (SQLite's online backup API), checked,
-then renamed into place, so FILE is never half written. FILE is a single
+then renamed into place, so FILE is never half written; its folder is made
+when missing. FILE is a single
 self-contained SQLite file (no -wal beside it). Restore it with
 \`issue-leases restore FILE\`.
 
-  --force  replace FILE if it exists (refused otherwise: exit 1)
+  --force  replace FILE if it exists (refused otherwise: exit 1); never the
+           database itself or its -wal, -shm, .serving files (exit 2)
 
 PostgreSQL: nothing is copied; the \`pg_dump\` command to use instead is
 printed, and the exit code is 2.
@@ -62,19 +65,33 @@ export function fsyncPath(path: string): void {
 
 export async function backupSqlite(source: string, target: string, force: boolean): Promise<LedgerSummary> {
   const dest = resolve(target);
+  // With --force the copy would be renamed over the live file (or its -wal): the app would go on writing to the unlinked one.
+  const own = [source, `${source}-wal`, `${source}-shm`, `${source}-journal`, `${source}.serving`].map((f) => resolve(f));
+  if (own.includes(dest) || (existsSync(dest) && existsSync(source) && realpathSync(dest) === realpathSync(source))) {
+    throw usageError(`${dest} is the database itself (or one of its files): back it up to another file`);
+  }
   if (existsSync(dest) && !force) {
     throw new CliError(`${dest} exists: choose another name, or add --force to replace it`, EXIT.failure);
   }
-  if (!existsSync(dirname(dest))) throw new CliError(`no directory ${dirname(dest)} to write ${basename(dest)} in`, EXIT.failure);
   if (!existsSync(source)) {
     throw new CliError(`no database at ${source}: check DATABASE_URL or --database`, EXIT.failure);
   }
   const tmp = `${dest}.tmp-${process.pid}`;
+  try {
+    // `backup backups/leases-$(date +%F).db` on a fresh clone: no backups/ yet.
+    makeFolderFor(tmp);
+  } catch (err) {
+    const { code, message } = err as NodeJS.ErrnoException;
+    const why = code === "EEXIST" || code === "ENOTDIR" ? `a file is in the way: ${code}` : (code ?? message);
+    throw new CliError(`cannot make the folder ${dirname(dest)} to write ${basename(dest)} in (${why})`, EXIT.failure);
+  }
   const clean = () => {
     for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`, `${tmp}-journal`]) rmSync(f, { force: true });
   };
   clean();
   try {
+    // The copy holds what the ledger holds: owner only, as the ledger (SQLite would make it 0644).
+    createPrivateFile(tmp);
     const db = new Database(source, { fileMustExist: true });
     try {
       db.pragma("busy_timeout = 60000");

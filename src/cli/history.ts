@@ -1,5 +1,5 @@
 /** `issue-leases history owner/name#N`: every operation the ledger recorded on an issue. */
-import type { HistoryEntry, Ledger } from "../ledger/types.js";
+import type { HistoryEntry, Holder, Ledger } from "../ledger/types.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { findRepo } from "./find-repo.js";
@@ -10,10 +10,12 @@ import type { CliIo } from "./run-cli.js";
 export const HISTORY_HELP = `Usage: issue-leases history owner/name#N [--json]
 
 Every operation the ledger recorded on an issue, oldest first: time (UTC), op,
-outcome, actor, holder, token, expiry and the webhook delivery it came from.
+outcome, actor, holder and its instance, token, expiry and the webhook
+delivery it came from.
 Exit 3 if the repository or the issue is unknown to the ledger.
 
-  --json  a JSON array instead of a table
+  --json  a JSON array instead of a table, with the API's field names
+          (actor and holder as {login, id, instance}, expires_at)
 
 Database:
 ${DATABASE_HELP}`;
@@ -21,16 +23,22 @@ ${DATABASE_HELP}`;
 /** Enough of an issue's history for any issue a person works on; the ledger returns the latest ones. */
 const HISTORY_LIMIT = 1_000_000;
 
+/** A person or bot as the API shows one: the instance null when none. */
+function holderJson(h: Holder | null) {
+  return h === null ? null : { login: h.login, id: h.id, instance: h.instance ?? null };
+}
+
+/** An entry with the API's field names (snake_case), as `list --json` has them. */
 function historyJson(h: HistoryEntry) {
   return {
     id: h.id,
     at: isoTime(h.at),
     op: h.op,
     outcome: h.outcome,
-    actor: h.actor,
-    holder: h.holder,
+    actor: holderJson(h.actor),
+    holder: holderJson(h.holder),
     token: h.token,
-    expiresAt: isoTime(h.expiresAt),
+    expires_at: isoTime(h.expiresAt),
     delivery: h.delivery,
   };
 }
@@ -53,13 +61,14 @@ export async function runHistory(ledger: Ledger, ref: IssueRef, values: Values, 
   const dash = (v: string | number | null | undefined) => (v === null || v === undefined ? "-" : String(v));
   io.out(
     formatTable(
-      ["TIME", "OP", "OUTCOME", "ACTOR", "HOLDER", "TOKEN", "EXPIRES", "DELIVERY"],
+      ["TIME", "OP", "OUTCOME", "ACTOR", "HOLDER", "INSTANCE", "TOKEN", "EXPIRES", "DELIVERY"],
       entries.map((h) => [
         isoTime(h.at)!,
         h.op,
         h.outcome,
         dash(h.actor?.login),
         dash(h.holder?.login),
+        dash(h.holder?.instance),
         dash(h.token),
         // A lease's expiry null is open-ended; an entry without a lease has none.
         h.token === null ? "-" : (isoTime(h.expiresAt) ?? "never"),

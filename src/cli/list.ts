@@ -1,4 +1,5 @@
 /** `issue-leases list`: the live leases, as a table or JSON. */
+import { leaseJson as apiLeaseJson, iso } from "../api/answers.js";
 import type { Lease, Ledger } from "../ledger/types.js";
 import { EXIT, usageError } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
@@ -9,26 +10,29 @@ import type { CliIo } from "./run-cli.js";
 
 export const LIST_HELP = `Usage: issue-leases list [--repo owner/name] [--holder login] [--json]
 
-Lists the live leases: repository, issue, holder, fencing token, when the
-tenure was acquired and when it expires (UTC), ordered by repository and issue.
+Lists the live leases: repository, issue, holder and its instance (an API
+client's worker: two instances of one account are two holders), fencing
+token, when the tenure was acquired and when it expires (UTC), ordered by
+repository and issue.
 
   --repo owner/name  only this repository (exit 3 if the app never saw it)
-  --holder login     only leases held by this GitHub login (case-insensitive)
-  --json             a JSON array instead of a table
+  --holder login     only leases held by this GitHub login (case-insensitive),
+                     every instance
+  --json             a JSON array instead of a table, with the API's field names
+                     (repo, repo_id, issue, holder {login, id, instance}, token,
+                     expires_at, held_by, acquired_at)
 
 Database:
 ${DATABASE_HELP}`;
 
+/**
+ * A lease as the API shows one (snake_case, the holder with its instance,
+ * null when none), with the repository's id and when the tenure began, as
+ * `GET /api/v1/leases` has it: a script reads both the same way.
+ */
 function leaseJson(l: Lease) {
-  return {
-    repo: l.repo,
-    repoId: l.repoId,
-    issue: l.issue,
-    holder: l.holder,
-    token: l.token,
-    acquiredAt: isoTime(l.acquiredAt),
-    expiresAt: isoTime(l.expiresAt),
-  };
+  const { repo, ...api } = apiLeaseJson(l.repo, l.issue, l);
+  return { repo, repo_id: l.repoId, ...api, acquired_at: iso(l.acquiredAt) };
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -60,11 +64,12 @@ export async function runList(ledger: Ledger, values: Values, io: CliIo): Promis
   } else {
     io.out(
       formatTable(
-        ["REPO", "ISSUE", "HOLDER", "TOKEN", "ACQUIRED", "EXPIRES"],
+        ["REPO", "ISSUE", "HOLDER", "INSTANCE", "TOKEN", "ACQUIRED", "EXPIRES"],
         leases.map((l) => [
           l.repo,
           `#${l.issue}`,
           l.holder.login,
+          l.holder.instance ?? "-",
           String(l.token),
           isoTime(l.acquiredAt)!,
           isoTime(l.expiresAt) ?? "never",

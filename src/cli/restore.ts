@@ -18,11 +18,12 @@
  * renamed over the database only when complete: a crash leaves the old
  * database or the restored one, never a half-restored one.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { SQLITE_MIGRATIONS } from "../ledger/sqlite-migrations.js";
 import { openSqlite } from "../ledger/sqlite.js";
+import { createPrivateFile, makeFolderFor } from "../ledger/sqlite-files.js";
 import { readTokenFloor, recordTokenFloor } from "../ledger/sqlite-token-floor.js";
 import { AlreadyServedError, claimServing } from "../ledger/sqlite-serving.js";
 import { fsyncPath, type LedgerSummary, summarize } from "./backup.js";
@@ -108,6 +109,7 @@ async function keepAside(target: string, now: number): Promise<{ aside: string; 
     );
   }
   try {
+    createPrivateFile(aside);
     await db.backup(aside, { progress: () => 0x7fffffff });
     try {
       highestToken = summarize(db, target).highestToken;
@@ -132,7 +134,7 @@ export async function restoreSqlite(opts: RestoreOptions): Promise<RestoreSummar
   const target = resolve(opts.target);
   if (!existsSync(backup)) throw new CliError(`no backup at ${backup}`, EXIT.failure);
   if (backup === target) throw usageError(`${backup} is the database itself: name a backup made by \`issue-leases backup\``);
-  mkdirSync(dirname(target), { recursive: true });
+  makeFolderFor(target);
 
   // Held to the end: no app may start on the file while it is replaced.
   let guard: Database.Database;
@@ -161,6 +163,8 @@ export async function restoreSqlite(opts: RestoreOptions): Promise<RestoreSummar
       if (opts.floor !== null && opts.floor < before.highestToken) {
         throw usageError(`--token-floor ${opts.floor} is below the backup's highest token, ${before.highestToken}`);
       }
+      // Owner only, as the app makes the ledger (the backup API would make it 0644).
+      createPrivateFile(tmp);
       await source.backup(tmp, { progress: () => 0x7fffffff });
     } finally {
       source.close();

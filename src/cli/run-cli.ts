@@ -82,7 +82,7 @@ ${AGENT_SUMMARY}
 
 Options:
 ${DATABASE_HELP}
-  -h, --help      this help; \`issue-leases <command> --help\` for a command's
+  -h, --help      this help, or a command's own: \`issue-leases <command> --help\`
   --version       the version
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 repository or issue not found.

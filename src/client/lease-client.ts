@@ -7,6 +7,7 @@
  *   const client = new LeaseClient({ baseUrl: "https://leases.example.com", token: process.env.GITHUB_TOKEN });
  *   const lease = await client.claim("octo-org/widgets#12", { ttl: "30m", instance: "worker-3" });
  */
+import { checkBaseUrl } from "./base-url.js";
 import { LeaseApiError, LeaseHeldError, LeaseNotHolderError, LeaseRefusedError } from "./errors.js";
 import { call, type CallAnswer, type CallSpec, DEFAULT_RETRY, type HttpConfig, newIdempotencyKey } from "./http.js";
 import { leasePath, parseRef } from "./issue-ref.js";
@@ -33,10 +34,7 @@ export class LeaseClient {
   readonly #http: HttpConfig;
 
   constructor(options: LeaseClientOptions) {
-    const base = new URL(options.baseUrl);
-    if (base.protocol !== "http:" && base.protocol !== "https:") {
-      throw new TypeError(`baseUrl must be an http(s) URL, not ${base.protocol}`);
-    }
+    const base = checkBaseUrl(options.baseUrl, { name: "baseUrl", allowHttp: options.allowHttp === true, allowHow: "pass allowHttp: true" });
     // Paths are joined below it: "https://host/leases" serves "https://host/leases/api/v1/…".
     if (!base.pathname.endsWith("/")) base.pathname += "/";
     base.search = "";

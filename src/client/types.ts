@@ -123,6 +123,12 @@ export type TokenSource = string | (() => string | Promise<string>);
 export interface LeaseClientOptions {
   /** Where the app is served, e.g. `https://leases.example.com`. */
   baseUrl: string | URL;
+  /**
+   * Allow `http://` to a host other than this machine (localhost, 127.0.0.0/8,
+   * ::1), where the token would cross the network unencrypted: refused
+   * unless true. For a private network you trust.
+   */
+  allowHttp?: boolean;
   /** Sent as `Authorization: Bearer …`; never logged or kept beyond the call. */
   token?: TokenSource;
   /** Default the global `fetch`. */

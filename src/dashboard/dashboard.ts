@@ -11,8 +11,8 @@
  *   POST /logout (or GET)          sign out
  *   GET  /api/v1/leases            the JSON twin (served with DASHBOARD=off too: it is the API's)
  *
- * `npm start` loads no Probot default app, so `GET /` is the board's; a raw
- * `probot run` loads that app first, and there / redirects to /probot.
+ * `npm start` loads no Probot default app, so `GET /` is the board's (a raw
+ * `probot run`, which would load it first, is refused: src/index.ts).
  * Webhooks POSTed to `/` are root-webhook.ts's.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";

@@ -4,10 +4,9 @@
  * the operator CLI and the benchmarks call them directly (through sqlite.ts,
  * which re-exports them).
  */
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { SchemaBehindError } from "./schema-behind-error.js";
+import { prepareSqliteFile } from "./sqlite-files.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations.js";
 
 export interface SqliteLedgerOptions {
@@ -24,7 +23,7 @@ export interface SqliteLedgerOptions {
 
 /** Opens (creating if needed) a SQLite database with the ledger's durability settings and migrates it. */
 export function openSqlite(file: string, opts: SqliteLedgerOptions = {}): Database.Database {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  if (file !== ":memory:") prepareSqliteFile(file);
   const db = new Database(file);
   // A concurrent writer waits instead of surfacing SQLITE_BUSY to the caller.
   db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 60_000}`);

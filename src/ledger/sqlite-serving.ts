@@ -12,6 +12,7 @@
  * lock so that no app serves the file while it is replaced.
  */
 import Database from "better-sqlite3";
+import { prepareSqliteFile } from "./sqlite-files.js";
 
 export class AlreadyServedError extends Error {
   constructor(readonly file: string) {
@@ -25,6 +26,8 @@ export class AlreadyServedError extends Error {
 
 /** Takes the serving lock of `file`, or throws AlreadyServedError; close the handle returned to let go of it. */
 export function claimServing(file: string): Database.Database {
+  // Taken before the ledger is opened, so this is where a new folder is made.
+  prepareSqliteFile(`${file}.serving`);
   const guard = new Database(`${file}.serving`);
   try {
     // Never wait: the other process holds the lock for as long as it lives.

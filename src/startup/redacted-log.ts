@@ -13,12 +13,24 @@ import { type Logger, pino } from "pino";
 /** Request headers that carry credentials. */
 export const REDACTED_HEADERS = ["authorization", "cookie", "proxy-authorization", "x-api-key"];
 
+/**
+ * Marks a logger made here. Probot's children (`probot.log`, its HTTP
+ * logger) are made from it with `Object.create`, so they carry it too: the
+ * app can tell it was given this logger rather than `probot run`'s own.
+ */
+const REDACTS = Symbol.for("issue-leases.redacts-credentials");
+
+/** Whether `log` (or the logger it is a child of) is one `redactedLog` made. */
+export function redactsCredentials(log: object): boolean {
+  return (log as Record<symbol, unknown>)[REDACTS] === true;
+}
+
 export async function redactedLog(env: NodeJS.ProcessEnv): Promise<Logger> {
   const logFormat = env.LOG_FORMAT ? (env.LOG_FORMAT === "pretty" ? "pretty" : "json") : env.NODE_ENV === "production" ? "json" : "pretty";
   const transform = await getTransformStream({ logFormat, logLevelInString: env.LOG_LEVEL_IN_STRING === "true", sentryDsn: env.SENTRY_DSN });
   // As Probot does; SonicBoom is a writable stream, though its types do not say so.
   transform.pipe(pino.destination(1) as unknown as NodeJS.WritableStream);
-  return pino(
+  const log = pino(
     {
       level: env.LOG_LEVEL || "info",
       name: "probot",
@@ -27,4 +39,6 @@ export async function redactedLog(env: NodeJS.ProcessEnv): Promise<Logger> {
     },
     transform,
   );
+  Object.defineProperty(log, REDACTS, { value: true });
+  return log;
 }

@@ -1,10 +1,12 @@
 /**
  * `npm start`: checks the environment, then runs Probot as `probot run
- * ./dist/src/index.js` would, but without Probot's default app (its page at
- * /probot, and / redirecting to it): / is the board's. This launcher exists because Probot reads the
- * private key before it loads the app: a key it cannot read is printed with a
- * stack and the setup page is served instead, as if the app had never been
- * registered. Here a wrong variable ends the process with one line and exit 1.
+ * ./dist/src/index.js` would, but with a logger that redacts credentials
+ * (redacted-log.ts; the app refuses any other) and without Probot's default
+ * app (its page at /probot, and / redirecting to it): / is the board's.
+ * This launcher exists because Probot reads the private key before it loads
+ * the app: a key it cannot read is printed with a stack and the setup page is
+ * served instead, as if the app had never been registered. Here a wrong
+ * variable ends the process with one line and exit 1.
  */
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";

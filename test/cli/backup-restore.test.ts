@@ -4,7 +4,7 @@
  * app serves it (the `.serving` lock held, operations applied meanwhile).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,6 +107,41 @@ describe("backup", () => {
     expect(forced.stdout).toMatch(/schema version \d+, 1 issue rows, highest token 1$/m);
   });
 
+  it("makes the destination's folder, as the README's `backup backups/leases-$(date +%F).db` needs on a fresh clone", async () => {
+    const file = join(dir, "for-a-folder.db");
+    const app = new SqliteLedger(file);
+    await nextTenure(app, 1, alice);
+    await app.close();
+
+    const r = await cli(["backup", "backups/2026/leases-2026-12-01.db", "--database", file]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/schema version \d+, 1 issue rows, highest token 1$/m);
+    expect(existsSync(join(dir, "backups/2026/leases-2026-12-01.db"))).toBe(true);
+
+    // A folder that cannot be made (a file is in the way): one line, nothing written.
+    writeFileSync(join(dir, "in-the-way"), "a file\n");
+    const blocked = await cli(["backup", "in-the-way/leases.db", "--database", file]);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr.trim()).toMatch(/^issue-leases: cannot make the folder .*in-the-way to write leases\.db in \(a file is in the way: E[A-Z]+\)$/);
+  });
+
+  it("refuses, even with --force, to write over the database itself or its files, which it leaves as they were", async () => {
+    const file = join(dir, "itself.db");
+    const app = new SqliteLedger(file);
+    await nextTenure(app, 1, alice);
+    await app.close();
+    const before = readFileSync(file);
+    symlinkSync(file, join(dir, "itself-link.db"));
+    for (const target of [file, "itself.db-wal", "itself-link.db"]) {
+      const r = await cli(["backup", target, "--force", "--database", file]);
+      expect(r.code, target).toBe(2);
+      expect(r.stderr.trim()).toMatch(/^issue-leases: .* is the database itself \(or one of its files\): back it up to another file$/);
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
   it("prints the pg_dump command for PostgreSQL, without the password, and exits 2", async () => {
     const r = await cli(["backup", "leases.dump", "--database", "postgres://ops:s3cret@db.example:5432/leases?password=s3cret"], {
       DATABASE_SCHEMA: "issue_leases",
@@ -186,5 +221,24 @@ describe("restore", () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("the files backup and restore write", () => {
+  it("are readable by their owner only: the backup, the restored ledger and the one kept aside", async () => {
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    const file = join(dir, "private", "leases.db");
+    const app = new SqliteLedger(file, { serve: true });
+    await nextTenure(app, 1, alice);
+    await app.close();
+
+    expect((await cli(["backup", "private-backups/leases.db", "--database", file])).code).toBe(0);
+    expect(mode(join(dir, "private-backups"))).toBe(0o700);
+    expect(mode(join(dir, "private-backups/leases.db"))).toBe(0o600);
+
+    const r = await cli(["restore", "private-backups/leases.db", "--database", file]);
+    expect(r.stderr).toBe("");
+    const aside = /kept at (\S+)\.$/m.exec(r.stdout)![1]!;
+    expect({ restored: mode(file), aside: mode(aside) }).toEqual({ restored: 0o600, aside: 0o600 });
   });
 });

@@ -159,18 +159,18 @@ describe("on a SQLite ledger", () => {
     expect(r.stderr).toBe("");
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^REPO\s+ISSUE\s+HOLDER\s+TOKEN\s+ACQUIRED\s+EXPIRES$/);
+    expect(lines[0]).toMatch(/^REPO\s+ISSUE\s+HOLDER\s+INSTANCE\s+TOKEN\s+ACQUIRED\s+EXPIRES$/);
     const rows = lines.slice(1).map((l) => l.split(/\s{2,}/));
-    expect(rows.map((c) => c.slice(0, 4))).toEqual([
-      ["acme/tools", "#5", "alice", "1"],
-      ["Octo-Org/Widgets", "#1", "bob", "2"],
-      ["Octo-Org/Widgets", "#2", "alice", "1"],
+    expect(rows.map((c) => c.slice(0, 5))).toEqual([
+      ["acme/tools", "#5", "alice", "-", "1"],
+      ["Octo-Org/Widgets", "#1", "bob", "-", "2"],
+      ["Octo-Org/Widgets", "#2", "alice", "-", "1"],
     ]);
-    expect(rows[1]![4]).toBe(new Date(now - 10 * 60_000).toISOString().replace(/\.\d{3}Z$/, "Z"));
-    expect(rows[1]![5]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    expect(rows[2]![5]).toBe("never");
+    expect(rows[1]![5]).toBe(new Date(now - 10 * 60_000).toISOString().replace(/\.\d{3}Z$/, "Z"));
+    expect(rows[1]![6]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(rows[2]![6]).toBe("never");
     // Aligned: every column starts where its header does.
-    for (const header of ["ISSUE", "HOLDER", "TOKEN", "ACQUIRED", "EXPIRES"]) {
+    for (const header of ["ISSUE", "HOLDER", "INSTANCE", "TOKEN", "ACQUIRED", "EXPIRES"]) {
       const at = lines[0]!.indexOf(header);
       for (const line of lines.slice(1)) expect(line[at - 1], `${header} in ${line}`).toBe(" ");
       for (const line of lines.slice(1)) expect(line[at], `${header} in ${line}`).not.toBe(" ");
@@ -184,14 +184,15 @@ describe("on a SQLite ledger", () => {
     expect(leases).toHaveLength(3);
     expect(leases[1]).toEqual({
       repo: "Octo-Org/Widgets",
-      repoId: 101,
+      repo_id: 101,
       issue: 1,
-      holder: { id: 12, login: "bob" },
+      holder: { login: "bob", id: 12, instance: null },
       token: 2,
-      acquiredAt: new Date(now - 10 * 60_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
-      expiresAt: new Date(now - 10 * 60_000 + WEEK).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      expires_at: new Date(now - 10 * 60_000 + WEEK).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      held_by: "time",
+      acquired_at: new Date(now - 10 * 60_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
     });
-    expect(leases[2]).toMatchObject({ issue: 2, expiresAt: null });
+    expect(leases[2]).toMatchObject({ issue: 2, expires_at: null });
 
     const repo = JSON.parse((await run("list", "--repo", "octo-org/WIDGETS", "--json")).stdout) as Array<{ issue: number }>;
     expect(repo.map((l) => l.issue)).toEqual([1, 2]);
@@ -228,10 +229,10 @@ describe("on a SQLite ledger", () => {
       at: new Date(now - 50 * 60_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
       op: "acquire",
       outcome: "acquired",
-      actor: { id: 11, login: "alice" },
-      holder: { id: 11, login: "alice" },
+      actor: { login: "alice", id: 11, instance: null },
+      holder: { login: "alice", id: 11, instance: null },
       token: 1,
-      expiresAt: new Date(now - 50 * 60_000 + WEEK).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      expires_at: new Date(now - 50 * 60_000 + WEEK).toISOString().replace(/\.\d{3}Z$/, "Z"),
       delivery: "d-1",
     });
     expect(entries[4]).toMatchObject({ actor: { login: "bob" }, holder: { login: "bob" }, token: 2 });
@@ -239,9 +240,9 @@ describe("on a SQLite ledger", () => {
     const table = await run("history", "Octo-Org/Widgets#1");
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^TIME\s+OP\s+OUTCOME\s+ACTOR\s+HOLDER\s+TOKEN\s+EXPIRES\s+DELIVERY$/);
+    expect(lines[0]).toMatch(/^TIME\s+OP\s+OUTCOME\s+ACTOR\s+HOLDER\s+INSTANCE\s+TOKEN\s+EXPIRES\s+DELIVERY$/);
     expect(lines).toHaveLength(6);
-    expect(lines[3]).toMatch(/^\S+Z\s+note\s+invalid\s+bob\s+alice\s+1\s+\S+Z\s+d-3$/);
+    expect(lines[3]).toMatch(/^\S+Z\s+note\s+invalid\s+bob\s+alice\s+-\s+1\s+\S+Z\s+d-3$/);
   });
 
   it("exits 3 for the history of an issue never seen, or of an unknown repository", async () => {

@@ -276,7 +276,7 @@ describe("LeaseClient's retries", () => {
     const { fetch, requests } = scriptedFetch((_req, i) =>
       i === 0 ? { status: 429, headers: { "retry-after": "3" }, json: { error: { code: "rate_limited", message: "slow down" } } } : { status: 200, json: leaseJson("acquired", bot, 3, EXPIRES) },
     );
-    const client = new LeaseClient({ baseUrl: "http://leases.test", token: "t", fetch, retry: { minDelayMs: 1 } });
+    const client = new LeaseClient({ baseUrl: "https://leases.test", token: "t", fetch, retry: { minDelayMs: 1 } });
     const claim = client.claim("octo-org/widgets#12");
     await vi.advanceTimersByTimeAsync(2_999);
     expect(requests).toHaveLength(1);

@@ -47,7 +47,7 @@ function api(renewal?: (req: StubRequest, n: number) => StubAnswer | null) {
     if (req.method === "DELETE") return { status: 200, json: leaseJson("released", bot, 3, iso(expires)) };
     throw new Error(`unexpected ${req.method} ${req.path}`);
   });
-  const client = new LeaseClient({ baseUrl: "http://leases.test", token: "t", fetch, retry: { minDelayMs: 10, maxDelayMs: 10, retries: 1 } });
+  const client = new LeaseClient({ baseUrl: "https://leases.test", token: "t", fetch, retry: { minDelayMs: 10, maxDelayMs: 10, retries: 1 } });
   return { client, requests };
 }
 
@@ -196,7 +196,7 @@ describe("withLease", () => {
 
   it("a held issue rejects with LeaseHeldError before the function runs", async () => {
     const { fetch, requests } = scriptedFetch(() => ({ status: 409, json: leaseJson("held", { login: "alice", id: 11 }, 7, "2026-12-08T12:00:00Z") }));
-    const client = new LeaseClient({ baseUrl: "http://leases.test", token: "t", fetch });
+    const client = new LeaseClient({ baseUrl: "https://leases.test", token: "t", fetch });
     const fn = vi.fn();
     const error = await client.withLease(REF, { ttl: "30s" }, fn).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeaseHeldError);
@@ -233,7 +233,7 @@ describe("withLease", () => {
       const json = leaseJson(req.method === "POST" ? "acquired" : "renewed", bot, 3, new Date(Date.now() + 3_600_000 + 30 * SECOND).toISOString());
       return req.method === "DELETE" ? { status: 200, json: { ...json, outcome: "released" } } : { status: 200, json };
     });
-    const client = new LeaseClient({ baseUrl: "http://leases.test", token: "t", fetch });
+    const client = new LeaseClient({ baseUrl: "https://leases.test", token: "t", fetch });
     const work = gate();
     const done = client.withLease(REF, { ttl: "30s" }, () => work.promise);
     await vi.advanceTimersByTimeAsync(10 * SECOND);

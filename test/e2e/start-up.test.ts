@@ -133,16 +133,26 @@ describe.concurrent("A wrong variable ends the start-up with one line naming it"
     expect(run.stderr).not.toContain("secret");
   }, 60_000);
 
-  it("a PORT another process listens on, through `npm start` and through `probot run`", async () => {
+  it("a PORT another process listens on", async () => {
     const taken = createServer();
     const port = await new Promise<number>((done) => taken.listen(0, "127.0.0.1", () => done((taken.address() as { port: number }).port)));
     try {
-      const env = await registered({ PORT: String(port) });
-      expectOneLine(await failedStart(env), new RegExp(`PORT ${port} is already in use`));
-      const probotRun = [join(ROOT, "node_modules/probot/bin/probot.js"), "run", "./dist/src/index.js"];
-      expectOneLine(await failedStart(env, probotRun), new RegExp(`PORT ${port} is already in use`));
+      expectOneLine(await failedStart(await registered({ PORT: String(port) })), new RegExp(`PORT ${port} is already in use`));
     } finally {
       taken.close();
     }
+  }, 60_000);
+});
+
+describe.concurrent("The raw Probot entry", () => {
+  it("`probot run ./dist/src/index.js`, whose logs would carry request headers unredacted, is refused with one line naming npm start", async () => {
+    const probotRun = [join(ROOT, "node_modules/probot/bin/probot.js"), "run", "./dist/src/index.js"];
+    const port = await freePort();
+    const env = await registered({ PORT: String(port) });
+    const run = await failedStart(env, probotRun);
+    expectOneLine(run, /would write request headers, tokens and cookies included, to the logs: start the app with `npm start`/);
+    // Refused before anything listens or opens the database.
+    expect(existsSync(env.DATABASE_URL!)).toBe(false);
+    expect(run.stdout).not.toContain(`Listening on`);
   }, 60_000);
 });

@@ -3,7 +3,7 @@
  * for as long as it lives, a second one is refused, and one that starts after
  * the first died takes over the dead one's locks at once.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -63,5 +63,13 @@ describe("serving a SQLite file", () => {
     expect(await live.tryLock("sweep", "live", T0, 20_000)).toBe(true);
     const reader = open(false);
     expect(await reader.tryLock("sweep", "other", T0 + 1, 20_000)).toBe(false);
+  });
+
+  it("serves a file in folders that do not exist yet, making them first (the default ./data/leases.db on a fresh clone)", async () => {
+    file = join(dir, "data", "new", "leases.db");
+    const ledger = open(true);
+    expect((await ledger.acquire(key, { id: 1, login: "alice" }, 60_000, T0)).outcome).toBe("acquired");
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(`${file}.serving`)).toBe(true);
   });
 });

@@ -21,7 +21,7 @@ import { sign } from "@octokit/webhooks-methods";
 const UP_TWO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const ROOT = existsSync(join(UP_TWO, "package.json")) ? UP_TWO : resolve(UP_TWO, "..");
 export const WEBHOOK_SECRET = "e2e-secret";
-// What `npm start` runs: the environment checks, then `probot run ./dist/src/index.js`.
+// What `npm start` runs: the environment checks, then Probot's `run` with the app and a redacting logger.
 export const LAUNCHER = "./dist/src/startup/start.js";
 
 export interface ServerOptions {
