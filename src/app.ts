@@ -24,6 +24,9 @@ import { rootWebhookHandler } from "./root-webhook.js";
 import { stopOnSignals } from "./startup/stop-on-signals.js";
 import { Sweeper } from "./sweeper.js";
 import { DELIVERY_DEADLINE_MS, trackDeliveries } from "./track-deliveries.js";
+import { guardDeliveries } from "./delivery-errors.js";
+import { stepsLedger } from "./delivery-steps.js";
+import { limitWebhookBodies } from "./webhook-body-limit.js";
 import { AppMetrics, metricsSettings } from "./metrics/app-metrics.js";
 import { meterDeliveries } from "./metrics/metered-deliveries.js";
 import { meteredLedger } from "./metrics/metered-ledger.js";
@@ -76,11 +79,15 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     const metricsServed = metricsSettings(process.env);
     const metrics = opts.metrics !== undefined ? opts.metrics : metricsServed && new AppMetrics();
     const metered = (l: Ledger) => (metrics ? meteredLedger(l, metrics) : l);
+    const log = app.log.child({ name: "issue-leases" });
+    // Before any handler or webhook route exists: bodies are capped, and what fails is logged without its payload.
+    limitWebhookBodies(app);
+    guardDeliveries(app, log);
     // Serving a SQLite file: refused while another process serves it (one app process per file).
-    const ledger = metered(opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true })));
+    // Each operation is noted in the delivery that asked for it, for the deadline's message.
+    const ledger = stepsLedger(metered(opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true }))));
     const appId = opts.appId ?? (process.env.APP_ID ? Number(process.env.APP_ID) : undefined);
     const configs = new ConfigCache();
-    const log = app.log.child({ name: "issue-leases" });
 
     // One Octokit per installation, so that the throttling plugin spaces all
     // of an installation's writes together.

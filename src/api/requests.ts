@@ -7,6 +7,7 @@
 import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import { DURATION_FORMS, parseDuration } from "../commands/parse-duration.js";
+import { readCappedBody, TOO_LARGE } from "../read-capped-body.js";
 import { type Answer, errorAnswer, NOT_FOUND } from "./answers.js";
 
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -64,27 +65,10 @@ export function issueRef(owner: string, name: string, number: string): IssueRef 
   return { owner: o, name: n, issue: Number(number) };
 }
 
-/** The request's body as text, or the 413 answer when it is over the limit (the rest is not read). */
-export function readBody(req: IncomingMessage): Promise<string | Answer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on("data", (chunk: Buffer) => {
-      if (over) return;
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        over = true;
-        resolve(errorAnswer(413, "body_too_large", `The body is over ${MAX_BODY_BYTES} bytes.`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => {
-      if (!over) resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-    req.on("error", reject);
-  });
+/** The request's body as text, or the 413 answer when it is over the limit (by its Content-Length, or once that much was read: the rest is not kept). */
+export async function readBody(req: IncomingMessage): Promise<string | Answer> {
+  const body = await readCappedBody(req, MAX_BODY_BYTES);
+  return body === TOO_LARGE ? errorAnswer(413, "body_too_large", `The body is over ${MAX_BODY_BYTES} bytes.`) : body.toString("utf8");
 }
 
 function invalid(error: z.ZodError): Answer {
