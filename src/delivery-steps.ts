@@ -57,6 +57,9 @@ export function stepsLedger(inner: Ledger): Ledger {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (typeof value !== "function" || typeof prop !== "string") return value;
+      // A proxy must return a frozen own property as it is (Object.create(ledger, { close: { value } }) makes one).
+      const own = Reflect.getOwnPropertyDescriptor(target, prop);
+      if (own && !own.configurable && !own.writable) return value;
       return (...args: unknown[]) => {
         const steps = current.getStore();
         const result = (value as (...a: unknown[]) => unknown).apply(target, args);
