@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { loadBoard, type BoardFilters } from "../src/dashboard/queries.js";
 import { renderBoard } from "../src/dashboard/render.js";
-import { openSqlite, SqliteLedger } from "../src/ledger/sqlite.js";
+import { openSqlite, SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
 import { seededRandom } from "../test/support/seeded-random.js";
 import { benchArgs, usageExit } from "./support/args.js";
 import { median, reporter, round } from "./support/report.js";

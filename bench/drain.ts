@@ -34,7 +34,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { issueLeases, type Runtime } from "../src/app.js";
-import { SqliteLedger } from "../src/ledger/sqlite.js";
+import { SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
 import { commentPayload } from "../test/support/payloads.js";
 import { type RemoteFake, startRemoteFake } from "./support/fake-process.js";
 import { describeMeter, meteredLedger } from "./support/metered-ledger.js";

@@ -33,7 +33,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type Database from "better-sqlite3";
-import { openSqlite, SqliteLedger } from "../src/ledger/sqlite.js";
+import { openSqlite, SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
 import { HOLDERS, HOUR, median, MIX_ISSUES, Mix, outcomeShares, pad, REPO, T0 } from "./ledger-mix.js";
 import { seededRandom } from "../test/support/seeded-random.js";
 import { benchPostgres } from "./ledger-postgres.js";

@@ -37,7 +37,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Probot } from "probot";
 import { issueLeases, type Runtime } from "../src/app.js";
-import { SqliteLedger } from "../src/ledger/sqlite.js";
+import { SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
 import { type FakeGitHub, type RecordedRequest, startFakeGitHub } from "../test/support/fake-github.js";
 import { commentPayload, type UserSpec } from "../test/support/payloads.js";
 import { type LedgerMeter, meteredLedger } from "./support/metered-ledger.js";

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The package's bin. It is committed with its execute bit, unlike the compiled
-// dist/src/cli.js, which tsc writes without one and which a fresh clone does
+// dist/src/cli/main.js, which tsc writes without one and which a fresh clone does
 // not have: `npm ci && npx issue-leases` must work. Where the dev
 // dependencies are installed it builds first when dist/ is missing or older
 // than the sources (scripts/build-if-needed.mjs, as `npm start` does); a
@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const cli = join(root, "dist/src/cli.js");
+const cli = join(root, "dist/src/cli/main.js");
 
 if (existsSync(join(root, "node_modules/typescript")) && existsSync(join(root, "src"))) {
   try {

@@ -13,12 +13,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { evaluateLeaseCheck, leaseTokens, tooManyReferences, type CheckResult } from "../src/checks/lease-check.js";
 import { parseCommand, isParseError } from "../src/commands/parse-command.js";
-import { DEFAULT_CONFIG } from "../src/config.js";
-import { RELEASE_OTHERS_FORBIDDEN } from "../src/handle-command.js";
-import { closedReason } from "../src/handle-issue-event.js";
+import { DEFAULT_CONFIG } from "../src/config/config.js";
+import { RELEASE_OTHERS_FORBIDDEN } from "../src/leasing/handle-command.js";
+import { closedReason } from "../src/leasing/handle-issue-event.js";
 import type { Lease } from "../src/ledger/types.js";
-import { desiredLabels } from "../src/reflect/labels.js";
-import { leaseView, renderReply, type Reply } from "../src/reflect/render.js";
+import { desiredLabels } from "../src/github/labels.js";
+import { leaseView, renderReply, type Reply } from "../src/github/render.js";
 
 export const README_START = "<!-- examples:start -->";
 export const README_END = "<!-- examples:end -->";
@@ -294,8 +294,8 @@ export function examplesDoc(): string {
     GENERATED,
     "",
     "Each example below is rendered by the app's own code (`renderReply` in",
-    "[src/reflect/render.ts](../src/reflect/render.ts), `desiredLabels` in",
-    "[src/reflect/labels.ts](../src/reflect/labels.ts), `evaluateLeaseCheck` in",
+    "[src/github/render.ts](../src/github/render.ts), `desiredLabels` in",
+    "[src/github/labels.ts](../src/github/labels.ts), `evaluateLeaseCheck` in",
     "[src/checks/lease-check.ts](../src/checks/lease-check.ts)) with fixed times",
     "and values: every example happens around 2026-12-01 12:00 UTC, on issue 12",
     "of `octo-org/widgets`, whose lease alice takes with token 3 for the default",

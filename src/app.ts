@@ -5,28 +5,28 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunction, Context, Probot } from "probot";
-import { ConfigCache } from "./config-cache.js";
-import type { ConfigResult } from "./config.js";
+import { ConfigCache } from "./config/cache.js";
+import type { ConfigResult } from "./config/config.js";
 import { wireDashboard } from "./dashboard/dashboard.js";
-import { loadConfig as loadRepoConfig } from "./repo-config.js";
-import { routeComments } from "./comment-routes.js";
-import { handlePullRequest, recheckPullRequests } from "./handle-pull-request.js";
-import { type IssueEventDeps, routeIssueEvents } from "./issue-event-routes.js";
-import { routeWork } from "./work-routes.js";
+import { loadConfig as loadRepoConfig } from "./config/repo-config.js";
+import { routeComments } from "./webhooks/comment-routes.js";
+import { handlePullRequest, recheckPullRequests } from "./leasing/handle-pull-request.js";
+import { type IssueEventDeps, routeIssueEvents } from "./webhooks/issue-event-routes.js";
+import { routeWork } from "./webhooks/work-routes.js";
 import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
-import type { Ledger } from "./ledger/types.js";
-import { Drainer } from "./reflect/drainer.js";
-import { type GitHubPort, octokitPort } from "./reflect/github-port.js";
-import { healthReport } from "./health.js";
-import { HolderLogins } from "./holder-logins.js";
-import { rememberRepos } from "./remember-repos.js";
-import { rootWebhookHandler } from "./root-webhook.js";
+import type { Ledger } from "./ledger/roles.js";
+import { Drainer } from "./outbox/drainer.js";
+import { type GitHubPort, octokitPort } from "./github/github-port.js";
+import { healthReport } from "./metrics/health.js";
+import { HolderLogins } from "./leasing/holder-logins.js";
+import { rememberRepos } from "./leasing/remember-repos.js";
+import { rootWebhookHandler } from "./webhooks/root-webhook.js";
 import { stopOnSignals } from "./startup/stop-on-signals.js";
-import { Sweeper } from "./sweeper.js";
-import { DELIVERY_DEADLINE_MS, trackDeliveries } from "./track-deliveries.js";
-import { guardDeliveries } from "./delivery-errors.js";
-import { stepsLedger } from "./delivery-steps.js";
-import { limitWebhookBodies } from "./webhook-body-limit.js";
+import { Sweeper } from "./leasing/sweeper.js";
+import { DELIVERY_DEADLINE_MS, trackDeliveries } from "./webhooks/track-deliveries.js";
+import { guardDeliveries } from "./webhooks/delivery-errors.js";
+import { stepsLedger } from "./webhooks/delivery-steps.js";
+import { limitWebhookBodies } from "./webhooks/webhook-body-limit.js";
 import { AppMetrics, metricsSettings } from "./metrics/app-metrics.js";
 import { meterDeliveries } from "./metrics/metered-deliveries.js";
 import { meteredLedger } from "./metrics/metered-ledger.js";
@@ -34,8 +34,8 @@ import { metricsHandler } from "./metrics/metrics-handler.js";
 import { rateLimitSettings } from "./api/rate-limit.js";
 import { serveApi } from "./api/serve-api.js";
 
-export { isOwnComment } from "./comment-routes.js";
-export { DELIVERY_DEADLINE_MS } from "./track-deliveries.js";
+export { isOwnComment } from "./webhooks/comment-routes.js";
+export { DELIVERY_DEADLINE_MS } from "./webhooks/track-deliveries.js";
 
 export interface AppOptions {
   /** The ledger; default: opened from DATABASE_URL. */
@@ -67,7 +67,7 @@ export interface Runtime {
   shutdown(): Promise<void>;
 }
 
-/** The repository's config, with its organisation's limits (config-sources.ts); GitHub's errors are thrown and not cached. */
+/** The repository's config, with its organisation's limits (config/sources.ts); GitHub's errors are thrown and not cached. */
 function loadConfig(context: Context, cache: ConfigCache, repoId: number): Promise<ConfigResult> {
   return loadRepoConfig(cache, repoId, context);
 }

@@ -4,9 +4,9 @@
  * are `{"message"}`; ours add a stable code to branch on). The shapes are
  * described in openapi.json, and the tests check every answer against it.
  */
-import type { LeaseResult } from "../lease-command.js";
+import type { LeaseResult } from "../leasing/lease-command.js";
 import type { Lease } from "../ledger/types.js";
-import type { TenureView } from "../reflect/render.js";
+import type { TenureView } from "../github/render.js";
 
 export interface Answer {
   status: number;

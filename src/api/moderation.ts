@@ -28,7 +28,7 @@
  * issue: an answer that lets the caller act for 5 minutes, a refusal for one,
  * so that heartbeats closer together than that cost GitHub nothing.
  */
-import type { Permission } from "../reflect/github-port.js";
+import type { Permission } from "../github/github-port.js";
 import type { ApiRepo } from "./access.js";
 import { GitHubUnavailable, type Identity, tokenHash } from "./identity.js";
 import { TtlCache } from "./ttl-cache.js";

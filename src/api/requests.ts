@@ -7,7 +7,7 @@
 import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import { DURATION_FORMS, parseDuration } from "../commands/parse-duration.js";
-import { readCappedBody, TOO_LARGE } from "../read-capped-body.js";
+import { readCappedBody, TOO_LARGE } from "../webhooks/read-capped-body.js";
 import { type Answer, errorAnswer, NOT_FOUND } from "./answers.js";
 
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -17,11 +17,12 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import type { ConfigResult } from "../config.js";
-import { tenuresOf } from "../handle-command.js";
-import { LeaseCommand, leaseResultOf, type LeaseResult, type ReplyFor } from "../lease-command.js";
-import type { IssueKey, Ledger } from "../ledger/types.js";
-import type { Permission } from "../reflect/github-port.js";
+import type { ConfigResult } from "../config/config.js";
+import { tenuresOf } from "../leasing/handle-command.js";
+import { LeaseCommand, leaseResultOf, type LeaseResult, type ReplyFor } from "../leasing/lease-command.js";
+import type { IssueKey } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
+import type { Permission } from "../github/github-port.js";
 import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, tenureJson } from "./answers.js";
 import type { ApiRepo, RepoAccess } from "./access.js";
 import { clientAddress } from "./client-address.js";

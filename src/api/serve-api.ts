@@ -6,10 +6,10 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot, ProbotOctokit } from "probot";
-import type { ConfigCache } from "../config-cache.js";
-import type { Ledger } from "../ledger/types.js";
-import { octokitPort } from "../reflect/github-port.js";
-import { loadConfig, sourceOf } from "../repo-config.js";
+import type { ConfigCache } from "../config/cache.js";
+import type { Ledger } from "../ledger/roles.js";
+import { octokitPort } from "../github/github-port.js";
+import { loadConfig, sourceOf } from "../config/repo-config.js";
 import { RepoAccess } from "./access.js";
 import { GitHubUnavailable, Identities } from "./identity.js";
 import { Moderation } from "./moderation.js";

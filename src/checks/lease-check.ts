@@ -59,7 +59,7 @@ export function leaseTokens(body: string): LeaseTokens {
 /** More closing references than this get one failing check, and nothing is read or remembered per issue. */
 export const MAX_REFERENCES = 50;
 
-/** What GitHub will close, as the drainer read it (see reflect/closing-issues.ts). */
+/** What GitHub will close, as the drainer read it (see github/closing-issues.ts). */
 export interface ClosingSources {
   /** Issues GitHub links as closing: body keywords and Development sidebar links. */
   linked: Array<{ number: number; repoId: number }>;

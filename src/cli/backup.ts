@@ -9,7 +9,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { createPrivateFile, makeFolderFor } from "../ledger/sqlite-files.js";
+import { createPrivateFile, makeFolderFor } from "../ledger/sqlite/files.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 
 export const BACKUP_HELP = `Usage: issue-leases backup FILE [--force]

@@ -4,7 +4,8 @@
  * warning means GitHub may lag behind the ledger, which the app repairs on
  * its own once the cause is gone.
  */
-import type { Ledger, OutboxStats, SchemaVersion } from "../ledger/types.js";
+import type { OutboxStats, SchemaVersion } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
 import { formatAge } from "./format-table.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";

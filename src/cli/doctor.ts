@@ -2,12 +2,12 @@
  * `issue-leases doctor`: the checks of doctor-checks.ts, printed. A database
  * that cannot be opened is a failed check, not an error.
  */
-import type { Ledger } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { type DoctorReport, doctorChecks, schemaBehindReport } from "./doctor-checks.js";
 import { describeDatabase, openDatabase, SchemaBehindCliError } from "./open-database.js";
-import type { CliIo } from "./run-cli.js";
+import type { CliIo } from "./cli-io.js";
 
 export const DOCTOR_HELP = `Usage: issue-leases doctor [--json]
 

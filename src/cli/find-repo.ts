@@ -1,5 +1,6 @@
 /** The repository an operator named, as the ledger knows it. */
-import type { Ledger, RepoInfo } from "../ledger/types.js";
+import type { RepoInfo } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
 import { CliError, EXIT } from "./cli-error.js";
 
 export async function findRepo(ledger: Ledger, typed: string): Promise<RepoInfo> {

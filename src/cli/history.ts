@@ -1,11 +1,12 @@
 /** `issue-leases history owner/name#N`: every operation the ledger recorded on an issue. */
-import type { HistoryEntry, Holder, Ledger } from "../ledger/types.js";
+import type { HistoryEntry, Holder } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { findRepo } from "./find-repo.js";
 import { formatTable, isoTime } from "./format-table.js";
 import type { IssueRef } from "./parse-issue-ref.js";
-import type { CliIo } from "./run-cli.js";
+import type { CliIo } from "./cli-io.js";
 
 export const HISTORY_HELP = `Usage: issue-leases history owner/name#N [--json]
 

@@ -1,12 +1,13 @@
 /** `issue-leases list`: the live leases, as a table or JSON. */
 import { leaseJson as apiLeaseJson, iso } from "../api/answers.js";
-import type { Lease, Ledger } from "../ledger/types.js";
+import type { Lease } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
 import { EXIT, usageError } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { findRepo } from "./find-repo.js";
 import { formatTable, isoTime } from "./format-table.js";
 import { parseRepoName } from "./parse-issue-ref.js";
-import type { CliIo } from "./run-cli.js";
+import type { CliIo } from "./cli-io.js";
 
 export const LIST_HELP = `Usage: issue-leases list [--repo owner/name] [--holder login] [--json]
 

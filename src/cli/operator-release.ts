@@ -4,9 +4,10 @@
  * same outbox effect as an issue being closed), so the running app updates
  * labels and assignee and posts the reply; the CLI never talks to GitHub.
  */
-import type { Holder, IssueKey, Lease, Ledger, NewEffect, RepoInfo } from "../ledger/types.js";
-import { REFLECT, type ReflectPayload } from "../reflect/drainer.js";
-import { leaseView, type Reply } from "../reflect/render.js";
+import type { Holder, IssueKey, Lease, NewEffect, RepoInfo } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
+import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import { leaseView, type Reply } from "../github/render.js";
 
 /**
  * Who the ledger's history records as the actor of an operator's release.

@@ -21,11 +21,11 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { SQLITE_MIGRATIONS } from "../ledger/sqlite-migrations.js";
-import { openSqlite } from "../ledger/sqlite.js";
-import { createPrivateFile, makeFolderFor } from "../ledger/sqlite-files.js";
-import { readTokenFloor, recordTokenFloor } from "../ledger/sqlite-token-floor.js";
-import { AlreadyServedError, claimServing } from "../ledger/sqlite-serving.js";
+import { SQLITE_MIGRATIONS } from "../ledger/sqlite/migrations.js";
+import { openSqlite } from "../ledger/sqlite/sqlite-ledger.js";
+import { createPrivateFile, makeFolderFor } from "../ledger/sqlite/files.js";
+import { readTokenFloor, recordTokenFloor } from "../ledger/sqlite/token-floor.js";
+import { AlreadyServedError, claimServing } from "../ledger/sqlite/serving.js";
 import { fsyncPath, type LedgerSummary, summarize } from "./backup.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 import { OPERATOR } from "./operator-release.js";

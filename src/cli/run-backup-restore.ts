@@ -8,7 +8,7 @@ import { isPostgresUrl, sqlitePath } from "../ledger/open-ledger.js";
 import { backupSqlite, pgDumpCommand, shellWord, urlWithoutPassword } from "./backup.js";
 import { EXIT, usageError } from "./cli-error.js";
 import { DEFAULT_TOKEN_GAP, integerOption, restoreSqlite } from "./restore.js";
-import type { CliIo } from "./run-cli.js";
+import type { CliIo } from "./cli-io.js";
 import { tokenFloorCommand } from "./token-floor.js";
 
 type Values = Record<string, string | boolean | undefined>;

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_DATABASE_URL } from "../ledger/open-ledger.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
+import type { CliIo } from "./cli-io.js";
 import { BACKUP_HELP } from "./backup.js";
 import { runAgentCli } from "./agent-cli.js";
 import { AGENT_SUMMARY } from "./agent-help.js";
@@ -27,13 +28,6 @@ import { runBackup, runRestore } from "./run-backup-restore.js";
 import { runTokenFloor, TOKEN_FLOOR_HELP, tokenFloorRaise } from "./token-floor.js";
 import { type IssueRef, parseIssueRef } from "./parse-issue-ref.js";
 
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-  /** Milliseconds since the epoch. */
-  clock(): number;
-  env: NodeJS.ProcessEnv;
-}
 
 type OptionSpec = { type: "string" | "boolean"; short?: string };
 

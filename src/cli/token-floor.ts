@@ -7,11 +7,12 @@
  * `restore` records the floor itself; the command works there too.
  */
 import { TokenFloorBelowError } from "../ledger/token-floor-below-error.js";
-import type { Ledger, TokenFloorRaise } from "../ledger/types.js";
+import type { TokenFloorRaise } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
 import { EXIT, usageError } from "./cli-error.js";
 import { OPERATOR } from "./operator-release.js";
 import { DEFAULT_TOKEN_GAP, integerOption } from "./restore.js";
-import type { CliIo } from "./run-cli.js";
+import type { CliIo } from "./cli-io.js";
 
 export const TOKEN_FLOOR_HELP = `Usage: issue-leases token-floor [--gap N | --floor N]
 

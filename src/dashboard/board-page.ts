@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "probot";
-import type { Ledger } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
 import { redirect, sendPage } from "./http.js";
 import { loadBoard, parseFilters, type Viewer } from "./queries.js";
 import { type PageContext, renderBoard, renderMessage } from "./render.js";

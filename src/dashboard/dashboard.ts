@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
 import { clientAddress } from "../api/client-address.js";
 import { type ApiRateLimits, RateLimiter, rateLimitSettings } from "../api/rate-limit.js";
-import type { Ledger } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
 import { bearerViewer } from "./bearer-viewer.js";
 import { boardPage } from "./board-page.js";
 import type { Fetch } from "./github-user.js";

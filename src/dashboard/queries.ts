@@ -4,7 +4,8 @@
  * for a viewer: the page of leases, how many there are, and the side panels
  * (under the same filters). The same for the HTML board and its JSON twin.
  */
-import type { BoardPage, BoardPanels, Ledger, VisiblePrivateRepos } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
+import type { BoardPage, BoardPanels, VisiblePrivateRepos } from "../ledger/board-types.js";
 
 export const PAGE_SIZE = 100;
 /** Side panels list this many. */

@@ -22,7 +22,8 @@
  */
 import type { Logger } from "probot";
 import { isParseError, parseCommand } from "../commands/parse-command.js";
-import type { IssueCard, Ledger, RepoForget } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
+import type { IssueCard, RepoForget } from "../ledger/board-types.js";
 
 /** Stamps kept per replica before the memory starts over. */
 const MAX_REMEMBERED = 50_000;

@@ -5,10 +5,10 @@
  * repository names) goes through `esc`, and the page's Content-Security-
  * Policy allows no script at all.
  */
-import { DEFAULT_CONFIG } from "../config.js";
-import type { BoardLease, BoardPanels, EndedTenure } from "../ledger/types.js";
-import { labelKind } from "../reflect/labels.js";
-import { roughly } from "../reflect/render.js";
+import { DEFAULT_CONFIG } from "../config/config.js";
+import type { BoardLease, BoardPanels, EndedTenure } from "../ledger/board-types.js";
+import { labelKind } from "../github/labels.js";
+import { roughly } from "../github/render.js";
 import { type BoardFilters, filterQuery, PAGE_SIZE, SOON_COUNT_CAP, type Viewer } from "./queries.js";
 
 export const CONTENT_SECURITY_POLICY =

@@ -1,9 +1,10 @@
 /**
  * Rows of the board's queries as both backends read them, and the sum of
- * per-holder counts the side panel shows (sqlite-board.ts, postgres-board.ts).
+ * per-holder counts the side panel shows (sqlite/board.ts, postgres/board.ts).
  */
 import { leaseOfRow, type LiveLeaseRow } from "./lease-rows.js";
-import { type BoardLease, type EndedTenure, type Holder, holderOf } from "./types.js";
+import { type Holder, holderOf } from "./types.js";
+import { type BoardLease, type EndedTenure } from "./board-types.js";
 
 export interface BoardRow extends LiveLeaseRow {
   title: string | null;

@@ -1,7 +1,7 @@
 /**
  * What counts toward a claim limit, in one place for every limit (a holder's
  * leases in the repository, under a label, across the organisation) and both
- * backends: sqlite-policies.ts and postgres-policies.ts build their queries
+ * backends: sqlite/policies.ts and postgres/policies.ts build their queries
  * from `countsTowardLimits`, so that a rule about which leases count (a lease
  * in review, say) is written once and bears on every limit.
  */

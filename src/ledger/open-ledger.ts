@@ -5,7 +5,7 @@
  * default.
  */
 import { DatabaseConfigError } from "./database-config-error.js";
-import type { Ledger } from "./types.js";
+import type { Ledger } from "./roles.js";
 
 export const DEFAULT_DATABASE_URL = "./data/leases.db";
 
@@ -52,10 +52,10 @@ export async function openLedger(
 ): Promise<Ledger> {
   const migrate = opts.migrate ?? true;
   if (databaseKind(url) === "postgres") {
-    const { openPostgres } = await import("./postgres.js");
+    const { openPostgres } = await import("./postgres/postgres-ledger.js");
     return openPostgres({ connectionString: url, schema: process.env.DATABASE_SCHEMA || undefined, migrate });
   }
-  const { SqliteLedger } = await import("./sqlite.js");
+  const { SqliteLedger } = await import("./sqlite/sqlite-ledger.js");
   const file = sqlitePath(url);
   try {
     return new SqliteLedger(file, { migrate, serve: opts.serve });

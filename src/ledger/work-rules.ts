@@ -2,7 +2,7 @@
  * The rules of leases that follow the work, as pure functions: what holds a
  * lease (time, the holder's open pull requests, an exempt label), what a
  * lease gets when its work lets go of it, and what the holder's activity
- * renews. Both backends (sqlite-work.ts, postgres-work.ts, and their
+ * renews. Both backends (sqlite/work.ts, postgres/work.ts, and their
  * acquire and renew) read the row in their transaction, call these, and
  * write what they decided, as they do with decide.ts.
  *
@@ -12,7 +12,8 @@
  * it out by construction, and every "live" test (no expiry, or one ahead)
  * counts it live with no change.
  */
-import type { Followed, HeldBy, Lease, Resume, Ttl } from "./types.js";
+import type { HeldBy, Lease, Ttl } from "./types.js";
+import type { Followed, Resume } from "./work-types.js";
 
 /** What a lease row records of the work: the holder's open pull requests that close the issue, and whether the issue is exempt. */
 export interface Work {

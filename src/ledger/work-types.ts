@@ -1,4 +1,4 @@
-/** The ledger's types for leases that follow the work (sqlite-work.ts, postgres-work.ts; the rules in work-rules.ts). */
+/** The ledger's types for leases that follow the work (sqlite/work.ts, postgres/work.ts; the rules in work-rules.ts). */
 import type { Lease, NewEffect, Ttl } from "./types.js";
 
 /**

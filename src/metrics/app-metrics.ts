@@ -9,9 +9,10 @@
  * so a flood of deliveries cannot grow the number of series.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Effect, Ledger, OutboxStats } from "../ledger/types.js";
-import type { AttemptOutcome } from "../reflect/drainer.js";
-import type { SweepResult } from "../sweeper.js";
+import type { Effect, OutboxStats } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
+import type { AttemptOutcome } from "../outbox/drainer.js";
+import type { SweepResult } from "../leasing/sweeper.js";
 
 /** How `GET /metrics` is served: `token` required as a bearer token, or null for anyone who can reach it. */
 export interface MetricsSettings {

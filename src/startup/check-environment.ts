@@ -11,7 +11,7 @@ import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { rateLimitSettings } from "../api/rate-limit.js";
 import { databaseKind, DEFAULT_DATABASE_URL } from "../ledger/open-ledger.js";
-import { assertWebhookSecret } from "../webhook-secret.js";
+import { assertWebhookSecret } from "../webhooks/webhook-secret.js";
 import { StartupError } from "./startup-error.js";
 
 /** Throws StartupError for the first variable that is wrong. Registration (no APP_ID yet) needs none of them. */

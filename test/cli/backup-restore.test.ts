@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
-import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite-migrations.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite/migrations.js";
 import type { Holder, IssueKey } from "../../src/ledger/types.js";
 import { ROOT, runBuiltCli } from "../support/cli-process.js";
 

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { ROOT, runBuiltCli, runProcess } from "../support/cli-process.js";
 
 const cli = (args: string[], cwd: string, env?: Record<string, string>) => runBuiltCli(args, cwd, env);

@@ -8,9 +8,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgres } from "../../src/ledger/postgres.js";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
-import type { Holder, Ledger } from "../../src/ledger/types.js";
+import { openPostgres } from "../../src/ledger/postgres/postgres-ledger.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import type { Holder } from "../../src/ledger/types.js";
+import type { Ledger } from "../../src/ledger/roles.js";
 import { freshSchema, type FreshSchema, skipPostgres } from "../support/pg-schema.js";
 import { ROOT, runBuiltCli } from "../support/cli-process.js";
 

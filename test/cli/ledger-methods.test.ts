@@ -6,11 +6,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openPostgres } from "../../src/ledger/postgres.js";
-import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres-migrations.js";
-import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite-migrations.js";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
-import type { Ledger } from "../../src/ledger/types.js";
+import { openPostgres } from "../../src/ledger/postgres/postgres-ledger.js";
+import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres/migrations.js";
+import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite/migrations.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import type { Ledger } from "../../src/ledger/roles.js";
 import { freshSchema, skipPostgres } from "../support/pg-schema.js";
 
 interface Opened {

@@ -9,8 +9,8 @@ import { describe, expect, it, vi } from "vitest";
 import { parseFilters } from "../../src/dashboard/queries.js";
 import { rememberer } from "../../src/dashboard/remember.js";
 import { esc, renderBoard } from "../../src/dashboard/render.js";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
-import type { BoardLease } from "../../src/ledger/types.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import type { BoardLease } from "../../src/ledger/board-types.js";
 import { commentPayload, issuesPayload, REPO } from "../support/payloads.js";
 
 const T0 = 1_800_000_000_000;

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/api/requests.js";
-import { WEBHOOK_BODY_LIMIT } from "../../src/webhook-body-limit.js";
+import { WEBHOOK_BODY_LIMIT } from "../../src/webhooks/webhook-body-limit.js";
 import { logLines, type ServerProcess, waitFor } from "../support/server-process.js";
 import { withLiveApp } from "./live-app.js";
 

@@ -6,9 +6,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openPostgres, type PostgresLedger } from "../../src/ledger/postgres.js";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
-import type { Ledger } from "../../src/ledger/types.js";
+import { openPostgres, type PostgresLedger } from "../../src/ledger/postgres/postgres-ledger.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import type { Ledger } from "../../src/ledger/roles.js";
 import { afterEach, beforeEach } from "vitest";
 import { freshSchema, skipPostgres } from "../support/pg-schema.js";
 

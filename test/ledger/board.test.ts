@@ -12,11 +12,13 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres-migrations.js";
-import { PostgresLedger } from "../../src/ledger/postgres.js";
-import { migrateSqlite, SqliteLedger } from "../../src/ledger/sqlite.js";
-import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite-migrations.js";
-import type { BoardPanelsQuery, BoardQuery, Holder, IssueKey, Ledger } from "../../src/ledger/types.js";
+import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres/migrations.js";
+import { PostgresLedger } from "../../src/ledger/postgres/postgres-ledger.js";
+import { migrateSqlite, SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite/migrations.js";
+import type { Holder, IssueKey } from "../../src/ledger/types.js";
+import type { Ledger } from "../../src/ledger/roles.js";
+import type { BoardPanelsQuery, BoardQuery } from "../../src/ledger/board-types.js";
 import { freshSchema, skipPostgres } from "../support/pg-schema.js";
 import { backends, useBackend } from "./backends.js";
 

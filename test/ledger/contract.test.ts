@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type AcquireResult, fenceOf, type Holder, type IssueKey, type Lease, type NewEffect } from "../../src/ledger/types.js";
-import type { SqliteLedger } from "../../src/ledger/sqlite.js";
+import type { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;

@@ -4,7 +4,7 @@
  * and the odd sweep on a few issues with the real clock, and reports back
  * over IPC. Run as JavaScript transpiled by the test (no build needed).
  */
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import type { Holder, IssueKey } from "../../src/ledger/types.js";
 import { seededRandom } from "../support/seeded-random.js";
 

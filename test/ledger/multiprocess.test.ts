@@ -15,7 +15,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import type { HistoryEntry } from "../../src/ledger/types.js";
 import type { FromWorker, ToWorker, WorkerConfig, WorkerReport } from "./multiprocess-worker.js";
 

@@ -6,8 +6,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
-import type { Holder, IssueKey, Lease, Ledger, Ttl } from "../../src/ledger/types.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import type { Holder, IssueKey, Lease, Ttl } from "../../src/ledger/types.js";
+import type { Ledger } from "../../src/ledger/roles.js";
 import { backends } from "./backends.js";
 
 const REPO = { repoId: 7, repo: "octo/prop" };

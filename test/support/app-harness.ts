@@ -11,8 +11,8 @@ import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach } from "vitest";
 import { type AppOptions, issueLeases, type Runtime } from "../../src/app.js";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
-import { holderLabel } from "../../src/reflect/labels.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { holderLabel } from "../../src/github/labels.js";
 import { commentPayload, REPO, type UserSpec } from "./payloads.js";
 
 export const APP_ID = 777;

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The built CLI (`npm run build`, or scripts/build-if-needed.mjs, first). */
-export const BUILT_CLI = join(ROOT, "dist/src/cli.js");
+export const BUILT_CLI = join(ROOT, "dist/src/cli/main.js");
 
 export interface Run {
   code: number;

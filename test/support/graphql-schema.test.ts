@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { VIEWER } from "../../src/api/identity.js";
 import { QUERY as MODERATION } from "../../src/api/moderation.js";
-import { QUERY as CLOSING_ISSUES } from "../../src/reflect/closing-issues.js";
+import { QUERY as CLOSING_ISSUES } from "../../src/github/closing-issues.js";
 import { startFakeGitHub } from "./fake-github.js";
 import { schemaErrors } from "./fake-github/graphql-schema.js";
 

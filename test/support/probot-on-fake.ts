@@ -16,7 +16,7 @@ import { join } from "node:path";
 import Bottleneck from "bottleneck";
 import { Probot, ProbotOctokit } from "probot";
 import { type AppOptions, issueLeases, type Runtime } from "../../src/app.js";
-import { SqliteLedger } from "../../src/ledger/sqlite.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import type { FakeGitHub } from "./fake-github.js";
 import { privateKey } from "./server-process.js";
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+/**
+ * `issue-leases`, the operator CLI (run through the package's bin,
+ * bin/issue-leases.mjs): list leases, show an issue's history, force-release
+ * a lease, check, back up and restore the database (`src/cli/run-cli.ts`);
+ * and the client commands for agents, `issue-leases agent …`
+ * (`src/cli/agent-cli.ts`).
+ */
+import { applyDotenv } from "./apply-dotenv.js";
+import { runCli } from "./run-cli.js";
+
+// `issue-leases list | head` closes the pipe early: that is not an error.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
+
+// Into process.env itself, as Probot does: the ledger reads DATABASE_SCHEMA from there.
+// Not for the client commands (`agent …`): they talk to the API, and the
+// app's .env (its own GitHub settings) is none of an agent's business.
+try {
+  if (process.argv[2] !== "agent") applyDotenv(process.env, process.cwd());
+} catch (err) {
+  process.stderr.write(`issue-leases: cannot read .env (${err instanceof Error ? err.message : String(err)})\n`);
+  process.exit(1);
+}
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+  clock: Date.now,
+  env: process.env,
+});

@@ -1,0 +1,226 @@
+/**
+ * The config files of a repository, read from GitHub as Probot's
+ * `context.config` reads them (the repository's `.github/issue-leases.yml`;
+ * without one, its organisation's, in the `.github` repository; then each
+ * `_extends` in turn), but parsed here, within bounds, and kept apart.
+ *
+ * Bounds, because any repository of an installation (or one it extends) can
+ * serve the file, and the parse runs on the thread that answers every
+ * installation: the `yaml` parser's time grows with the keys of a mapping
+ * (quadratically: 40,000 keys take seconds), so a file over 64 KiB, or with
+ * more than 1,000 entries, is refused on its raw text, unparsed. An alias
+ * bomb is refused when the aliases are expanded (`maxAliasCount`), and a
+ * chain of more than 3 `_extends` is not followed.
+ *
+ * Kept apart, so that a reply can tell which file a value came from and the
+ * line it is on, and show values only from the repository's own file
+ * (issues.ts): a commenter may not be able to read the others.
+ */
+import type { Context } from "probot";
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type YAMLError } from "yaml";
+import { CONFIG_FILE, UnreadableConfig } from "./config.js";
+import { codeSpan } from "../github/render.js";
+
+
+/** What a config file may be; see the module's comment. */
+export const CONFIG_LIMITS = Object.freeze({ bytes: 64 * 1024, entries: 1000, extends: 3, aliases: 100 });
+
+export interface FileRef {
+  owner: string;
+  repo: string;
+  path: string;
+}
+
+/** A position in a file, counted from 1. */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** A config file read and parsed: its mapping, and where each of its values was written. */
+export interface ConfigFile {
+  ref: FileRef;
+  /** The repository's own `.github/issue-leases.yml`, which anyone who can comment there can read. */
+  own: boolean;
+  /** Its keys and values, `_extends` taken out. */
+  config: Record<string, unknown>;
+  /** Where the value at `path` (or the deepest part of it present) is written: its key's position, or the item's. */
+  position(path: readonly PropertyKey[]): Position | null;
+}
+
+type Octokit = Pick<Context, "octokit">["octokit"];
+
+/** The name of a file in a reply: the repository's own by its path, any other as `owner/repo:path`. */
+export function fileName(ref: FileRef, own: boolean): string {
+  return own ? `\`${CONFIG_FILE}\`` : codeSpan(`${ref.owner}/${ref.repo}:${ref.path}`);
+}
+
+/**
+ * The files that make up the repository's config, the repository's own first
+ * (the merge's winner), each extended file after the one naming it. A missing
+ * file is left out; an empty list means no config anywhere. GitHub's errors
+ * (other than a 404) are thrown: they are not the config's.
+ */
+export async function readConfigFiles(octokit: Octokit, owner: string, repo: string): Promise<ConfigFile[] | UnreadableConfig> {
+  let last = await readConfigFile(octokit, { owner, repo, path: CONFIG_FILE }, true);
+  if (last === null && repo !== ".github") last = await readOrgFile(octokit, owner);
+  if (last === null) return [];
+  if (last instanceof UnreadableConfig) return last;
+  const files = [last];
+
+  // `_extends` as Probot follows it: from the last file read, each target's own `_extends` next.
+  for (let value = last.config["_extends"]; value !== undefined; value = last.config["_extends"]) {
+    const name = fileName(last.ref, last.own);
+    delete last.config["_extends"];
+    if (files.length > CONFIG_LIMITS.extends) {
+      return new UnreadableConfig(`follows \`_extends\` more than ${CONFIG_LIMITS.extends} times; extend a file that extends no further.`, name);
+    }
+    const ref = extendsTarget(value, owner);
+    if (ref === null) {
+      return new UnreadableConfig("has an `_extends` that names no file: use `repo`, `owner/repo` or `repo:path.yml`.", name);
+    }
+    if (files.some((f) => sameFile(f.ref, ref))) return new UnreadableConfig("has an `_extends` that leads back to a file already read.", name);
+    const next = await readConfigFile(octokit, ref, false);
+    // A target that does not exist adds nothing, as in Probot.
+    if (next === null) return files;
+    if (next instanceof UnreadableConfig) return next;
+    files.push(next);
+    last = next;
+  }
+  return files;
+}
+
+/** The organisation's own file, its `_extends` not followed. */
+export function readOrgFile(octokit: Octokit, owner: string): Promise<ConfigFile | UnreadableConfig | null> {
+  return readConfigFile(octokit, { owner, repo: ".github", path: CONFIG_FILE }, false);
+}
+
+/** One file: null when it does not exist (404). */
+async function readConfigFile(octokit: Octokit, ref: FileRef, own: boolean): Promise<ConfigFile | UnreadableConfig | null> {
+  let data: unknown;
+  let type: string | undefined;
+  try {
+    const response = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", { ...ref, mediaType: { format: "raw" } });
+    data = response.data;
+    type = response.headers["content-type"];
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return null;
+    throw error;
+  }
+  const name = fileName(ref, own);
+  // What Probot's plugin says too: the raw format of a directory is its listing, as JSON.
+  if (type === "application/json; charset=utf-8") return new UnreadableConfig("is a directory or a submodule, not a file.", name);
+  const text = typeof data === "string" ? data : data instanceof ArrayBuffer ? new TextDecoder().decode(data) : JSON.stringify(data);
+  return parseConfigFile(ref, own, text);
+}
+
+/** Parses one file's text, within CONFIG_LIMITS: too big a file is refused before the parser sees it. */
+export function parseConfigFile(ref: FileRef, own: boolean, text: string): ConfigFile | UnreadableConfig {
+  const name = fileName(ref, own);
+  const refused = (problem: string) => new UnreadableConfig(problem, name);
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > CONFIG_LIMITS.bytes) {
+    return refused(`is ${kib(bytes)}, over the ${kib(CONFIG_LIMITS.bytes)} a config may have, so it was not read; a config needs a few lines.`);
+  }
+  if (entries(text) > CONFIG_LIMITS.entries) {
+    return refused(
+      `has more than ${CONFIG_LIMITS.entries.toLocaleString("en")} entries (lines, list items and \`[\`, \`{\`, \`,\`), so it was not read; ` +
+        "a config needs a few dozen.",
+    );
+  }
+
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, logLevel: "error" });
+  const error = doc.errors[0];
+  if (error !== undefined) return refused(`could not be read as YAML: ${syntaxProblem(error, own)}; fix its syntax.`);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: CONFIG_LIMITS.aliases });
+  } catch (e) {
+    if (!(e instanceof ReferenceError)) throw e;
+    // The yaml library's answer to an alias bomb ("billion laughs"), before it expands them; or an alias without its anchor.
+    if (/excessive alias count/i.test(e.message)) return refused("repeats its aliases (`*name`) too often, so it was not read; write the values out.");
+    return refused("could not be read as YAML: an alias (`*name`) has no anchor (`&name`) before it; fix its syntax.");
+  }
+  if (value === null || value === undefined) value = {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return refused("is not a mapping of keys to values, such as `default_ttl: 7d`.");
+  }
+  const position = (path: readonly PropertyKey[]): Position | null => {
+    const offset = offsetOf(doc.contents, path);
+    if (offset === null) return null;
+    const { line, col } = lines.linePos(offset);
+    return { line, column: col };
+  };
+  return { ref, own, config: value as Record<string, unknown>, position };
+}
+
+/**
+ * An upper bound on the nodes a parse of `text` makes, counted without
+ * parsing: each line with content, and each flow item (`[`, `{`, `,`) or
+ * block item (`- `, `? `) within a line. Comment lines count nothing.
+ */
+function entries(text: string): number {
+  let count = 0;
+  for (const line of text.split("\n")) {
+    if (/^\s*(#|$)/.test(line)) continue;
+    count += 1 + (line.match(/[,[{]|(?:^|\s)[-?](?=\s|$)/g)?.length ?? 0);
+    if (count > CONFIG_LIMITS.entries) break;
+  }
+  return count;
+}
+
+function kib(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+/** Where the YAML broke, and, in the repository's own file (which its readers can see), what the parser said. */
+function syntaxProblem(error: YAMLError, own: boolean): string {
+  const at = error.linePos?.[0];
+  const where = at === undefined ? "" : `line ${at.line}, column ${at.col}`;
+  let what = "it is not valid YAML";
+  if (error.code === "MULTIPLE_DOCS") what = "it holds more than one YAML document (a `---` line)";
+  else if (own) {
+    // The parser's first sentence, without its own position and excerpt; a long one is cut.
+    const said = error.message.split(/ at line \d+, column \d+|\n/)[0]!.replace(/[\p{Cc}\p{Cf}\p{Co}]/gu, "?");
+    if (said !== "") what = said.length > 120 ? `${said.slice(0, 120)}…` : said;
+    what = codeSpan(what);
+  }
+  return where === "" ? what : `${where}: ${what}`;
+}
+
+function offsetOf(root: unknown, path: readonly PropertyKey[]): number | null {
+  let node = root;
+  let offset = rangeStart(node);
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
+      if (pair === undefined) break;
+      offset = rangeStart(pair.key) ?? offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === "number" && node.items[segment] !== undefined) {
+      node = node.items[segment];
+      offset = rangeStart(node) ?? offset;
+    } else break;
+  }
+  return offset;
+}
+
+function rangeStart(node: unknown): number | null {
+  const range = (node as YamlNode | null)?.range;
+  return range === undefined || range === null ? null : range[0];
+}
+
+// Probot's config plugin's own pattern for `_extends`: `repo`, `owner/repo`, either with `:path.yml`.
+const EXTENDS = /^(?:([a-z\d](?:[a-z\d]|-(?=[a-z\d])){0,38})\/)?([-_.\w\d]+)(?::([-_./\w\d]+\.ya?ml))?$/i;
+
+function extendsTarget(value: unknown, owner: string): FileRef | null {
+  if (typeof value !== "string") return null;
+  const m = EXTENDS.exec(value);
+  if (m === null) return null;
+  return { owner: m[1] ?? owner, repo: m[2]!, path: m[3] ?? CONFIG_FILE };
+}
+
+function sameFile(a: FileRef, b: FileRef): boolean {
+  return a.owner.toLowerCase() === b.owner.toLowerCase() && a.repo.toLowerCase() === b.repo.toLowerCase() && a.path === b.path;
+}

@@ -1,0 +1,159 @@
+/**
+ * One command, start to commit: parse, check what GitHub must be asked
+ * (config, permission), then ONE ledger transaction that decides the outcome,
+ * records the delivery and writes the reply and label effects to the outbox.
+ * Applying them to GitHub is the drainer's job; nothing here posts.
+ */
+import { type Command, isParseError, type ParseError, parseCommand } from "../commands/parse-command.js";
+import type { ConfigResult } from "../config/config.js";
+import { LeaseCommand, type LeaseResult } from "./lease-command.js";
+import type { ForceReleaseResult } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
+import type { Permission } from "../github/github-port.js";
+import { type LeaseView, leaseView, type Op, type Outcome, type Reply, type TenureView } from "../github/render.js";
+import type { Account } from "./policies.js";
+
+/** A comment, reduced to what a command needs. */
+export interface CommentEvent {
+  delivery: string;
+  installation: number;
+  repo: { id: number; owner: string; name: string };
+  /** `state` as the webhook saw it: "open" or "closed"; `createdAt` (ms) and `authorId`: when and by whom it was opened. */
+  issue: { number: number; labels: string[]; state?: string; createdAt?: number; authorId?: number };
+  author: { id: number; login: string; type: string; association: string };
+  body: string;
+  /** The comment's id: the reply's marker names it. */
+  commentId?: number;
+  /** For an edit: the body before it. */
+  previousBody?: string | null;
+}
+
+export interface CommandDeps {
+  ledger: Ledger;
+  now: number;
+  /** The repository's config, loaded only when the comment holds a command. */
+  config: () => Promise<ConfigResult>;
+  /** The commenter's permission on the repository (asked of GitHub only for acts on someone else's lease). */
+  permission: (login: string) => Promise<Permission>;
+  /** An account by login, asked of GitHub (for `/claim @user`); null when there is none. */
+  account?: (login: string) => Promise<Account | null>;
+}
+
+export interface Handled {
+  op: Op;
+  outcome: Outcome;
+  duplicate: boolean;
+}
+
+const WRITERS: Permission[] = ["admin", "maintain", "write"];
+
+/** Whether an edit added the command (or changed it): an edit elsewhere in a comment does not run it again. */
+function editAddedCommand(now: Command | ParseError, previousBody: string | null | undefined): boolean {
+  if (previousBody === undefined) return true;
+  const before = parseCommand(previousBody ?? "");
+  return before === null || before.line.toLowerCase() !== now.line.toLowerCase();
+}
+
+function opOf(kind: Command["kind"] | ParseError["command"]): Op {
+  return kind === "lease" ? "status" : kind;
+}
+
+/** Runs the comment's command, if it has one. Returns null when there is nothing to do. */
+export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promise<Handled | null> {
+  const parsed = parseCommand(ev.body);
+  if (parsed === null || !editAddedCommand(parsed, ev.previousBody)) return null;
+
+  const { ledger, now } = deps;
+  const op = opOf(isParseError(parsed) ? parsed.command : parsed.kind);
+  const reply = (outcome: Outcome, lease: LeaseView | null, extra: Partial<Reply> = {}): Reply => ({
+    op,
+    outcome,
+    issue: ev.issue.number,
+    at: now,
+    command: parsed.line,
+    actor: ev.author.login,
+    lease,
+    ignored: parsed.ignored,
+    ...(ev.commentId !== undefined ? { comment: ev.commentId } : {}),
+    ...extra,
+  });
+  const configResult = await deps.config();
+  const command = new LeaseCommand(
+    {
+      delivery: ev.delivery,
+      installation: ev.installation,
+      repo: ev.repo,
+      issue: ev.issue,
+      actor: { id: ev.author.id, login: ev.author.login, type: ev.author.type, association: ev.author.association },
+      reply,
+    },
+    configResult,
+    { ledger, now, permission: deps.permission, ...(deps.account ? { account: deps.account } : {}) },
+  );
+  const done = (r: LeaseResult | { outcome: Outcome; duplicate: boolean }): Handled => ({ op, outcome: r.outcome, duplicate: r.duplicate });
+
+  const broken = command.configRefusal();
+  if (broken) return done(await broken);
+  if (isParseError(parsed)) return done(await command.refuse("invalid", "syntax", parsed.message));
+
+  switch (parsed.kind) {
+    case "claim":
+      return done(await command.claim(parsed.ttl, parsed.target));
+    case "renew":
+      return done(await command.renew(parsed.ttl));
+    case "release": {
+      const self = parsed.target === null || parsed.target.toLowerCase() === ev.author.login.toLowerCase();
+      if (self) return done(await command.release());
+      // Acting on someone else's lease: ask GitHub, never trust the payload.
+      const permission = await deps.permission(ev.author.login);
+      if (!WRITERS.includes(permission)) return done(await command.refuse("forbidden", "permission", RELEASE_OTHERS_FORBIDDEN));
+      const config = (configResult as Extract<ConfigResult, { ok: true }>).config;
+      const applied = await ledger.forceRelease(command.key, { id: ev.author.id, login: ev.author.login }, now, {
+        ifHolder: parsed.target ?? undefined,
+        ...command.budgeted((res: ForceReleaseResult) =>
+          res.outcome === "released"
+            ? command.effect(reply("released", leaseView(res.lease), { mentionHolder: true }), true, config)
+            : command.effect(reply("not_holder", leaseView(res.lease)), false),
+        ),
+      });
+      // No tenure guard is passed, so `stale` cannot come back: a refusal, as not_holder.
+      return done({ outcome: applied.outcome === "released" ? "released" : "not_holder", duplicate: applied.duplicate });
+    }
+    case "lease": {
+      const tenures = tenuresOf(await ledger.history(command.key, 200), now).slice(-5);
+      return done({ outcome: "status", duplicate: (await command.note("status", { tenures })).duplicate });
+    }
+  }
+}
+
+/** The refusal of `/release @user` to someone without write, maintain or admin permission. */
+export const RELEASE_OTHERS_FORBIDDEN =
+  "Only people with write, maintain or admin permission on this repository can release someone else's lease. Use `/release` on its own to end your own.";
+
+/** Tenures from an issue's history: each new tenure, and how it ended. */
+export function tenuresOf(history: Awaited<ReturnType<Ledger["history"]>>, now: number): TenureView[] {
+  const tenures: TenureView[] = [];
+  for (const h of history) {
+    const last = tenures[tenures.length - 1];
+    if (h.outcome === "acquired" && h.holder && h.token !== null && (!last || last.token !== h.token)) {
+      if (last && last.ended === "live") {
+        last.ended = "expired";
+        last.to = last.to ?? h.at;
+      }
+      const view: TenureView = { holder: h.holder.login, holderId: h.holder.id, token: h.token, from: h.at, to: h.expiresAt, ended: "live" };
+      if (h.holder.instance !== undefined) view.instance = h.holder.instance;
+      tenures.push(view);
+    } else if (last && last.token === h.token && last.ended === "live") {
+      // A `follow` row (a pull request or exempt label holds it or let it go, or activity renewed it) moves its end too.
+      if (h.outcome === "renewed" || (h.outcome === "acquired" && h.op === "acquire") || h.op === "follow") last.to = h.expiresAt;
+      else if (h.outcome === "released") {
+        last.ended = h.op === "force_release" ? `released by ${h.actor?.login ?? "a maintainer"}` : "released";
+        last.to = h.at;
+      } else if (h.outcome === "expired") {
+        last.ended = "expired";
+      }
+    }
+  }
+  for (const t of tenures) if (t.ended === "live" && t.to !== null && t.to <= now) t.ended = "expired";
+  return tenures;
+}

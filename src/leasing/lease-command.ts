@@ -1,0 +1,295 @@
+/**
+ * One claim, renewal or release, whichever way it came (a comment or the
+ * HTTP API): the repository's rules (a broken config, `min_ttl`/`max_ttl`,
+ * closed issues, `bots`, `claimers`, `max_leases_per_holder`, the reply
+ * budget) and ONE ledger transaction that decides, records the delivery and
+ * writes its effects. Both paths go through here, so a lease taken one way
+ * is held against the other with the same tokens; they differ only in the
+ * reply they ask for (`LeaseTarget.reply`) and in what they show on GitHub.
+ */
+import { DURATION_FORMS, formatDuration } from "../commands/parse-duration.js";
+import { type ConfigResult, DEFAULT_CONFIG } from "../config/config.js";
+import type { Config } from "../config/schema.js";
+import type { AcquireResult, Holder, IssueKey, Lease, LedgerResult, NewEffect, NoteResult, ReleaseResult, RenewResult, ReplyBudget } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
+import { type ClaimPolicyDeps, decideClaim, limitReason } from "./policies.js";
+import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import { type LeaseView, leaseView, type Outcome, type Reply } from "../github/render.js";
+import { repliesPerHour, withinBudget } from "./reply-limit.js";
+import { carriesExemptLabel } from "../config/work-policy.js";
+
+/** Who asks: a holder (with the instance an API client named), its account type and its association with the repository. */
+export interface LeaseActor extends Holder {
+  /** GitHub's account type: "User", "Bot", "Organization". */
+  type: string;
+  /** GitHub's `author_association` with the repository (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE…). */
+  association: string;
+}
+
+/** The reply to post for an outcome, or null to post none. */
+export type ReplyFor = (outcome: Outcome, lease: LeaseView | null, extra?: Partial<Reply>) => Reply | null;
+
+export interface LeaseTarget {
+  /** The webhook delivery id, or the API's idempotency key: a second operation with it changes nothing and answers the first's result. */
+  delivery?: string;
+  installation: number;
+  repo: { id: number; owner: string; name: string };
+  /**
+   * `state` and labels as GitHub last showed them (a label the issue already
+   * had is not the app's to remove); `createdAt` (ms) and `authorId`: when and
+   * by whom it was opened (`author_first`).
+   */
+  issue: { number: number; labels: string[]; state?: string; createdAt?: number; authorId?: number };
+  actor: LeaseActor;
+  reply: ReplyFor;
+  /**
+   * Show on GitHub only a tenure that begins or ends (the API): a renewal, a
+   * claim by the holder (which extends the same tenure), a release of
+   * nothing and a refusal write no effect at all. A heartbeat every few
+   * minutes must not notify anyone.
+   */
+  changesOnly?: boolean;
+}
+
+/** Which rule refused a command: `reason` in the API's 403 and 422 answers. */
+export type Rule =
+  | "config"
+  | "syntax"
+  | "ttl"
+  | "closed"
+  | "bots"
+  | "claimers"
+  | "max_leases_per_holder"
+  | "limits_by_label"
+  | "max_leases_per_holder_in_org"
+  | "author_first"
+  | "account"
+  | "permission";
+
+export type LeaseOutcome =
+  | { outcome: "acquired"; lease: Lease; newTenure: boolean }
+  | { outcome: "renewed"; lease: Lease }
+  | { outcome: "released" | "held" | "not_holder"; lease: Lease | null }
+  | { outcome: "invalid" | "forbidden"; lease: Lease | null; rule: Rule; reason: string }
+  | { outcome: "status"; lease: Lease | null };
+
+/** An outcome, and whether its delivery had been applied before (a redelivery, an idempotent retry): then it is the first one's. */
+export type LeaseResult = LeaseOutcome & { duplicate: boolean };
+
+export interface LeaseDeps extends Partial<ClaimPolicyDeps> {
+  ledger: Ledger;
+  now: number;
+}
+
+export class LeaseCommand {
+  readonly key: IssueKey;
+  private readonly holder: Holder;
+  /** Replies per hour the actor may get here; a broken config still limits, by the default: its error reply is no way around the limit. */
+  private readonly limit: number;
+
+  constructor(
+    private readonly t: LeaseTarget,
+    private readonly config: ConfigResult,
+    private readonly deps: LeaseDeps,
+  ) {
+    this.key = { repoId: t.repo.id, repo: `${t.repo.owner}/${t.repo.name}`, issue: t.issue.number };
+    const { id, login, instance } = t.actor;
+    this.holder = instance === undefined ? { id, login } : { id, login, instance };
+    this.limit = repliesPerHour(t.actor.association, config.ok ? config.config : DEFAULT_CONFIG);
+  }
+
+  /** The refusal of a broken config, which every command gets until it is fixed; null when the config is good. */
+  configRefusal(): Promise<LeaseResult> | null {
+    return this.config.ok ? null : this.refuse("invalid", "config", this.config.error);
+  }
+
+  /** `target`: the login a `/claim @user` gives the lease to (by someone with write permission). */
+  async claim(asked: number | null, target?: string): Promise<LeaseResult> {
+    if (!this.config.ok) return this.configRefusal()!;
+    const config = this.config.config;
+    const ttl = asked ?? config.defaultTtl;
+    const range = ttlRefusal(asked, config);
+    if (range) return this.refuse("invalid", "ttl", range);
+    // Closing ends a lease, so a lease taken on a closed issue would stand for work nobody can do.
+    if (this.t.issue.state === "closed") {
+      return this.refuse("forbidden", "closed", "This issue is closed, so it cannot be claimed. Reopen it first if there is work left.");
+    }
+    const refusal = mayClaim(this.t.actor, config);
+    if (refusal) return this.refuse("forbidden", refusal.rule, refusal.reason);
+    // Whom the lease goes to (`/claim @user`), `author_first`, and the limits the transaction checks (policies.ts).
+    const { now } = this.deps;
+    const claim = await decideClaim({ installation: this.t.installation, actor: this.holder, issue: this.t.issue, target }, config, now, {
+      permission: this.deps.permission ?? (async () => "none"),
+      ...(this.deps.account ? { account: this.deps.account } : {}),
+    });
+    if (!claim.ok) return this.refuse(claim.outcome, claim.rule, claim.reason);
+    const given = claim.assignedBy !== undefined ? { assignedBy: claim.assignedBy, mentionHolder: true } : {};
+    const quiet = this.t.changesOnly === true;
+    const applied = await this.deps.ledger.acquire(this.key, claim.holder, ttl, now, {
+      maxPerHolder: config.maxLeasesPerHolder,
+      countInReview: config.countInReview,
+      remindBefore: remindBefore(ttl, config),
+      policies: claim.policies,
+      ...(claim.assignedBy !== undefined ? { actor: this.holder } : {}),
+      exempt: carriesExemptLabel(this.t.issue.labels, config),
+      ...this.budgeted((res: AcquireResult) => {
+        if (res.outcome === "acquired") {
+          if (quiet && !res.newTenure) return [];
+          return this.effect(this.t.reply("acquired", leaseView(res.lease), { newTenure: res.newTenure, ...given }), true, config);
+        }
+        if (quiet) return [];
+        if (res.outcome === "held") return this.effect(this.t.reply("held", leaseView(res.lease)), false);
+        return this.effect(this.t.reply("forbidden", null, { reason: limitReason(this.key, res) }), false);
+      }),
+    });
+    return leaseResultOf(applied, undefined, this.key);
+  }
+  async renew(asked: number | null): Promise<LeaseResult> {
+    if (!this.config.ok) return this.configRefusal()!;
+    const config = this.config.config;
+    const ttl = asked ?? config.defaultTtl;
+    const range = ttlRefusal(asked, config);
+    if (range) return this.refuse("invalid", "ttl", range);
+    const quiet = this.t.changesOnly === true;
+    const applied = await this.deps.ledger.renew(this.key, this.holder, ttl, this.deps.now, {
+      remindBefore: remindBefore(ttl, config),
+      ...this.budgeted((res: RenewResult) => {
+        if (quiet) return [];
+        return res.outcome === "renewed"
+          ? this.effect(this.t.reply("renewed", leaseView(res.lease)), true, config)
+          : this.effect(this.t.reply("not_holder", leaseView(res.lease)), false);
+      }),
+    });
+    return leaseResultOf(applied);
+  }
+
+  /** Ends the actor's own lease. Releasing when nothing is held succeeds (a retrying client must not fail). */
+  async release(): Promise<LeaseResult> {
+    if (!this.config.ok) return this.configRefusal()!;
+    const config = this.config.config;
+    const quiet = this.t.changesOnly === true;
+    const applied = await this.deps.ledger.release(
+      this.key,
+      this.holder,
+      this.deps.now,
+      this.budgeted((res: ReleaseResult) => {
+        if (quiet && (res.outcome !== "released" || res.lease === null)) return [];
+        return this.effect(this.t.reply(res.outcome, leaseView(res.lease)), res.outcome === "released", config);
+      }),
+    );
+    return leaseResultOf(applied);
+  }
+
+  /**
+   * A command that changes no lease (a refusal, or `/lease`): recorded with
+   * its delivery, its reply written with it. A refusal keeps its rule and
+   * reason in the ledger, so that a retry answers the same.
+   */
+  async refuse(outcome: "invalid" | "forbidden", rule: Rule, reason: string): Promise<LeaseResult> {
+    return leaseResultOf(await this.note(outcome, { reason }, { outcome, rule, reason }));
+  }
+
+  /** Records a command that changes no lease, with its reply (`extra`) and what a retry must answer the same (`detail`). */
+  note(outcome: Outcome, extra: Partial<Reply> = {}, detail?: Record<string, string>) {
+    return this.deps.ledger.note(this.key, this.holder, this.deps.now, {
+      outcome,
+      ...(detail ? { detail } : {}),
+      ...this.budgeted((res: NoteResult) => (this.t.changesOnly ? [] : this.effect(this.t.reply(outcome, leaseView(res.lease), extra), false))),
+    });
+  }
+
+  /** A ledger call's options: the delivery, and effects held to the actor's reply budget. */
+  budgeted<R>(effects: (res: R) => NewEffect[]) {
+    return {
+      ...(this.t.delivery !== undefined ? { delivery: this.t.delivery } : {}),
+      repliesPerHour: this.limit,
+      // Only what posts counts toward the budget, when only changes are shown.
+      ...(this.t.changesOnly ? { countsReply: (res: R) => effects(res).length > 0 } : {}),
+      effects: (res: R, budget: ReplyBudget) => withinBudget(effects(res), budget, this.limit),
+    };
+  }
+
+  /** The reflect effect of a reply and whether labels and assignee follow the ledger; none when there is neither. */
+  effect(reply: Reply | null, reconcile: boolean, config?: Config): NewEffect[] {
+    if (reply === null && !reconcile) return [];
+    const { t } = this;
+    const payload: ReflectPayload = {
+      owner: t.repo.owner,
+      repo: t.repo.name,
+      reconcile,
+      reply,
+      ...(config ? { labels: config.labels, assign: config.assign, snapshot: t.issue.labels } : {}),
+    };
+    return [{ installation: t.installation, kind: REFLECT, payload }];
+  }
+}
+
+/**
+ * What a ledger result means as a command's outcome. Takes any result the
+ * ledger recorded: a retry with a delivery id answers the first result,
+ * whichever operation it came from.
+ */
+export function leaseResultOf(raw: unknown, duplicate = (raw as { duplicate?: boolean }).duplicate === true, key?: IssueKey): LeaseResult {
+  const r = raw as LedgerResult;
+  switch (r.outcome) {
+    case "acquired":
+      return { outcome: "acquired", lease: r.lease, newTenure: r.newTenure, duplicate };
+    case "limit":
+      return {
+        outcome: "forbidden",
+        rule: r.scope?.kind === "label" ? "limits_by_label" : r.scope?.kind === "org" ? "max_leases_per_holder_in_org" : "max_leases_per_holder",
+        reason: limitReason(key ?? { repoId: r.held[0]?.repoId ?? 0, repo: "", issue: 0 }, r),
+        lease: null,
+        duplicate,
+      };
+    case "renewed":
+      return { outcome: "renewed", lease: r.lease, duplicate };
+    case "held":
+    case "not_holder":
+    case "released":
+      return { outcome: r.outcome, lease: r.lease, duplicate };
+    case "noted": {
+      const d = r.detail;
+      if (d && (d.outcome === "invalid" || d.outcome === "forbidden")) {
+        return { outcome: d.outcome, rule: d.rule as Rule, reason: d.reason ?? "", lease: r.lease, duplicate };
+      }
+      return { outcome: "status", lease: r.lease, duplicate };
+    }
+    default:
+      // Expiries, reminders, stale force releases: never recorded with a command's delivery id.
+      return { outcome: "status", lease: "lease" in r ? r.lease : null, duplicate };
+  }
+}
+
+/** Why a duration asked for is outside the repository's range; null when none was asked (the default applies) or it fits. */
+export function ttlRefusal(asked: number | null, config: Config): string | null {
+  if (asked === null || (asked >= config.minTtl && asked <= config.maxTtl)) return null;
+  return (
+    `A lease in this repository lasts from ${formatDuration(config.minTtl)} to ${formatDuration(config.maxTtl)}. ` +
+    `Give a duration in that range, such as ${DURATION_FORMS}, or none for the default` +
+    `${config.defaultTtl === null ? " (no expiry)" : ` (${formatDuration(config.defaultTtl)})`}.`
+  );
+}
+
+/**
+ * When to remind the holder. A lease no longer than the reminder window
+ * would be reminded at the next sweep, right after the reply that already
+ * says when it ends: no reminder.
+ */
+function remindBefore(ttl: number | null, config: Config): number | null {
+  return config.reminderBefore !== null && ttl !== null && ttl > config.reminderBefore ? config.reminderBefore : null;
+}
+
+function mayClaim(actor: LeaseActor, config: Config): { rule: Rule; reason: string } | null {
+  if (!config.bots && actor.type === "Bot") {
+    return { rule: "bots", reason: "Bots may not claim issues in this repository (`bots: false` in `.github/issue-leases.yml`)." };
+  }
+  const association = actor.association.toUpperCase();
+  if (config.claimers === "collaborators" && !["OWNER", "MEMBER", "COLLABORATOR"].includes(association)) {
+    return { rule: "claimers", reason: "Only collaborators of this repository can claim issues here (`claimers: collaborators`)." };
+  }
+  if (config.claimers === "members" && !["OWNER", "MEMBER"].includes(association)) {
+    return { rule: "claimers", reason: "Only members of this organisation can claim issues here (`claimers: members`)." };
+  }
+  return null;
+}

@@ -1,0 +1,141 @@
+/**
+ * The outbox on PostgreSQL (SQLite's is SqliteLedger's own): effects enqueued in
+ * the transaction of the decision they follow (the caller sends the
+ * statement), then taken, extended, completed, retried or parked by the
+ * drainers of any replica, each write fenced by the attempt it belongs to.
+ */
+import { DB_CLOCK, nowParam, statement, type PostgresConnection, type Statement } from "./connection.js";
+import type { Effect, EffectFence, NewEffect, OutboxStats } from "../types.js";
+
+interface OutboxRow {
+  id: number;
+  repo_id: number;
+  issue: number;
+  installation: number;
+  kind: string;
+  payload: string;
+  attempts: number;
+  next_at: number;
+  created_at: number;
+  priority: number;
+  nonce: string | null;
+  late: boolean;
+}
+
+function toEffect(r: OutboxRow): Effect {
+  return {
+    id: r.id,
+    repoId: r.repo_id,
+    issue: r.issue,
+    installation: r.installation,
+    kind: r.kind,
+    payload: JSON.parse(r.payload) as unknown,
+    attempts: r.attempts,
+    createdAt: r.created_at,
+    nonce: r.nonce,
+    late: r.late,
+  };
+}
+
+export class PostgresOutbox {
+  readonly sql;
+
+  /** `s`: the quoted schema; `db`: the ledger's connection, for the statements run on their own. */
+  constructor(
+    s: string,
+    private readonly db: PostgresConnection,
+  ) {
+    this.sql = {
+      enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
+                VALUES ($1, $2, $3, $4, $5, $6, $6, $7, replace(gen_random_uuid()::text, '-', ''))`,
+      // Only the head (oldest pending effect) of each issue is eligible, so one
+      // issue's effects apply in order; SKIP LOCKED lets replicas take different
+      // heads at once without ever taking the same one. A head locked by another
+      // replica's take (row lock) or by its lease (locked_until) holds back its issue.
+      take: `WITH now AS MATERIALIZED (SELECT COALESCE($1::bigint, ${DB_CLOCK}) AS v)
+             UPDATE ${s}.outbox SET locked_until = (SELECT v FROM now) + $4, attempts = attempts + 1
+             WHERE id IN (
+               SELECT o.id FROM ${s}.outbox o
+               WHERE o.state = 'pending' AND o.next_at <= (SELECT v FROM now) AND o.locked_until <= (SELECT v FROM now)
+                 AND o.installation <> ALL($3::bigint[]) AND o.id <> ALL($5::bigint[])
+                 AND o.id = (SELECT MIN(p.id) FROM ${s}.outbox p
+                             WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
+               ORDER BY o.priority, o.next_at, o.id
+               LIMIT $2
+               FOR UPDATE SKIP LOCKED)
+             RETURNING *`,
+      // Each write of an attempt names it: a drainer whose lock was taken over
+      // changes nothing. Completing twice (a statement retried) is no change.
+      extend: `UPDATE ${s}.outbox o SET locked_until = ${nowParam(3)} + $4
+               FROM unnest($1::bigint[], $2::int[]) AS f(id, attempt)
+               WHERE o.id = f.id AND o.attempts = f.attempt AND o.state = 'pending'
+               RETURNING o.id`,
+      complete: `UPDATE ${s}.outbox SET state = 'done', done_at = COALESCE(done_at, ${nowParam(2)}), locked_until = 0
+                 WHERE id = $1 AND attempts = $3 AND state <> 'parked'`,
+      retry: `UPDATE ${s}.outbox SET next_at = GREATEST($3::bigint, ${nowParam(2)}), locked_until = 0, last_error = $4
+              WHERE id = $1 AND attempts = $5 AND state = 'pending'`,
+      park: `UPDATE ${s}.outbox SET state = 'parked', locked_until = 0, last_error = $2 WHERE id = $1 AND attempts = $3 AND state = 'pending'`,
+      // Attempts are kept: the first attempt after this looks for a reply already posted.
+      unpark: `UPDATE ${s}.outbox o SET state = 'pending', next_at = ${nowParam(1)},
+                 late = EXISTS (SELECT 1 FROM ${s}.outbox n WHERE n.repo_id = o.repo_id AND n.issue = o.issue
+                                  AND n.id > o.id AND n.state = 'done')
+               WHERE o.state = 'parked'`,
+      stats: `SELECT
+                (SELECT COUNT(*) FROM ${s}.outbox WHERE state = 'pending') AS pending,
+                (SELECT COUNT(*) FROM ${s}.outbox WHERE state = 'parked') AS parked,
+                (SELECT MIN(created_at) FROM ${s}.outbox WHERE state = 'pending') AS oldest`,
+    };
+  }
+
+  /** One effect's INSERT, for the caller to send in the transaction of the decision it follows. */
+  enqueue(repoId: number, issue: number, effect: NewEffect, now: number): Statement {
+    return statement(this.sql.enqueue, [repoId, issue, effect.installation, effect.kind, JSON.stringify(effect.payload), now, effect.priority ?? 0]);
+  }
+
+  async takeEffects(
+    now: number,
+    limit: number,
+    lockMs: number,
+    skipInstallations: number[] = [],
+    skipIds: number[] = [],
+  ): Promise<Effect[]> {
+    if (limit <= 0) return [];
+    // One statement, so one transaction: if its reply is lost, the effects it
+    // took stay locked until `now + lockMs` and are then taken again.
+    const { rows } = await this.db.query<OutboxRow>(this.sql.take, [this.db.stmtNow(now), limit, skipInstallations, lockMs, skipIds]);
+    return rows.sort((a, b) => a.priority - b.priority || a.next_at - b.next_at || a.id - b.id).map(toEffect);
+  }
+
+  async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
+    if (fences.length === 0) return [];
+    const { rows } = await this.db.query<{ id: number }>(this.sql.extend, [
+      fences.map((f) => f.id),
+      fences.map((f) => f.attempt),
+      this.db.stmtNow(now),
+      lockMs,
+    ]);
+    return rows.map((r) => r.id);
+  }
+
+  async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
+    return ((await this.db.query(this.sql.complete, [fence.id, this.db.stmtNow(now), fence.attempt])).rowCount ?? 0) > 0;
+  }
+
+  async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
+    const r =
+      retryAt === null
+        ? await this.db.query(this.sql.park, [fence.id, error, fence.attempt])
+        : await this.db.query(this.sql.retry, [fence.id, this.db.stmtNow(now), retryAt, error, fence.attempt]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async unparkEffects(now: number): Promise<number> {
+    return (await this.db.query(this.sql.unpark, [this.db.stmtNow(now)])).rowCount ?? 0;
+  }
+
+  async outboxStats(): Promise<OutboxStats> {
+    const { rows } = await this.db.query<{ pending: number; parked: number; oldest: number | null }>(this.sql.stats, []);
+    const s = rows[0]!;
+    return { pending: s.pending, parked: s.parked, oldestPendingAt: s.oldest };
+  }
+}

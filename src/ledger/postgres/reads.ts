@@ -1,0 +1,134 @@
+/**
+ * The PostgreSQL ledger's reads of its leases, outside any operation (SQLite's
+ * sqlite/reads.ts): an issue's live lease and latest token, the lists and
+ * sweeps of held rows, an issue's history, and a delivery's recorded result.
+ * `PostgresLedger` calls in; each is one statement on its own, retried once
+ * when its connection fails (connection.ts), with `now` the caller's
+ * or the database's clock.
+ */
+import { decide } from "../decide.js";
+import { leaseOfRow, type LiveLeaseRow, ruleRow, type StateRowFields } from "../lease-rows.js";
+import { DB_CLOCK, nowParam, type PostgresConnection } from "./connection.js";
+import type { HistoryEntry, HistoryOp, IssueKey, Lease } from "../types.js";
+import { holderOf } from "../types.js";
+
+/** A row of `leases`, as the reads here and the ledger's operations (postgres.ts) get it. */
+export interface LeaseRow extends StateRowFields<boolean> {
+  repo_id: number;
+  issue: number;
+  repo: string;
+  remind_at: number | null;
+}
+
+interface HistoryRow {
+  id: number;
+  repo_id: number;
+  repo: string;
+  issue: number;
+  op: string;
+  outcome: string;
+  actor_id: number | null;
+  actor_login: string | null;
+  actor_instance: string | null;
+  holder_id: number | null;
+  holder_login: string | null;
+  holder_instance: string | null;
+  token: number | null;
+  expires_at: number | null;
+  at: number;
+  delivery: string | null;
+}
+
+/** A row the query read as held (a live lease): the shared mapping of lease-rows.ts. */
+export function toLease(row: LeaseRow): Lease {
+  return leaseOfRow(row as LiveLeaseRow);
+}
+
+/** The condition of a held, unexpired lease at `now` (a SQL expression); also the ledger's rename's. */
+export const live = (now: string) => `holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ${now})`;
+
+export class PostgresReads {
+  readonly sql;
+
+  /** `s`: the quoted schema; `db`: the ledger's connection. */
+  constructor(
+    s: string,
+    private readonly db: PostgresConnection,
+  ) {
+    this.sql = {
+      // Also read by the ledger's operations, in their transaction, when a delivery was already claimed.
+      getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
+      current: `SELECT *, ${nowParam(3)} AS now FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
+      list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${live(nowParam(2))} ORDER BY issue`,
+      listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${live(nowParam(2))} ORDER BY repo_id, issue`,
+      listAll: `SELECT * FROM ${s}.leases WHERE ${live(nowParam(1))} ORDER BY lower(repo), repo_id, issue`,
+      expired: `SELECT * FROM ${s}.leases
+                WHERE holder_id IS NOT NULL AND expires_at IS NOT NULL AND expires_at <= ${nowParam(1)}
+                ORDER BY expires_at, repo_id, issue LIMIT $2`,
+      dueReminders: `WITH now AS MATERIALIZED (SELECT COALESCE($1::bigint, ${DB_CLOCK}) AS v)
+                     SELECT l.* FROM ${s}.leases l, now
+                     WHERE l.holder_id IS NOT NULL AND NOT l.reminded AND l.remind_at IS NOT NULL AND l.remind_at <= now.v
+                       AND (l.expires_at IS NULL OR l.expires_at > now.v)
+                     ORDER BY l.remind_at, l.repo_id, l.issue LIMIT $2`,
+      historyOf: `SELECT * FROM ${s}.history WHERE repo_id = $1 AND issue = $2 ORDER BY id DESC LIMIT $3`,
+      latestToken: `SELECT token FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
+    };
+  }
+
+  async recorded(delivery: string): Promise<unknown> {
+    const { rows } = await this.db.query<{ result: string }>(this.sql.getDelivery, [delivery]);
+    // '' while the transaction that claimed it has not committed: not recorded yet.
+    return rows[0] && rows[0].result !== "" ? (JSON.parse(rows[0].result) as unknown) : null;
+  }
+
+  async current(key: IssueKey, now: number): Promise<Lease | null> {
+    const { rows } = await this.db.query<LeaseRow & { now: number }>(this.sql.current, [key.repoId, key.issue, this.db.stmtNow(now)]);
+    // With the database's clock, `now` is the one read by the statement.
+    return decide.live(key, ruleRow(rows[0]), rows[0]?.now ?? now);
+  }
+
+  async list(repoId: number, now: number): Promise<Lease[]> {
+    return (await this.db.query<LeaseRow>(this.sql.list, [repoId, this.db.stmtNow(now)])).rows.map(toLease);
+  }
+
+  async listHeldBy(holderId: number, now: number): Promise<Lease[]> {
+    return (await this.db.query<LeaseRow>(this.sql.listHeldBy, [holderId, this.db.stmtNow(now)])).rows.map(toLease);
+  }
+
+  async listAll(now: number): Promise<Lease[]> {
+    return (await this.db.query<LeaseRow>(this.sql.listAll, [this.db.stmtNow(now)])).rows.map(toLease);
+  }
+
+  async expiredSince(now: number, limit: number): Promise<Lease[]> {
+    return (await this.db.query<LeaseRow>(this.sql.expired, [this.db.stmtNow(now), limit])).rows.map(toLease);
+  }
+
+  async dueReminders(now: number, limit: number): Promise<Lease[]> {
+    return (await this.db.query<LeaseRow>(this.sql.dueReminders, [this.db.stmtNow(now), limit])).rows.map(toLease);
+  }
+
+  async history(key: { repoId: number; issue: number }, limit: number): Promise<HistoryEntry[]> {
+    const { rows } = await this.db.query<HistoryRow>(this.sql.historyOf, [key.repoId, key.issue, limit]);
+    return rows.reverse().map((r) => ({
+      id: r.id,
+      repoId: r.repo_id,
+      repo: r.repo,
+      issue: r.issue,
+      op: r.op as HistoryOp,
+      outcome: r.outcome,
+      actor: r.actor_id === null ? null : holderOf(r.actor_id, r.actor_login!, r.actor_instance),
+      holder: r.holder_id === null ? null : holderOf(r.holder_id, r.holder_login!, r.holder_instance),
+      token: r.token,
+      expiresAt: r.expires_at,
+      at: r.at,
+      delivery: r.delivery,
+    }));
+  }
+
+  async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
+    const { rows } = await this.db.query<{ token: number }>(this.sql.latestToken, [key.repoId, key.issue]);
+    // A row may exist with token 0 before any tenure (a note on a fresh issue).
+    const token = rows[0]?.token ?? 0;
+    return token > 0 ? token : null;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The outbox on SQLite: effects written with the operations that decided
+ * them, taken by the drainer under a lock, and completed, retried or parked
+ * by the attempt that took them. `SqliteLedger` calls in; `enqueue`, `take`
+ * and `extend` run inside the caller's IMMEDIATE transaction, the others are
+ * one statement each.
+ */
+import type Database from "better-sqlite3";
+import type { Effect, EffectFence, NewEffect, OutboxStats } from "../types.js";
+
+export class SqliteOutbox {
+  private readonly st;
+
+  constructor(db: Database.Database) {
+    this.st = {
+      enqueue: db.prepare(
+        `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
+         VALUES (@repoId, @issue, @installation, @kind, @payload, @now, @now, @priority, lower(hex(randomblob(12))))`,
+      ),
+      heads: db.prepare<{ now: number; limit: number }, Record<string, unknown>>(
+        `SELECT o.* FROM outbox o
+         WHERE o.state = 'pending' AND o.next_at <= @now AND o.locked_until <= @now
+           AND o.id = (SELECT MIN(p.id) FROM outbox p WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
+         ORDER BY o.priority, o.next_at, o.id LIMIT @limit`,
+      ),
+      lock: db.prepare("UPDATE outbox SET locked_until = @until, attempts = attempts + 1 WHERE id = @id"),
+      // Each write of an attempt names it: a drainer whose lock was taken over changes nothing.
+      extendEffect: db.prepare("UPDATE outbox SET locked_until = @until WHERE id = @id AND attempts = @attempt AND state = 'pending'"),
+      complete: db.prepare(
+        "UPDATE outbox SET state = 'done', done_at = @now, locked_until = 0 WHERE id = @id AND attempts = @attempt AND state = 'pending'",
+      ),
+      retry: db.prepare(
+        `UPDATE outbox SET next_at = @retryAt, locked_until = 0, last_error = @error
+         WHERE id = @id AND attempts = @attempt AND state = 'pending'`,
+      ),
+      park: db.prepare(
+        `UPDATE outbox SET state = 'parked', locked_until = 0, last_error = @error
+         WHERE id = @id AND attempts = @attempt AND state = 'pending'`,
+      ),
+      // Attempts are kept: the first attempt after this looks for a reply already posted.
+      unpark: db.prepare(
+        `UPDATE outbox SET state = 'pending', next_at = @now,
+           late = EXISTS (SELECT 1 FROM outbox n WHERE n.repo_id = outbox.repo_id AND n.issue = outbox.issue
+                            AND n.id > outbox.id AND n.state = 'done')
+         WHERE state = 'parked'`,
+      ),
+      unlockEffects: db.prepare("UPDATE outbox SET locked_until = 0 WHERE state = 'pending' AND locked_until > 0"),
+      stats: db.prepare<[], { pending: number; parked: number; oldest: number | null }>(
+        `SELECT
+           (SELECT COUNT(*) FROM outbox WHERE state = 'pending') AS pending,
+           (SELECT COUNT(*) FROM outbox WHERE state = 'parked') AS parked,
+           (SELECT MIN(created_at) FROM outbox WHERE state = 'pending') AS oldest`,
+      ),
+    };
+  }
+
+  enqueue(repoId: number, issue: number, effects: NewEffect[], now: number): void {
+    for (const effect of effects) {
+      this.st.enqueue.run({
+        repoId,
+        issue,
+        installation: effect.installation,
+        kind: effect.kind,
+        payload: JSON.stringify(effect.payload),
+        now,
+        priority: effect.priority ?? 0,
+      });
+    }
+  }
+
+  /** `skip`: installations held back; `applying`: effects this process is applying already. */
+  take(now: number, limit: number, lockMs: number, skip: Set<number>, applying: Set<number>): Effect[] {
+    // Over-fetch a little so that skipped installations and effects do not starve the others.
+    const rows = this.st.heads.all({ now, limit: limit + skip.size * limit + applying.size });
+    const taken: Effect[] = [];
+    for (const r of rows) {
+      if (taken.length >= limit) break;
+      if (skip.has(r.installation as number) || applying.has(r.id as number)) continue;
+      this.st.lock.run({ id: r.id, until: now + lockMs });
+      taken.push({
+        id: r.id as number,
+        repoId: r.repo_id as number,
+        issue: r.issue as number,
+        installation: r.installation as number,
+        kind: r.kind as string,
+        payload: JSON.parse(r.payload as string) as unknown,
+        attempts: (r.attempts as number) + 1,
+        createdAt: r.created_at as number,
+        nonce: (r.nonce as string | null) ?? null,
+        late: r.late === 1,
+      });
+    }
+    return taken;
+  }
+
+  extend(fences: EffectFence[], now: number, lockMs: number): number[] {
+    return fences.filter((f) => this.st.extendEffect.run({ id: f.id, attempt: f.attempt, until: now + lockMs }).changes > 0).map((f) => f.id);
+  }
+
+  complete(fence: EffectFence, now: number): boolean {
+    return this.st.complete.run({ id: fence.id, attempt: fence.attempt, now }).changes > 0;
+  }
+
+  fail(fence: EffectFence, now: number, error: string, retryAt: number | null): boolean {
+    const at = { id: fence.id, attempt: fence.attempt, error };
+    const r = retryAt === null ? this.st.park.run(at) : this.st.retry.run({ ...at, retryAt: Math.max(retryAt, now) });
+    return r.changes > 0;
+  }
+
+  unpark(now: number): number {
+    return this.st.unpark.run({ now }).changes;
+  }
+
+  stats(): OutboxStats {
+    const s = this.st.stats.get()!;
+    return { pending: s.pending, parked: s.parked, oldestPendingAt: s.oldest };
+  }
+
+  /** Lets go of every effect's lock: a dead process's, when the ledger starts serving its file. */
+  unlockAll(): void {
+    this.st.unlockEffects.run();
+  }
+}

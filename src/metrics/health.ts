@@ -1,0 +1,41 @@
+/**
+ * `GET /health`: whether the database answers, how deep the outbox is and how
+ * old its oldest pending effect, parked failures, and when the sweeper last
+ * ran. 503 when the database does not answer. No secrets, no user data.
+ */
+import type { Ledger } from "../ledger/roles.js";
+import type { Drainer } from "../outbox/drainer.js";
+import type { Sweeper } from "../leasing/sweeper.js";
+
+export async function healthReport(deps: {
+  ledger: Ledger;
+  drainer: Drainer;
+  sweeper: Sweeper;
+  clock: () => number;
+}): Promise<{ ok: boolean; body: Record<string, unknown> }> {
+  const now = deps.clock();
+  const database = await deps.ledger.ping();
+  let outbox: Record<string, unknown> = { pending: null, parked: null, oldest_pending_age_ms: null };
+  if (database) {
+    try {
+      const s = await deps.ledger.outboxStats();
+      outbox = {
+        pending: s.pending,
+        parked: s.parked,
+        oldest_pending_age_ms: s.oldestPendingAt === null ? null : Math.max(0, now - s.oldestPendingAt),
+      };
+    } catch {
+      // Reported through `database: false` below on the next ping.
+    }
+  }
+  const last = deps.sweeper.lastSweep;
+  return {
+    ok: database,
+    body: {
+      status: database ? "ok" : "database unreachable",
+      database,
+      outbox: { ...outbox, paused_installations: deps.drainer.paused(now).length },
+      last_sweep: last ? { at: new Date(last.at).toISOString(), expired: last.expired, reminded: last.reminded } : null,
+    },
+  };
+}

@@ -1,0 +1,289 @@
+/**
+ * Applies a `reflect` effect: makes an issue show the ledger's truth (labels
+ * and assignee), then posts the reply, if any.
+ *
+ * - Labels are reconciled against what the app last applied (its
+ *   "reflection"), not against GitHub: no read per effect, and applying an
+ *   effect twice changes nothing.
+ * - The app touches only what it made. It takes off an issue only labels it
+ *   put there (a label the issue already had is not the app's), and deletes
+ *   from the repository only holder and token labels it brought into the
+ *   repository: the first time the app uses a label name in a repository it
+ *   asks GitHub whether the label exists (a read), and one that existed
+ *   before is never deleted.
+ * - A repository's label changes take turns (across replicas too, under a
+ *   lock in the ledger), and labels are decided and added inside the turn,
+ *   from the ledger as it is then: a lease that ended while an add waited
+ *   gets no label back that a delete meanwhile took from the repository.
+ */
+import type { Effect, IssueKey, Lease } from "../ledger/types.js";
+import type { Ledger } from "../ledger/roles.js";
+import type { GitHubPort, Repo } from "../github/github-port.js";
+import { type RepoReflection, RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
+import { desiredLabels, LABEL_STYLE, type LabelTemplates } from "../github/labels.js";
+import { renderReply, type Reply } from "../github/render.js";
+
+/** The one kind of effect: make the issue show the ledger's truth, then post the reply, if any. */
+export const REFLECT = "reflect";
+
+export interface ReflectPayload {
+  owner: string;
+  repo: string;
+  /** Label templates in force when the command ran; absent for sweeps (the last applied ones are used). */
+  labels?: LabelTemplates;
+  assign?: boolean;
+  /** The issue's labels as the webhook saw them: a label the issue already had is not the app's to remove. */
+  snapshot?: string[];
+  /**
+   * Labels a person took off the issue (or deleted from the repository) by
+   * hand: no longer on the issue, whatever the app last applied. Carried by
+   * the effect, not written into the reflection by the webhook handler, so
+   * that it is applied in the issue's effect order (an effect in flight
+   * would write its reflection over the handler's).
+   */
+  removed?: string[];
+  /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
+  reconcile: boolean;
+  /**
+   * The issue is gone (transferred, deleted): post nothing and touch nothing
+   * on it, but delete from the repository the holder and token labels it
+   * carried that no other live lease uses; then forget it.
+   */
+  gone?: boolean;
+  reply: Reply | null;
+  /**
+   * false: what changed is only what holds the lease (a pull request, see
+   * pull-check.ts), not who holds it nor its token, so the open pull
+   * requests that close the issue are not checked again. Default true.
+   */
+  recheck?: boolean;
+}
+
+/** What the drainer last applied to an issue. */
+interface Reflection {
+  /** Labels the app put on the issue (and so may take off). */
+  labels: string[];
+  assignee: string | null;
+  /** A login GitHub refused to assign, not to be tried again for the same holder. */
+  refused?: string | null;
+  templates?: LabelTemplates;
+  assign?: boolean;
+}
+
+export interface ReflectorOptions extends RepoTurnsOptions {
+  onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
+}
+
+const DEFAULT_TEMPLATES: LabelTemplates = { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" };
+
+const same = (a: string | null | undefined, b: string | null | undefined) =>
+  (a ?? "").toLowerCase() === (b ?? "").toLowerCase();
+const among = (names: readonly string[], name: string) => names.some((n) => same(n, name));
+
+/** The text a reply carries so that the outbox can find it again: random, written with the effect. */
+export function replyRef(effect: Effect): string {
+  return effect.nonce ?? `${effect.id}.${effect.createdAt}`;
+}
+
+export class Reflector {
+  private readonly turns: RepoTurns;
+
+  constructor(private readonly o: ReflectorOptions) {
+    this.turns = new RepoTurns(o);
+  }
+
+  async apply(effect: Effect, p: ReflectPayload, github: GitHubPort, signal: AbortSignal): Promise<void> {
+    const { ledger, clock } = this.o;
+    const r: Repo = { owner: p.owner, repo: p.repo };
+    const key: IssueKey = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue };
+    const prior = (await ledger.getReflection(effect.repoId, effect.issue)) as Reflection | null;
+    if (p.gone) {
+      const templates = prior?.templates ?? DEFAULT_TEMPLATES;
+      await this.removeLabels(key, r, github, templates, prior?.labels ?? [], { issueGone: true, signal });
+      signal.throwIfAborted();
+      await ledger.putReflection(effect.repoId, effect.issue, { labels: [], assignee: null }, clock());
+      return;
+    }
+    const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
+    const assign = p.assign ?? prior?.assign ?? true;
+    let refused = prior?.refused ?? null;
+    let current: Lease | null = null;
+    if (p.reconcile) {
+      const state = await this.reconcile(key, r, github, {
+        templates,
+        assign,
+        prior,
+        snapshot: p.snapshot ?? [],
+        removed: p.removed ?? [],
+        signal,
+      });
+      current = state.current;
+      refused = state.reflection.refused ?? null;
+      signal.throwIfAborted();
+      await ledger.putReflection(effect.repoId, effect.issue, state.reflection, clock());
+    }
+    // A reminder of a term renewed since (by `/renew` or the holder's activity) or of a lease held by its work now: not posted.
+    if (p.reply?.op === "remind" && !(await this.stillDue(key, p.reply))) return;
+    if (p.reply) {
+      const ref = replyRef(effect);
+      const assignRefused =
+        p.reply.outcome === "acquired" && p.reply.lease !== null && same(refused, p.reply.lease.holder);
+      // A first attempt may have posted before the process died: look among the app's own comments before posting again.
+      const posted = effect.attempts > 1 && (await github.hasOwnComment(r, effect.issue, `"ref":"${ref}"`));
+      const late = effect.late ? { decidedAt: effect.createdAt } : {};
+      if (!posted) await github.createComment(r, effect.issue, renderReply(p.reply, { assignRefused, ref, ...late }));
+    }
+    if (p.reconcile && p.recheck !== false && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, key, current);
+  }
+
+  /** Whether the term a reminder was decided for is still the live lease's (same token, same expiry). */
+  private async stillDue(key: IssueKey, reply: Reply): Promise<boolean> {
+    const live = await this.o.ledger.current(key, this.o.clock());
+    return live !== null && reply.lease !== null && live.token === reply.lease.token && live.expiresAt === reply.lease.expiresAt;
+  }
+
+  private async reconcile(
+    key: IssueKey,
+    r: Repo,
+    github: GitHubPort,
+    o: {
+      templates: LabelTemplates;
+      assign: boolean;
+      prior: Reflection | null;
+      snapshot: string[];
+      removed: string[];
+      signal: AbortSignal;
+    },
+  ): Promise<{ reflection: Reflection; current: Lease | null }> {
+    const { ledger, clock } = this.o;
+    const { templates, prior, snapshot, removed, signal } = o;
+    const present = prior?.labels ?? [];
+    // What the app put there, less what a person took off by hand since: a
+    // label the lease still calls for is added again. Without this, a label
+    // removed by hand (ending the lease, or on an issue whose lease had ended)
+    // stayed "applied" in the reflection, and a new lease on the issue,
+    // claimed before the release was drained, never got it back.
+    const shown = present.filter((name) => !among(removed, name));
+    // A label the issue had before the app showed the lease is not the app's: neither added nor taken off.
+    const missing = (lease: Lease | null) =>
+      desiredLabels(templates, lease).filter((d) => !among(shown, d.name) && !among(snapshot, d.name));
+    let current = await ledger.current(key, clock());
+    const added: string[] = [];
+    if (missing(current).length > 0) {
+      await this.turns.run(key.repoId, github, signal, async (repo, github) => {
+        // Decided again in the turn: the lease may have ended while this waited for it.
+        current = await ledger.current(key, clock());
+        const toAdd = missing(current);
+        if (toAdd.length === 0) return;
+        for (const d of toAdd) {
+          if (d.kind === "claimed") {
+            // Created once per repository with a colour and a description; one that exists already is fine.
+            if (!among(repo.created, d.name)) {
+              await github.createLabel(r, d.name, LABEL_STYLE.claimed.color, LABEL_STYLE.claimed.description);
+              repo.created.push(d.name);
+            }
+          } else if (d.kind !== "review" && !among(repo.made, d.name) && !among(repo.foreign, d.name)) {
+            // (The in-review label, one name per repository, is created by GitHub when first added, and never deleted.)
+            // New to the app: a label that exists already was not made by the app, and is never deleted by it.
+            // One the app deleted is known to be absent.
+            const exists = !among(repo.deleted, d.name) && (await github.labelExists(r, d.name));
+            (exists ? repo.foreign : repo.made).push(d.name);
+          }
+        }
+        // Adding a label brings it back to the repository (GitHub creates it).
+        repo.deleted = repo.deleted.filter((name) => !toAdd.some((d) => same(d.name, name)));
+        await github.addLabels(r, key.issue, toAdd.map((d) => d.name));
+        added.push(...toAdd.map((d) => d.name));
+      });
+    }
+    const desired = desiredLabels(templates, current).map((d) => d.name);
+    // From `present`, removed ones included: a holder or token label taken off by hand may still need deleting from the repository.
+    const toRemove = present.filter((name) => !among(desired, name));
+    if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false, signal });
+    else if (((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.kept?.length) {
+      await this.turns.run(key.repoId, github, signal, (repo, github) => this.deleteUnused(key, r, repo, github, templates));
+    }
+
+    let assignee = prior?.assignee ?? null;
+    let refused = prior?.refused ?? null;
+    const want = o.assign && current ? current.holder.login : null;
+    if (assignee && !same(assignee, want)) {
+      await github.removeAssignee(r, key.issue, assignee);
+      assignee = null;
+    }
+    if (want && !same(assignee, want) && !same(refused, want)) {
+      if (await github.addAssignee(r, key.issue, want)) assignee = want;
+      else refused = want;
+    }
+    if (!want) refused = null;
+    const labels = desired.filter((name) => among(shown, name) || among(added, name));
+    return { reflection: { labels, assignee, refused, templates, assign: o.assign }, current };
+  }
+
+  /**
+   * Takes `names` (the app's own labels) off the issue. A holder or token
+   * label that the app brought into the repository and that no live lease
+   * uses any more is deleted from the repository instead (which also takes it
+   * off every issue), so repositories do not fill up with stale `claimed-by:`
+   * and `lease #` labels. One the app deleted already is gone from this issue
+   * too: in an expiry wave every first tenure's `lease #1` would otherwise be
+   * deleted again. For an issue that is gone, only the repository's labels
+   * are deleted.
+   */
+  private async removeLabels(
+    key: IssueKey,
+    r: Repo,
+    github: GitHubPort,
+    templates: LabelTemplates,
+    names: string[],
+    opts: { issueGone: boolean; signal: AbortSignal },
+  ): Promise<void> {
+    const { ledger, clock } = this.o;
+    await this.turns.run(key.repoId, github, opts.signal, async (repo, github) => {
+      // Read in the turn: a lease that an add waiting for this turn shows is
+      // in the ledger by now, and keeps its labels.
+      const inUse = new Set<string>();
+      for (const lease of await ledger.list(key.repoId, clock())) {
+        if (lease.issue === key.issue) continue;
+        for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
+      }
+      for (const name of names) {
+        if (among(repo.made, name) && !inUse.has(name.toLowerCase())) {
+          await github.deleteRepoLabel(r, name);
+          repo.made = repo.made.filter((n) => !same(n, name));
+          repo.deleted.push(name);
+        } else if (among(repo.deleted, name)) {
+          continue;
+        } else {
+          if (among(repo.made, name) && !among(repo.kept, name)) repo.kept.push(name);
+          if (!opts.issueGone) await github.removeIssueLabel(r, key.issue, name);
+        }
+      }
+      await this.deleteUnused(key, r, repo, github, templates);
+    });
+  }
+
+  /**
+   * In a turn: deletes from the repository the labels kept for other leases
+   * (`kept`) that no live lease calls for any more. One still on an issue
+   * whose lease ended goes from it too, as it should; that issue's effect
+   * then finds it deleted.
+   */
+  private async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates): Promise<void> {
+    if (repo.kept.length === 0) return;
+    const { ledger, clock } = this.o;
+    const inUse = new Set<string>();
+    for (const lease of await ledger.list(key.repoId, clock())) {
+      for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
+    }
+    for (const name of [...repo.kept]) {
+      if (inUse.has(name.toLowerCase())) continue;
+      if (among(repo.made, name)) {
+        await github.deleteRepoLabel(r, name);
+        repo.made = repo.made.filter((n) => !same(n, name));
+        repo.deleted.push(name);
+      }
+      repo.kept = repo.kept.filter((n) => !same(n, name));
+    }
+  }
+}
