@@ -5,24 +5,19 @@
  * and across the repositories of an installation
  * (`max_leases_per_holder_in_org`). What counts is limit-counting.ts's.
  *
- * Each limit is counted first, through an index; only a holder at a limit has
- * their leases read, for the refusal to list them.
+ * Which limits apply, in which order, is lease-plans.ts's. Each limit is
+ * counted first, through an index; only a holder at a limit has their leases
+ * read, for the refusal to list them.
  */
 import type Database from "better-sqlite3";
 import { leaseOfRow, type LiveLeaseRow } from "../lease-rows.js";
-import { countsTowardLimits, labelKeys, labelLimits } from "../limit-counting.js";
-import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "../types.js";
-
-/** A limit the holder is at: the leases that count toward it, and which limit it is (absent: the repository's). */
-export interface LimitReached {
-  limit: number;
-  held: Lease[];
-  scope?: LimitScope;
-}
+import { countsTowardLimits } from "../limit-counting.js";
+import type { LimitKind } from "../plan.js";
+import type { IssueKey, Lease } from "../types.js";
 
 type LeaseRow = LiveLeaseRow;
 
-type Params = { repoId: number; holderId: number; issue: number; now: number; label?: string; installation?: number };
+export type Params = { repoId: number; holderId: number; issue: number; now: number; label?: string; installation?: number };
 
 /** The limits' FROM clauses, counting leases in review or not (`count_in_review`). */
 function fromClauses(countInReview: boolean) {
@@ -42,8 +37,6 @@ function fromClauses(countInReview: boolean) {
     WHERE NOT (l.repo_id = @repoId AND l.issue = @issue) AND ${COUNTED}`;
   return { IN_REPO, UNDER_LABEL, IN_ORG };
 }
-
-const toLease = leaseOfRow;
 
 export class SqlitePolicies {
   private readonly st;
@@ -67,35 +60,15 @@ export class SqlitePolicies {
     };
   }
 
-  /**
-   * The first limit the holder is at, for a new tenure of `key`: the
-   * repository's, then each label's, then the organisation's. Null when under
-   * them all. Leases in review count unless `countInReview` is false.
-   */
-  reached(key: IssueKey, holder: Holder, now: number, maxPerHolder: number, policies?: ClaimPolicies, countInReview = true): LimitReached | null {
-    const params: Params = { repoId: key.repoId, holderId: holder.id, issue: key.issue, now };
-    const check = (which: "repo" | "label" | "org", limit: number, p: Params, scope?: LimitScope): LimitReached | null => {
-      const statements = (countInReview ? this.st.counted : this.st.notInReview)[which];
-      if (statements.count.get(p)! < limit) return null;
-      return { limit, held: statements.list.all(p).map(toLease), ...(scope ? { scope } : {}) };
-    };
-    if (maxPerHolder > 0) {
-      const reached = check("repo", maxPerHolder, params);
-      if (reached) return reached;
-    }
-    for (const { label, key: labelKey, limit } of labelLimits(policies)) {
-      const reached = check("label", limit, { ...params, label: labelKey }, { kind: "label", label });
-      if (reached) return reached;
-    }
-    const org = policies?.org;
-    if (org !== undefined && org.limit > 0) {
-      return check("org", org.limit, { ...params, installation: org.installation }, { kind: "org" });
-    }
-    return null;
+  /** The leases counting toward a limit of `kind` when there are at least `limit` (counted first, through an index), else null. */
+  held(kind: LimitKind, countInReview: boolean, p: Params, limit: number): Lease[] | null {
+    const statements = (countInReview ? this.st.counted : this.st.notInReview)[kind];
+    if (statements.count.get(p)! < limit) return null;
+    return statements.list.all(p).map(leaseOfRow);
   }
 
-  /** Remembers the issue's labels with its new tenure `token`. */
-  remember(key: IssueKey, token: number, policies?: ClaimPolicies): void {
-    for (const label of labelKeys(policies)) this.st.remember.run({ repoId: key.repoId, issue: key.issue, label, token });
+  /** Remembers the issue's labels (keys) with its new tenure `token`. */
+  remember(key: IssueKey, token: number, labels: string[]): void {
+    for (const label of labels) this.st.remember.run({ repoId: key.repoId, issue: key.issue, label, token });
   }
 }

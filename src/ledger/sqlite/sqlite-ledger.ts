@@ -1,25 +1,55 @@
 import type Database from "better-sqlite3";
-import { decide, type Row } from "../decide.js";
-import { holdRowLock } from "./keep-lock.js";
+import { decide } from "../decide.js";
+import { leasePlans } from "../lease-plans.js";
 import { ruleRow } from "../lease-rows.js";
-import { HOUR_MS, REPLIED } from "../reply-budget.js";
-import { SQLITE_MIGRATIONS } from "./migrations.js";
-import { SqlitePolicies } from "./policies.js";
+import type { Plan } from "../plan.js";
+import type { Ledger } from "../roles.js";
+import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "../board-types.js";
+import type {
+  AcquireOptions,
+  AcquireResult,
+  Applied,
+  Effect,
+  EffectFence,
+  ExpireResult,
+  ForceReleaseOptions,
+  ForceReleaseResult,
+  HeldLock,
+  HistoryEntry,
+  HistoryOp,
+  Holder,
+  IssueKey,
+  Lease,
+  NoteOptions,
+  NoteResult,
+  OpOptions,
+  OutboxStats,
+  ReleaseResult,
+  RemindResult,
+  RenameOptions,
+  RenewOptions,
+  RenewResult,
+  RepoInfo,
+  SchemaVersion,
+  Term,
+  TokenFloorRaise,
+  TokenFloorResult,
+  Ttl,
+} from "../types.js";
+import { holderOf } from "../types.js";
+import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "../work-types.js";
+import { workPlans } from "../work-plans.js";
 import { SqliteBoard } from "./board.js";
 import { GroupCommit } from "./group-commit.js";
-import { leaseStatements, toLease } from "./lease-statements.js";
+import { holdRowLock } from "./keep-lock.js";
+import { type LeaseStatements, toLease } from "./lease-statements.js";
+import { SQLITE_MIGRATIONS } from "./migrations.js";
 import { openSqlite, type SqliteLedgerOptions } from "./open.js";
 import { SqliteOutbox } from "./outbox.js";
 import { SqliteRepos } from "./repos.js";
+import { SqlitePlans } from "./run-plan.js";
 import { claimServing } from "./serving.js";
 import { raiseSqliteTokenFloor } from "./token-floor.js";
-import { SqliteWork } from "./work.js";
-import { heldByWork, pullsColumn, workOf } from "../work-rules.js";
-import type { AcquireOptions, AcquireResult, Applied, Effect, ExpireResult, ForceReleaseOptions, ForceReleaseResult, HeldLock, HistoryEntry, HistoryOp, Holder, IssueKey, Lease, LedgerResult, NoteOptions, NoteResult, OpOptions, OutboxStats, ReleaseResult, RemindResult, RenameOptions, RepoInfo, RenewOptions, SchemaVersion, RenewResult, ReplyBudget, Term, TokenFloorRaise, TokenFloorResult, Ttl, EffectFence } from "../types.js";
-import type { Ledger } from "../roles.js";
-import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "../board-types.js";
-import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "../work-types.js";
-import { holderOf } from "../types.js";
 
 // Opening and migrating a file, imported from here by the CLI, benchmarks and tests.
 export { migrateSqlite, openSqlite, type SqliteLedgerOptions } from "./open.js";
@@ -28,16 +58,14 @@ export { migrateSqlite, openSqlite, type SqliteLedgerOptions } from "./open.js";
 export class SqliteLedger implements Ledger {
   readonly db: Database.Database;
   readonly sharedByProcesses: boolean = false;
-  private readonly st;
+  /** The lease statements (lease-statements.ts), shared with the plans. */
+  private readonly st: LeaseStatements;
   /** Runs `f` as one BEGIN IMMEDIATE transaction. Made once: making a transaction function costs more than the statements most operations run. */
   private readonly immediate: <T>(f: () => T) => T;
   /** The operations' transactions, committed in groups (sqlite/group-commit.ts). */
-  private readonly grouped: GroupCommit;
-
-  /** The claim limits (sqlite/policies.ts). */
-  private readonly policies: SqlitePolicies;
-  /** Leases that follow the work: their statements and operations (sqlite/work.ts). */
-  private readonly work: SqliteWork;
+  private readonly groups: GroupCommit;
+  /** Runs the operations written once (lease-plans.ts, work-plans.ts) on this file (run-plan.ts). */
+  private readonly plans: SqlitePlans;
 
   /** The outbox's statements and operations (sqlite/outbox.ts). */
   private readonly outbox: SqliteOutbox;
@@ -58,13 +86,12 @@ export class SqliteLedger implements Ledger {
       throw error;
     }
     const db = this.db;
-    this.work = new SqliteWork(db);
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
-    this.grouped = new GroupCommit(db);
-    this.policies = new SqlitePolicies(db);
-    this.st = leaseStatements(db);
+    this.groups = new GroupCommit(db);
     this.outbox = new SqliteOutbox(db);
+    this.plans = new SqlitePlans(db, this.outbox);
+    this.st = this.plans.st;
     this.repos = new SqliteRepos(db);
     if (serves) {
       // Every lock in the file is a dead process's: take them over now, not when they expire.
@@ -76,182 +103,32 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * Runs one operation as one transaction (a savepoint of a group commit):
-   * the delivery check, the decision, the history row and the outbox rows
-   * commit together, and the promise settles once they have.
+   * Runs one operation (lease-plans.ts) as one transaction, a savepoint of a
+   * group commit: the delivery check, the decision, the history row and the
+   * outbox rows commit together, and the promise settles once they have.
    */
-  private run<R extends LedgerResult>(
-    key: IssueKey,
-    op: HistoryOp,
-    actor: Holder | null,
-    now: number,
-    opts: OpOptions<R> | undefined,
-    body: (row: Row | null) => { result: R; write?: (lastHistory: number) => void },
-    historyOutcome?: string,
-  ): Promise<Applied<R>> {
-    return this.grouped.run((): Applied<R> => {
-      if (opts?.delivery !== undefined) {
-        const seen = this.st.getDelivery.get(opts.delivery);
-        if (seen) return { ...(JSON.parse(seen.result) as R), duplicate: true };
-      }
-      const state = this.st.get.get(key.repoId, key.issue);
-      const { result, write } = body(ruleRow(state));
-      const lease = "lease" in result ? result.lease : null;
-      const counted = opts?.countsReply?.(result) ?? true;
-      const budget = counted ? this.replyBudget(key.repoId, actor, now, opts?.repliesPerHour) : null;
-      // The issue's latest history row, which the new one follows: the lease
-      // row names it, or history_heads for an issue that has no lease row.
-      const head = state ? state.last_history : this.st.historyHead.get(key.repoId, key.issue);
-      const { lastInsertRowid } = this.st.history.run({
-        repoId: key.repoId,
-        repo: key.repo,
-        issue: key.issue,
-        op,
-        outcome: historyOutcome ?? result.outcome,
-        actorId: actor?.id ?? null,
-        actorLogin: actor?.login ?? null,
-        actorInstance: actor?.instance ?? null,
-        holderId: lease?.holder.id ?? null,
-        holderLogin: lease?.holder.login ?? null,
-        holderInstance: lease?.holder.instance ?? null,
-        token: lease ? lease.token : null,
-        expiresAt: lease ? lease.expiresAt : null,
-        at: now,
-        delivery: opts?.delivery ?? null,
-        prev: head ?? null,
-        replied: budget === null ? null : REPLIED[budget],
-      });
-      // The history row goes first, so that an operation that writes the
-      // lease row names the new head in the same statement. An issue never
-      // held has no lease row: history_heads names its head.
-      const last = { repoId: key.repoId, issue: key.issue, id: Number(lastInsertRowid) };
-      if (write) {
-        write(last.id);
-        // Its first tenure made the lease row, which names the head from now on.
-        if (!state && head !== undefined) this.st.dropHistoryHead.run(key.repoId, key.issue);
-      } else if (state) this.st.setLastHistory.run(last);
-      else this.st.putHistoryHead.run(last);
-      if (opts?.delivery !== undefined) this.st.putDelivery.run(opts.delivery, JSON.stringify(result), now);
-      this.outbox.enqueue(key.repoId, key.issue, opts?.effects?.(result, budget ?? "reply") ?? [], now);
-      return { ...result, duplicate: false };
-    });
-  }
-
-  /** The actor's reply budget under `limit` (null: not counted), read in the operation's transaction. */
-  private replyBudget(repoId: number, actor: Holder | null, now: number, limit: number | undefined): ReplyBudget | null {
-    if (!limit || !actor) return null;
-    const { n, top } = this.st.replies.get({ repoId, actorId: actor.id, since: now - HOUR_MS })!;
-    return decide.replyBudget(limit, n, top === REPLIED.notice);
-  }
-
-  /** Stores `lease`: a new tenure rewrites the row; the same tenure carrying on only extends it. `termMs`: the term's length. */
-  private write(
-    key: IssueKey,
-    lease: Lease,
-    now: number,
-    remindBefore: number | null | undefined,
-    newTenure: boolean,
-    lastHistory: number,
-    termMs: Ttl,
-  ): void {
-    const remindAt =
-      lease.expiresAt !== null && remindBefore !== null && remindBefore !== undefined ? lease.expiresAt - remindBefore : null;
-    const work = { pulls: pullsColumn(lease.heldBy), exempt: workOf(lease.heldBy).exempt ? 1 : 0, termMs };
-    if (!newTenure) {
-      this.st.extend.run({
-        repoId: key.repoId,
-        issue: key.issue,
-        repo: key.repo,
-        holderLogin: lease.holder.login,
-        expiresAt: lease.expiresAt,
-        remindAt,
-        now,
-        lastHistory,
-        ...work,
-      });
-      return;
-    }
-    this.st.upsert.run({
-      repoId: key.repoId,
-      issue: key.issue,
-      repo: key.repo,
-      holderId: lease.holder.id,
-      holderLogin: lease.holder.login,
-      holderInstance: lease.holder.instance ?? null,
-      token: lease.token,
-      acquiredAt: lease.acquiredAt,
-      expiresAt: lease.expiresAt,
-      remindAt,
-      now,
-      lastHistory,
-      ...work,
-    });
+  private grouped<T>(plan: Plan<T>): Promise<T> {
+    return this.groups.run(() => this.plans.run(plan));
   }
 
   async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
-    return this.run(key, "acquire", opts?.actor ?? holder, now, opts, (row) => {
-      const floor = this.st.tokenFloor.get() ?? 0;
-      let result = decide.acquire(key, row, holder, ttl, now, undefined, floor);
-      // Limits bear only on a new tenure, and only once the holder is at one:
-      // counted then, and only at a limit are their leases read and the rules
-      // asked again.
-      if (result.outcome === "acquired" && result.newTenure) {
-        const reached = this.policies.reached(key, holder, now, opts?.maxPerHolder ?? 0, opts?.policies, opts?.countInReview);
-        if (reached) result = decide.acquire(key, row, holder, ttl, now, reached, floor);
-        else this.policies.remember(key, result.lease.token, opts?.policies);
-      }
-      // The holder's open pull requests and an exempt label hold it from the claim.
-      if (result.outcome === "acquired") result = { ...result, lease: this.work.claimed(key, result.lease, result.newTenure, opts?.exempt) };
-      return {
-        result,
-        write:
-          result.outcome === "acquired"
-            ? (last) => this.write(key, result.lease, now, opts?.remindBefore, result.newTenure, last, ttl)
-            : undefined,
-      };
-    });
+    return this.grouped(leasePlans.acquire(key, holder, ttl, now, opts));
   }
 
   async renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>> {
-    return this.run(key, "renew", holder, now, opts, (row) => {
-      let result = decide.renew(key, row, holder, ttl, now);
-      // Still held by its work, if it was: the new term is what it gets when the work lets go.
-      if (result.outcome === "renewed") result = { ...result, lease: heldByWork(result.lease, workOf(result.lease.heldBy)) };
-      return {
-        result,
-        write: result.outcome === "renewed" ? (last) => this.write(key, result.lease, now, opts?.remindBefore, false, last, ttl) : undefined,
-      };
-    });
+    return this.grouped(leasePlans.renew(key, holder, ttl, now, opts));
   }
 
   async release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>> {
-    return this.run(key, "release", holder, now, opts, (row) => {
-      const result = decide.release(key, row, holder, now);
-      return { result, write: this.freeIfReleased(key, row, result, now) };
-    });
+    return this.grouped(leasePlans.release(key, holder, now, opts));
   }
 
   async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>> {
-    return this.run(key, "force_release", actor, now, opts, (row) => {
-      const result = decide.forceRelease(key, row, now, opts);
-      return { result, write: this.freeIfReleased(key, row, result, now) };
-    });
+    return this.grouped(leasePlans.forceRelease(key, actor, now, opts));
   }
 
-  private freeIfReleased(key: IssueKey, row: Row | null, result: ForceReleaseResult, now: number): ((last: number) => void) | undefined {
-    // Freeing keeps the row and its token: the next tenure gets token + 1.
-    if (result.outcome !== "released" || row?.holder == null) return undefined;
-    return (lastHistory) => this.st.free.run({ repoId: key.repoId, issue: key.issue, now, lastHistory });
-  }
-
-  async note(
-    key: IssueKey,
-    actor: Holder | null,
-    now: number,
-    opts?: NoteOptions,
-  ): Promise<Applied<NoteResult>> {
-    const detail = opts?.detail ? { detail: opts.detail } : {};
-    return this.run(key, "note", actor, now, opts, (row) => ({ result: { ...decide.note(key, row, now), ...detail } }), opts?.outcome);
+  async note(key: IssueKey, actor: Holder | null, now: number, opts?: NoteOptions): Promise<Applied<NoteResult>> {
+    return this.grouped(leasePlans.note(key, actor, now, opts));
   }
 
   async recorded(delivery: string): Promise<unknown> {
@@ -293,16 +170,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Promise<Applied<ExpireResult>> {
-    return this.run(key, "expire", null, now, opts, (row) => {
-      const result = decide.expire(key, row, token, now);
-      return {
-        result,
-        write:
-          result.outcome === "expired"
-            ? (lastHistory) => this.st.free.run({ repoId: key.repoId, issue: key.issue, now, lastHistory })
-            : undefined,
-      };
-    });
+    return this.grouped(leasePlans.markExpired(key, token, now, opts));
   }
 
   async dueReminders(now: number, limit = 1000): Promise<Lease[]> {
@@ -310,16 +178,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
-    return this.run(key, "remind", null, now, opts, (row) => {
-      const result = decide.remind(key, row, term, now);
-      return {
-        result,
-        write:
-          result.outcome === "reminded"
-            ? (lastHistory) => this.st.markReminded.run({ repoId: key.repoId, issue: key.issue, now, lastHistory })
-            : undefined,
-      };
-    });
+    return this.grouped(leasePlans.markReminded(key, term, now, opts));
   }
 
   async history(key: { repoId: number; issue: number }, limit = 1000): Promise<HistoryEntry[]> {
@@ -419,7 +278,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.grouped.flush();
+    if (this.db.open) this.groups.flush();
     if (this.db.open) this.db.close();
     if (this.serving?.open) this.serving.close();
   }
@@ -435,18 +294,20 @@ export class SqliteLedger implements Ledger {
   }
 
   async linkPull(pull: IssueKey, author: Holder, issues: number[], now: number, opts: LinkPullOptions): Promise<LinkPullResult> {
-    return this.immediate(() => this.work.linkPull(pull, author, issues, now, opts));
+    return this.immediate(() => this.plans.run(workPlans.linkPull(pull, author, issues, now, opts)));
   }
 
   async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }> {
-    if (!this.work.mayRenew(key, actor, now)) return { outcome: "none", renewed: [] };
+    if (this.plans.work.mayRenew.get({ repoId: key.repoId, holderId: actor.id, issue: key.issue, now }) === undefined) {
+      return { outcome: "none", renewed: [] };
+    }
     const policy = await opts.policy();
     if (!policy) return { outcome: "none", renewed: [] };
-    return this.immediate(() => this.work.renewOnActivity(key, actor, now, policy, opts.delivery));
+    return this.immediate(() => this.plans.run(workPlans.renewOnActivity(key, actor, now, policy, opts.delivery)));
   }
 
   async setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>> {
-    return this.immediate(() => this.work.setExempt(key, actor, exempt, now, opts));
+    return this.immediate(() => this.plans.run(workPlans.setExempt(key, actor, exempt, now, opts)));
   }
 
   // The board's statements (sqlite/board.ts), prepared on first use.

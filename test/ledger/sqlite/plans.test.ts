@@ -53,7 +53,7 @@ describe("sqlite: query plans of the ledger's reads", () => {
   type Limits = Record<string, Record<string, Statement>>;
   /** The plan of a limit's statement, counting leases in review (`counted`) or not (`notInReview`, `count_in_review: false`). */
   function policyPlan(limit: string, which: "count" | "list", variant: "counted" | "notInReview"): string[] {
-    const policies = (ledger as unknown as { policies: { st: Record<typeof variant, Limits> } }).policies.st[variant];
+    const policies = (ledger as unknown as { plans: { policies: { st: Record<typeof variant, Limits> } } }).plans.policies.st[variant];
     return ledger.db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${policies[limit]![which]!.source}`).all(NAMED).map((r) => r.detail);
   }
 

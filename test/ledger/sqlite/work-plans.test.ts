@@ -17,7 +17,7 @@ describe("sqlite: leases that follow the work", () => {
 
   beforeEach(() => {
     ledger = new SqliteLedger(":memory:");
-    work = (ledger as unknown as { work: typeof work }).work;
+    work = { st: (ledger as unknown as { plans: { work: Record<string, Statement> } }).plans.work };
   });
   afterEach(async () => {
     await ledger.close();

@@ -1,0 +1,241 @@
+/**
+ * The lease operations, each written once (plan.ts): a claim, a renewal, a
+ * release, a maintainer's release, a note, an expiry and a reminder. Each is
+ * one transaction: the delivery id checked first, the issue's row locked, the
+ * rules asked (decide.ts), then the history row, the lease row, the delivery's
+ * result and the effects written together. The reply budget, the history row
+ * and the effects' queueing are written here and nowhere else.
+ */
+import { decide } from "./decide.js";
+import { labelKeys, labelLimits, limitsApply } from "./limit-counting.js";
+import { ask, type IssueRow, type Plan, type Step } from "./plan.js";
+import { HOUR_MS, REPLIED } from "./reply-budget.js";
+import type {
+  AcquireOptions,
+  AcquireResult,
+  Applied,
+  ClaimPolicies,
+  ExpireResult,
+  ForceReleaseOptions,
+  ForceReleaseResult,
+  HistoryOp,
+  Holder,
+  IssueKey,
+  Lease,
+  LedgerResult,
+  LimitScope,
+  NoteOptions,
+  NoteResult,
+  OpOptions,
+  ReleaseResult,
+  RemindResult,
+  RenewOptions,
+  RenewResult,
+  ReplyBudget,
+  Term,
+  Ttl,
+} from "./types.js";
+import { heldByWork, workOf } from "./work-rules.js";
+
+/** What an operation decided: its result, and the writes of the lease row it makes (given the new history row's id). */
+interface Decided<R> {
+  result: R;
+  write?: (lastHistory: number) => Step;
+}
+
+interface Operation<R> {
+  key: IssueKey;
+  op: HistoryOp;
+  actor: Holder | null;
+  now: number;
+  opts: OpOptions<R> | undefined;
+  /** The history row's outcome, when not the result's. */
+  historyOutcome?: string;
+  /** Read the token floor with the row (acquire). */
+  floor?: boolean;
+  /** Names to serialise on before the row is locked, in place of the reply limit's (acquire's claim limits). */
+  locks?: Array<[string, string]>;
+}
+
+/**
+ * One operation, start to commit. A redelivered delivery id returns its first
+ * result and writes nothing. A reply limit counts the actor's replies under
+ * their holder lock (acquire's holder is its actor), so that two of their
+ * commands cannot both see the last reply left.
+ */
+function* operation<R extends LedgerResult>(o: Operation<R>, decideOn: (row: IssueRow & { floor: number }) => Generator<Step, Decided<R>, unknown>): Plan<Applied<R>> {
+  const { key, now, opts, actor } = o;
+  const delivery = opts?.delivery;
+  if (delivery !== undefined) {
+    const seen = yield* ask({ op: "delivery", id: delivery, now });
+    if (seen !== null) return { ...(seen as R), duplicate: true };
+  }
+  const limit = actor ? (opts?.repliesPerHour ?? 0) : 0;
+  const locks = o.locks?.length ? o.locks : limit > 0 ? [holderLock(key, actor!)] : [];
+  if (locks.length > 0) yield* ask({ op: "serialize", locks });
+  const row = yield* ask({ op: "row", key, now, floor: o.floor === true });
+  const { result, write } = yield* decideOn(row);
+  const lease = "lease" in result ? result.lease : null;
+  let budget: ReplyBudget | null = null;
+  if (limit > 0 && (opts?.countsReply?.(result) ?? true)) {
+    const { n, top } = yield* ask({ op: "replies", repoId: key.repoId, actorId: actor!.id, since: now - HOUR_MS });
+    budget = decide.replyBudget(limit, n, top === REPLIED.notice);
+  }
+  // The history row goes first, so that the lease row names it as the issue's latest.
+  const id = yield* ask({
+    op: "history",
+    row: {
+      key,
+      op: o.op,
+      outcome: o.historyOutcome ?? result.outcome,
+      actor,
+      lease,
+      at: now,
+      delivery: delivery ?? null,
+      replied: budget === null ? null : REPLIED[budget],
+      prev: row.head,
+    },
+  });
+  if (write) {
+    yield write(id);
+    // Its first tenure made the issue's row, which names the latest history row from now on.
+    if (!row.exists && row.head !== null) yield* ask({ op: "dropHead", key });
+  } else yield* ask({ op: "setHead", key, id, rowExists: row.exists });
+  if (delivery !== undefined) yield* ask({ op: "putDelivery", id: delivery, result: JSON.stringify(result), now });
+  for (const effect of opts?.effects?.(result, budget ?? "reply") ?? []) {
+    yield* ask({ op: "enqueue", repoId: key.repoId, issue: key.issue, effect, now });
+  }
+  return { ...result, duplicate: false };
+}
+
+/** The lock a holder's commands in a repository share (the reply limit's, and the repository's claim limits'). */
+function holderLock(key: IssueKey, holder: Holder): [string, string] {
+  return ["holder", `${key.repoId}/${holder.id}`];
+}
+
+/**
+ * The locks an acquire takes before its row, always in this order so that no
+ * two acquires wait on each other: the holder's across the installation
+ * (`max_leases_per_holder_in_org`), then in the repository.
+ */
+function claimLocks(key: IssueKey, holder: Holder, maxPerHolder: number, policies?: ClaimPolicies): Array<[string, string]> {
+  const applies = limitsApply(maxPerHolder, policies);
+  const locks: Array<[string, string]> = [];
+  if (applies.org) locks.push(["org-holder", `${policies!.org!.installation}/${holder.id}`]);
+  if (applies.repo || applies.org) locks.push(holderLock(key, holder));
+  return locks;
+}
+
+/** A limit the holder is at: the leases that count toward it, and which limit it is (absent: the repository's). */
+interface LimitReached {
+  limit: number;
+  held: Lease[];
+  scope?: LimitScope;
+}
+
+/**
+ * The first limit the holder is at, for a new tenure of `key`: the
+ * repository's, then each label's, then the organisation's. Null when under
+ * them all. Leases in review count unless `countInReview` is false.
+ */
+function* limitReached(key: IssueKey, holder: Holder, now: number, opts: AcquireOptions | undefined): Generator<Step, LimitReached | null, unknown> {
+  const policies = opts?.policies;
+  const base = { op: "held" as const, key, holderId: holder.id, now, countInReview: opts?.countInReview ?? true };
+  const maxPerHolder = opts?.maxPerHolder ?? 0;
+  if (maxPerHolder > 0) {
+    const held = yield* ask({ ...base, kind: "repo", limit: maxPerHolder });
+    if (held) return { limit: maxPerHolder, held };
+  }
+  for (const { label, key: labelKey, limit } of labelLimits(policies)) {
+    const held = yield* ask({ ...base, kind: "label", limit, label: labelKey });
+    if (held) return { limit, held, scope: { kind: "label", label } };
+  }
+  const org = policies?.org;
+  if (org !== undefined && org.limit > 0) {
+    const held = yield* ask({ ...base, kind: "org", limit: org.limit, installation: org.installation });
+    if (held) return { limit: org.limit, held, scope: { kind: "org" } };
+  }
+  return null;
+}
+
+/** Writes `lease`: a new tenure rewrites the row, the same tenure carrying on extends it. `termMs`: the term's length. */
+function putLease(key: IssueKey, lease: Lease, now: number, remindBefore: number | null | undefined, newTenure: boolean, termMs: Ttl) {
+  const remindAt = lease.expiresAt !== null && remindBefore !== null && remindBefore !== undefined ? lease.expiresAt - remindBefore : null;
+  return (lastHistory: number): Step => ({ op: "putLease", write: { key, lease, remindAt, termMs, lastHistory }, newTenure, now });
+}
+
+/** Frees a released row (keeping its token); nothing when it held nothing. */
+function freeIfReleased(key: IssueKey, row: IssueRow, result: ForceReleaseResult, now: number): Decided<ForceReleaseResult>["write"] {
+  if (result.outcome !== "released" || row.rule?.holder == null) return undefined;
+  return (lastHistory) => ({ op: "freeLease", key, now, lastHistory });
+}
+
+export const leasePlans = {
+  *acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Plan<Applied<AcquireResult>> {
+    const locks = claimLocks(key, holder, opts?.maxPerHolder ?? 0, opts?.policies);
+    return yield* operation({ key, op: "acquire", actor: opts?.actor ?? holder, now, opts, floor: true, locks }, function* (row) {
+      let result = decide.acquire(key, row.rule, holder, ttl, now, undefined, row.floor);
+      // Limits bear only on a new tenure: counted then, and the rules asked again at one.
+      if (result.outcome === "acquired" && result.newTenure) {
+        const reached = yield* limitReached(key, holder, now, opts);
+        if (reached) result = decide.acquire(key, row.rule, holder, ttl, now, reached, row.floor);
+      }
+      if (result.outcome !== "acquired") return { result };
+      // The holder's open pull requests and an exempt label hold it from the claim.
+      const pulls = yield* ask({ op: "pullsOf", repoId: key.repoId, issue: key.issue, authorId: holder.id });
+      const exempt = opts?.exempt ?? (result.newTenure ? false : workOf(result.lease.heldBy).exempt);
+      const acquired = { ...result, lease: heldByWork(result.lease, { pulls, exempt }) };
+      const labels = acquired.newTenure ? labelKeys(opts?.policies) : [];
+      if (labels.length > 0) yield* ask({ op: "rememberLabels", key, token: acquired.lease.token, labels });
+      return { result: acquired, write: putLease(key, acquired.lease, now, opts?.remindBefore, acquired.newTenure, ttl) };
+    });
+  },
+
+  *renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Plan<Applied<RenewResult>> {
+    return yield* operation({ key, op: "renew", actor: holder, now, opts }, function* (row) {
+      const result = decide.renew(key, row.rule, holder, ttl, now);
+      if (result.outcome !== "renewed") return { result };
+      // Still held by its work, if it was: the new term is what it gets when the work lets go.
+      const lease = heldByWork(result.lease, workOf(result.lease.heldBy));
+      return { result: { ...result, lease }, write: putLease(key, lease, now, opts?.remindBefore, false, ttl) };
+    });
+  },
+
+  *release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Plan<Applied<ReleaseResult>> {
+    return yield* operation({ key, op: "release", actor: holder, now, opts }, function* (row) {
+      const result = decide.release(key, row.rule, holder, now);
+      return { result, write: freeIfReleased(key, row, result, now) };
+    });
+  },
+
+  *forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Plan<Applied<ForceReleaseResult>> {
+    return yield* operation({ key, op: "force_release", actor, now, opts }, function* (row) {
+      const result = decide.forceRelease(key, row.rule, now, opts);
+      return { result, write: freeIfReleased(key, row, result, now) };
+    });
+  },
+
+  /** The row is locked even though nothing changes: effects of one issue enter the outbox in the order of the decisions they follow. */
+  *note(key: IssueKey, actor: Holder | null, now: number, opts?: NoteOptions): Plan<Applied<NoteResult>> {
+    const detail = opts?.detail ? { detail: opts.detail } : {};
+    return yield* operation({ key, op: "note", actor, now, opts, historyOutcome: opts?.outcome }, function* (row) {
+      return { result: { ...decide.note(key, row.rule, now), ...detail } };
+    });
+  },
+
+  *markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Plan<Applied<ExpireResult>> {
+    return yield* operation({ key, op: "expire", actor: null, now, opts }, function* (row) {
+      const result = decide.expire(key, row.rule, token, now);
+      if (result.outcome !== "expired") return { result };
+      return { result, write: (lastHistory) => ({ op: "freeLease", key, now, lastHistory }) };
+    });
+  },
+
+  *markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Plan<Applied<RemindResult>> {
+    return yield* operation({ key, op: "remind", actor: null, now, opts }, function* (row) {
+      const result = decide.remind(key, row.rule, term, now);
+      if (result.outcome !== "reminded") return { result };
+      return { result, write: (lastHistory) => ({ op: "markReminded", key, now, lastHistory }) };
+    });
+  },
+};
