@@ -34,8 +34,6 @@ import { metricsHandler } from "./metrics/metrics-handler.js";
 import { rateLimitSettings } from "./api/rate-limit.js";
 import { serveApi } from "./api/serve-api.js";
 
-export { isOwnComment } from "./webhooks/comment-routes.js";
-export { DELIVERY_DEADLINE_MS } from "./webhooks/track-deliveries.js";
 
 export interface AppOptions {
   /** The ledger; default: opened from DATABASE_URL. */

@@ -15,7 +15,8 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { issueLeases, type Runtime } from "../../src/app.js";
-import { openSqlite, SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { openSqlite } from "../../src/ledger/sqlite/open.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { commentPayload } from "../../test/support/payloads.js";
 import { APP_ID, newProbot } from "./probot.js";
 import { benchRepo, inRepo } from "./repos.js";

@@ -22,7 +22,7 @@ import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { SQLITE_MIGRATIONS } from "../ledger/sqlite/migrations.js";
-import { openSqlite } from "../ledger/sqlite/sqlite-ledger.js";
+import { openSqlite } from "../ledger/sqlite/open.js";
 import { createPrivateFile, makeFolderFor } from "../ledger/sqlite/files.js";
 import { readTokenFloor, recordTokenFloor } from "../ledger/sqlite/token-floor.js";
 import { AlreadyServedError, claimServing } from "../ledger/sqlite/serving.js";

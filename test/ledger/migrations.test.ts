@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { migrateSqlite, SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { migrateSqlite } from "../../src/ledger/sqlite/open.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite/migrations.js";
 
 const LATEST = SQLITE_MIGRATIONS.length;

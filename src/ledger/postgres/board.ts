@@ -3,9 +3,11 @@
  * (migrations 14 and 15; SQLite's in sqlite/board.ts): issue cards, each
  * repository's private flag and its time, and a page of live leases with its
  * side panels.
- * `PostgresLedger` calls in with a connection inside its own transaction,
- * or with its retrying single-statement query for one-statement reads.
+ * Each write is one transaction of the ledger's connection; each read one
+ * statement (retried as connection.ts says) or one transaction.
  */
+import type { BoardMemory, BoardReads } from "../roles.js";
+import { nowParam, type PostgresConnection } from "./connection.js";
 import type pg from "pg";
 import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board-rows.js";
 import type { RepoInfo } from "../types.js";
@@ -38,7 +40,7 @@ function filterClauses(s: string, q: BoardFilter, a: "l" | "h", param: (v: unkno
 }
 
 /** `Ledger.rememberCard`, inside the caller's transaction. */
-export async function rememberPostgresCard(c: pg.PoolClient, s: string, card: IssueCard, now: number, create: boolean): Promise<boolean> {
+async function rememberPostgresCard(c: pg.PoolClient, s: string, card: IssueCard, now: number, create: boolean): Promise<boolean> {
   // A title is for display, and the next event brings it again: this commit
   // does not wait for the disk. Nothing else is written so.
   await c.query("SET LOCAL synchronous_commit TO off");
@@ -88,7 +90,7 @@ async function moveCounts(c: pg.PoolClient, s: string, repoId: number, from: num
  * scope being left after its leases were moved: a flag changes once per
  * repository, or when it is made private or public.
  */
-export async function rememberPostgresVisibility(c: pg.PoolClient, s: string, repo: RepoVisibility, now: number): Promise<boolean> {
+async function rememberPostgresVisibility(c: pg.PoolClient, s: string, repo: RepoVisibility, now: number): Promise<boolean> {
   const read = async (lock: boolean) => {
     const row = (
       await c.query<{ private: boolean | null; repo: string; installation: number; visibility_at: number | null }>(
@@ -137,7 +139,7 @@ export async function rememberPostgresVisibility(c: pg.PoolClient, s: string, re
 }
 
 /** `Ledger.forgetRepos`, inside the caller's transaction. */
-export async function forgetPostgresRepos(c: pg.PoolClient, s: string, forget: RepoForget, now: number): Promise<number> {
+async function forgetPostgresRepos(c: pg.PoolClient, s: string, forget: RepoForget, now: number): Promise<number> {
   // Rare (an installation going), so lease writes are held back whether or not a count moves.
   await c.query(`LOCK TABLE ${s}.leases IN SHARE ROW EXCLUSIVE MODE`);
   const { rows } = await c.query<{ repo_id: number; private: boolean | null }>(
@@ -160,7 +162,7 @@ export async function forgetPostgresRepos(c: pg.PoolClient, s: string, forget: R
 }
 
 /** `Ledger.dropCard`, inside the caller's transaction: a tombstone where the ledger knows the issue. */
-export async function dropPostgresCard(c: pg.PoolClient, s: string, key: { repoId: number; issue: number }, now: number): Promise<void> {
+async function dropPostgresCard(c: pg.PoolClient, s: string, key: { repoId: number; issue: number }, now: number): Promise<void> {
   await c.query(
     `INSERT INTO ${s}.issue_cards AS k (repo_id, issue, title, labels, updated_at, gone_at)
      SELECT $1, $2, '', '[]', $3, $3
@@ -171,7 +173,7 @@ export async function dropPostgresCard(c: pg.PoolClient, s: string, key: { repoI
   await c.query(`DELETE FROM ${s}.issue_labels WHERE repo_id = $1 AND issue = $2`, [key.repoId, key.issue]);
 }
 
-export async function postgresBoardRepo(query: Query, s: string, name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
+async function postgresBoardRepo(query: Query, s: string, name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
   const { rows } = await query<{ repo_id: number; repo: string; installation: number; private: boolean | null }>(
     `SELECT repo_id, repo, installation, private FROM ${s}.repos WHERE lower(repo) = lower($1)
      ORDER BY updated_at DESC, repo_id DESC LIMIT 1`,
@@ -186,7 +188,7 @@ export async function postgresBoardRepo(query: Query, s: string, name: string): 
  * page; `now` is the statement's clock expression (the caller's value or the
  * database's). Unfiltered, the total comes from the per-holder counts.
  */
-export async function postgresBoardLeases(query: Query, s: string, q: BoardQuery, now: string, nowValue: number | null): Promise<BoardPage> {
+async function postgresBoardLeases(query: Query, s: string, q: BoardQuery, now: string, nowValue: number | null): Promise<BoardPage> {
   const values: unknown[] = [nowValue, [...q.visible]];
   const param = (v: unknown) => `$${values.push(v)}`;
   const live = ["l.holder_id IS NOT NULL", `${BOARD_AT} > ${now}`, visible(2)];
@@ -255,7 +257,7 @@ async function postgresHolders(c: pg.PoolClient, s: string, q: BoardPanelsQuery,
 }
 
 /** `Ledger.boardPanels`, on one connection at one `now`, under the page's filters. */
-export async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardPanelsQuery, now: number): Promise<BoardPanels> {
   const ids = [...q.visible];
   const soonValues: unknown[] = [now, now + q.soonMs, ids];
   const soonParam = (v: unknown) => `$${soonValues.push(v)}`;
@@ -293,4 +295,41 @@ export async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardP
     expiringCount: expiringCount.rows[0]!.n,
     ended: ended.rows.map(toEnded),
   };
+}
+
+/** The board's roles on PostgreSQL: its writes each one transaction, its reads one statement or one transaction. */
+export class PostgresBoard implements BoardMemory, BoardReads {
+  /** `s`: the quoted schema. */
+  constructor(
+    private readonly s: string,
+    private readonly db: PostgresConnection,
+  ) {}
+
+  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
+    return this.db.transaction(now, async (c, now) => ({ value: await rememberPostgresCard(c, this.s, card, now, create) }));
+  }
+
+  async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
+    return this.db.transaction(now, async (c, now) => ({ value: await rememberPostgresVisibility(c, this.s, repo, now) }));
+  }
+
+  async dropCard(key: { repoId: number; issue: number }, now: number): Promise<void> {
+    return this.db.transaction(now, async (c, now) => ({ value: await dropPostgresCard(c, this.s, key, now) }));
+  }
+
+  async forgetRepos(forget: RepoForget, now: number): Promise<number> {
+    return this.db.transaction(now, async (c, now) => ({ value: await forgetPostgresRepos(c, this.s, forget, now) }));
+  }
+
+  async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
+    return postgresBoardRepo((text, values) => this.db.query(text, values), this.s, name);
+  }
+
+  async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
+    return postgresBoardLeases((text, values) => this.db.query(text, values), this.s, query, nowParam(1), this.db.stmtNow(now));
+  }
+
+  async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+    return this.db.transaction(now, async (c, now) => ({ value: await postgresBoardPanels(c, this.s, query, now) }));
+  }
 }

@@ -1,51 +1,11 @@
 import pg from "pg";
-import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "../board-types.js";
 import { DatabaseConfigError } from "../database-config-error.js";
-import { leasePlans } from "../lease-plans.js";
+import { LedgerBase } from "../ledger-base.js";
 import type { Plan } from "../plan.js";
 import type { Ledger } from "../roles.js";
 import { SchemaBehindError } from "../schema-behind-error.js";
-import type {
-  AcquireOptions,
-  AcquireResult,
-  Applied,
-  Effect,
-  EffectFence,
-  ExpireResult,
-  ForceReleaseOptions,
-  ForceReleaseResult,
-  HeldLock,
-  HistoryEntry,
-  Holder,
-  IssueKey,
-  Lease,
-  NoteOptions,
-  NoteResult,
-  OpOptions,
-  OutboxStats,
-  ReleaseResult,
-  RemindResult,
-  RenameOptions,
-  RenewOptions,
-  RenewResult,
-  RepoInfo,
-  SchemaVersion,
-  Term,
-  TokenFloorRaise,
-  TokenFloorResult,
-  Ttl,
-} from "../types.js";
-import { workPlans } from "../work-plans.js";
-import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "../work-types.js";
-import {
-  dropPostgresCard,
-  forgetPostgresRepos,
-  postgresBoardLeases,
-  postgresBoardPanels,
-  postgresBoardRepo,
-  rememberPostgresCard,
-  rememberPostgresVisibility,
-} from "./board.js";
+import type { HeldLock, HistoryEntry, Holder, IssueKey, Lease, RenameOptions, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../types.js";
+import { PostgresBoard } from "./board.js";
 import { isConnectionError, nowParam, PostgresConnection, type PostgresLedgerOptions } from "./connection.js";
 import { migratePostgres, postgresSchemaVersion } from "./migrate.js";
 import { PostgresOutbox } from "./outbox.js";
@@ -55,9 +15,6 @@ import { PostgresPlans } from "./run-plan.js";
 import { PostgresSessionLocks } from "./session-locks.js";
 import { raisePostgresTokenFloor } from "./token-floor.js";
 
-// Exported from here before they moved to their own files, and still imported from here (the tests, the CLI).
-export { isConnectionError, synchronousCommit, type PostgresLedgerOptions } from "./connection.js";
-export { migratePostgres } from "./migrate.js";
 
 /** The URL without its password, for error messages. */
 function describeUrl(connectionString: string): string {
@@ -102,25 +59,28 @@ type Client = pg.PoolClient;
  * (`SELECT ... FOR UPDATE`) before deciding, so operations on one issue
  * serialise and operations on different issues run in parallel.
  */
-export class PostgresLedger implements Ledger {
+export class PostgresLedger extends LedgerBase implements Ledger {
   readonly sharedByProcesses = true;
   readonly pool: pg.Pool;
   readonly schema: string;
   /** The pool, and the retries around what runs on it (connection.ts). */
   private readonly db: PostgresConnection;
   private readonly sql;
+  /** The board's memory and reads (board.ts). */
+  protected readonly board: PostgresBoard;
   /** Runs the operations written once (lease-plans.ts, work-plans.ts) in a transaction (run-plan.ts). */
   private readonly plans: PostgresPlans;
   /** The outbox's statements and operations (postgres/outbox.ts). */
-  private readonly outbox: PostgresOutbox;
+  protected readonly outbox: PostgresOutbox;
   /** Repositories and reflections (postgres/repos.ts). */
-  private readonly repos: PostgresRepos;
+  protected readonly repos: PostgresRepos;
   /** Named locks: session advisory locks on a connection of their own (postgres/session-locks.ts). */
   private readonly locks: PostgresSessionLocks;
   /** The reads of leases, history and deliveries outside the operations (postgres/reads.ts). */
   private readonly reads: PostgresReads;
 
   constructor(opts: PostgresLedgerOptions) {
+    super();
     this.schema = opts.schema ?? "public";
     this.db = new PostgresConnection(opts);
     this.pool = this.db.pool;
@@ -128,6 +88,7 @@ export class PostgresLedger implements Ledger {
     const s = pg.escapeIdentifier(this.schema);
     this.outbox = new PostgresOutbox(s, this.db);
     this.repos = new PostgresRepos(s, this.db);
+    this.board = new PostgresBoard(s, this.db);
     this.locks = new PostgresSessionLocks({
       connectionString: opts.connectionString,
       schema: this.schema,
@@ -161,29 +122,14 @@ export class PostgresLedger implements Ledger {
     return this.db.ping(timeoutMs);
   }
 
-  /** Runs one operation written once (lease-plans.ts, work-plans.ts) as one transaction (run-plan.ts), retried as connection.ts says. */
-  private transaction<T>(callerNow: number, plan: (now: number) => Plan<T>): Promise<T> {
-    return this.db.transaction(callerNow, (c, now) => this.plans.run(c, plan(now)));
+  /** Runs one operation as one transaction (run-plan.ts), made again when connection.ts retries it. */
+  protected runPlan<T>(callerNow: number, make: (now: number) => Plan<T>): Promise<T> {
+    return this.db.transaction(callerNow, (c, now) => this.plans.run(c, make(now)));
   }
 
-  async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
-    return this.transaction(now, (now) => leasePlans.acquire(key, holder, ttl, now, opts));
-  }
-
-  async renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>> {
-    return this.transaction(now, (now) => leasePlans.renew(key, holder, ttl, now, opts));
-  }
-
-  async release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>> {
-    return this.transaction(now, (now) => leasePlans.release(key, holder, now, opts));
-  }
-
-  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>> {
-    return this.transaction(now, (now) => leasePlans.forceRelease(key, actor, now, opts));
-  }
-
-  async note(key: IssueKey, actor: Holder | null, now: number, opts?: NoteOptions): Promise<Applied<NoteResult>> {
-    return this.transaction(now, (now) => leasePlans.note(key, actor, now, opts));
+  protected async mayRenew(key: IssueKey, actor: Holder, now: number): Promise<boolean> {
+    const found = await this.db.query(this.sql.mayRenew, [key.repoId, actor.id, key.issue, this.db.stmtNow(now)]);
+    return found.rows.length > 0;
   }
 
   async recorded(delivery: string): Promise<unknown> {
@@ -229,71 +175,32 @@ export class PostgresLedger implements Ledger {
     return this.reads.expiredSince(now, limit);
   }
 
-  async markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Promise<Applied<ExpireResult>> {
-    return this.transaction(now, (now) => leasePlans.markExpired(key, token, now, opts));
-  }
 
   async dueReminders(now: number, limit = 1000): Promise<Lease[]> {
     return this.reads.dueReminders(now, limit);
   }
 
-  async markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
-    return this.transaction(now, (now) => leasePlans.markReminded(key, term, now, opts));
-  }
 
   async history(key: { repoId: number; issue: number }, limit = 1000): Promise<HistoryEntry[]> {
     return this.reads.history(key, limit);
   }
 
   // The outbox (postgres/outbox.ts).
-  async takeEffects(now: number, limit: number, lockMs: number, skipInstallations?: number[], skipIds?: number[]): Promise<Effect[]> {
-    return this.outbox.takeEffects(now, limit, lockMs, skipInstallations, skipIds);
-  }
 
-  async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
-    return this.outbox.extendEffects(fences, now, lockMs);
-  }
 
-  async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
-    return this.outbox.completeEffect(fence, now);
-  }
 
-  async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
-    return this.outbox.failEffect(fence, now, error, retryAt);
-  }
 
-  async unparkEffects(now: number): Promise<number> {
-    return this.outbox.unparkEffects(now);
-  }
 
-  async outboxStats(): Promise<OutboxStats> {
-    return this.outbox.outboxStats();
-  }
 
   async schemaVersion(): Promise<SchemaVersion> {
     return postgresSchemaVersion(this.pool, this.schema);
   }
 
   // Repositories, reflections and named locks (postgres/repos.ts).
-  async getReflection(repoId: number, issue: number): Promise<unknown> {
-    return this.repos.getReflection(repoId, issue);
-  }
 
-  async putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void> {
-    return this.repos.putReflection(repoId, issue, state, now);
-  }
 
-  async rememberRepo(repo: RepoInfo, now: number): Promise<void> {
-    return this.repos.rememberRepo(repo, now);
-  }
 
-  async repoInfo(repoId: number): Promise<RepoInfo | null> {
-    return this.repos.repoInfo(repoId);
-  }
 
-  async findRepo(name: string): Promise<RepoInfo | null> {
-    return this.repos.findRepo(name);
-  }
 
   /** The lock ends with this process's lock connection, not after `ttlMs`: a replica that dies lets go at once. */
   async holdLock(name: string, _owner: string, _clock: () => number, _ttlMs: number): Promise<HeldLock | null> {
@@ -310,58 +217,17 @@ export class PostgresLedger implements Ledger {
     return this.db.transaction(now, async (c, now) => ({ value: await raisePostgresTokenFloor(c, s, raise, actor, setBy, now) }));
   }
 
-  async linkPull(pull: IssueKey, author: Holder, issues: number[], now: number, opts: LinkPullOptions): Promise<LinkPullResult> {
-    return this.transaction(now, (now) => workPlans.linkPull(pull, author, issues, now, opts));
-  }
 
-  async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }> {
-    const found = await this.db.query(this.sql.mayRenew, [key.repoId, actor.id, key.issue, this.db.stmtNow(now)]);
-    if (found.rows.length === 0) return { outcome: "none", renewed: [] };
-    const policy = await opts.policy();
-    if (!policy) return { outcome: "none", renewed: [] };
-    return this.transaction(now, (now) => workPlans.renewOnActivity(key, actor, now, policy, opts.delivery));
-  }
 
-  async setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>> {
-    return this.transaction(now, (now) => workPlans.setExempt(key, actor, exempt, now, opts));
-  }
 
   async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
     return this.reads.latestToken(key);
   }
 
-  // The board (postgres/board.ts).
-  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
-    const s = pg.escapeIdentifier(this.schema);
-    return this.db.transaction(now, async (c, now) => ({ value: await rememberPostgresCard(c, s, card, now, create) }));
-  }
 
-  async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
-    const s = pg.escapeIdentifier(this.schema);
-    return this.db.transaction(now, async (c, now) => ({ value: await rememberPostgresVisibility(c, s, repo, now) }));
-  }
 
-  async dropCard(key: { repoId: number; issue: number }, now: number): Promise<void> {
-    const s = pg.escapeIdentifier(this.schema);
-    return this.db.transaction(now, async (c, now) => ({ value: await dropPostgresCard(c, s, key, now) }));
-  }
 
-  async forgetRepos(forget: RepoForget, now: number): Promise<number> {
-    const s = pg.escapeIdentifier(this.schema);
-    return this.db.transaction(now, async (c, now) => ({ value: await forgetPostgresRepos(c, s, forget, now) }));
-  }
 
-  async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
-    return postgresBoardRepo((text, values) => this.db.query(text, values), pg.escapeIdentifier(this.schema), name);
-  }
 
-  async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
-    const s = pg.escapeIdentifier(this.schema);
-    return postgresBoardLeases((text, values) => this.db.query(text, values), s, query, nowParam(1), this.db.stmtNow(now));
-  }
 
-  async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
-    const s = pg.escapeIdentifier(this.schema);
-    return this.db.transaction(now, async (c, now) => ({ value: await postgresBoardPanels(c, s, query, now) }));
-  }
 }

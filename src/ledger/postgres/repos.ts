@@ -5,10 +5,11 @@
  * `locks` table, named locks with an expiry, is no longer used: the named
  * locks are session advisory locks, postgres/session-locks.ts.)
  */
+import type { RepoMemory } from "../roles.js";
 import { nowParam, type PostgresConnection } from "./connection.js";
 import type { RepoInfo } from "../types.js";
 
-export class PostgresRepos {
+export class PostgresRepos implements RepoMemory {
   readonly sql;
 
   /** `s`: the quoted schema; `db`: the ledger's connection. */

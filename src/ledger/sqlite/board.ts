@@ -6,6 +6,7 @@
  * function runs on the ledger's connection, writes inside the caller's
  * IMMEDIATE transaction.
  */
+import type { BoardMemory, BoardReads } from "../roles.js";
 import type Database from "better-sqlite3";
 import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board-rows.js";
 import type { RepoInfo } from "../types.js";
@@ -51,11 +52,15 @@ function params(q: BoardFilter, now: number): Record<string, unknown> {
 }
 
 /** The board's statements on one SQLite ledger, prepared once (those that filter, per shape of filter). */
-export class SqliteBoard {
+export class SqliteBoard implements BoardMemory, BoardReads {
   private readonly st;
   private readonly shaped = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
 
-  constructor(private readonly db: Database.Database) {
+  /** `immediate`: runs a function as one BEGIN IMMEDIATE transaction on `db`. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly immediate: <T>(f: () => T) => T,
+  ) {
     this.st = {
       hasRow: db.prepare<[number, number], number>("SELECT 1 FROM leases WHERE repo_id = ? AND issue = ?").pluck(),
       card: db.prepare<[number, number], { title: string; labels: string; gone_at: number | null }>(
@@ -137,7 +142,7 @@ export class SqliteBoard {
    * write (true), or the card is not to be kept (null): read without the
    * write lock, so that the events of issues never leased cost a read.
    */
-  cardWrite(card: IssueCard, create: boolean): boolean | null {
+  private cardWrite(card: IssueCard, create: boolean): boolean | null {
     const before = this.st.card.get(card.repoId, card.issue);
     if (before?.gone_at != null) return null;
     if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return null;
@@ -145,7 +150,7 @@ export class SqliteBoard {
   }
 
   /** Inside the caller's transaction. */
-  rememberCard(card: IssueCard, now: number, create: boolean): boolean {
+  private writeCard(card: IssueCard, now: number, create: boolean): boolean {
     const before = this.st.card.get(card.repoId, card.issue);
     if (before?.gone_at != null) return false;
     if (!create && this.st.hasRow.get(card.repoId, card.issue) === undefined) return false;
@@ -159,7 +164,7 @@ export class SqliteBoard {
   }
 
   /** Inside the caller's transaction: a tombstone where the ledger knows the issue; nothing for one it never knew. */
-  dropCard(key: { repoId: number; issue: number }, now: number): void {
+  private writeDrop(key: { repoId: number; issue: number }, now: number): void {
     if (this.st.hasRow.get(key.repoId, key.issue) === undefined && this.st.card.get(key.repoId, key.issue) === undefined) return;
     this.st.buryCard.run({ ...key, now });
     this.st.dropLabels.run(key.repoId, key.issue);
@@ -179,7 +184,7 @@ export class SqliteBoard {
   }
 
   /** Inside the caller's IMMEDIATE transaction: no lease write comes between the flag and the counts moved with it. */
-  rememberVisibility(repo: RepoVisibility, now: number): boolean {
+  private writeVisibility(repo: RepoVisibility, now: number): boolean {
     const row = this.st.visibility.get(repo.repoId);
     const before = row && { private: row.private === null ? null : row.private === 1, at: row.visibility_at };
     const seen = { private: repo.private, at: repo.updatedAt === undefined ? now : repo.updatedAt, reportsChange: repo.reportsChange === true };
@@ -193,7 +198,7 @@ export class SqliteBoard {
   }
 
   /** Inside the caller's IMMEDIATE transaction. */
-  forgetRepos(forget: RepoForget, now: number): number {
+  private writeForget(forget: RepoForget, now: number): number {
     const rows = this.st.served.all({ installation: forget.installation, ids: forget.repoIds === "all" ? null : JSON.stringify(forget.repoIds) });
     for (const r of rows) {
       this.st.forget.run({ repoId: r.repo_id, now, times: forget.times ? 1 : 0 });
@@ -204,14 +209,14 @@ export class SqliteBoard {
     return rows.length;
   }
 
-  boardRepo(name: string): (RepoInfo & { private: boolean | null }) | null {
+  async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
     const row = this.st.boardRepo.get(name);
     if (!row) return null;
     return { repoId: row.repo_id, repo: row.repo, installation: row.installation, private: row.private === null ? null : row.private === 1 };
   }
 
   /** Call inside one read transaction, so that the total and the page agree. */
-  leases(q: BoardQuery, now: number): BoardPage {
+  private leases(q: BoardQuery, now: number): BoardPage {
     const where = ["l.holder_id IS NOT NULL", `${BOARD_AT} > @now`, VISIBLE, ...filterClauses(q, "l")];
     // The index that leads: a repository's held rows, a holder's, the issues
     // bearing a label, or every live lease in expiry order.
@@ -269,7 +274,7 @@ export class SqliteBoard {
     );
   }
 
-  panels(q: BoardPanelsQuery, now: number): BoardPanels {
+  private panels(q: BoardPanelsQuery, now: number): BoardPanels {
     const soonWhere = ["l.holder_id IS NOT NULL", `${BOARD_AT} > @now`, `${BOARD_AT} <= @soon`, VISIBLE, ...filterClauses(q, "l")].join(" AND ");
     // Unfiltered, the next day's expiries are read in expiry order; filtered, SQLite picks the index.
     const index = filtered(q) ? "" : "INDEXED BY leases_board";
@@ -302,5 +307,42 @@ export class SqliteBoard {
       expiringCount: expiringCount.pluck().get({ ...soon, limit: q.countCap })!,
       ended: ended.all({ ...p, since: now - q.endedWithinMs, limit: q.top }).map(toEnded),
     };
+  }
+
+  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
+    const write = this.cardWrite(card, create);
+    if (write !== true) return write === false;
+    // A title is for display, and the next event brings it again: its
+    // commit does not wait for the disk (synchronous NORMAL in WAL mode; the
+    // next commit of a lease syncs it along). Nothing else is written so.
+    const sync = this.db.pragma("synchronous", { simple: true }) as number;
+    if (sync > 1) this.db.pragma("synchronous = NORMAL");
+    try {
+      return this.immediate(() => this.writeCard(card, now, create));
+    } finally {
+      if (sync > 1) this.db.pragma(`synchronous = ${sync}`);
+    }
+  }
+
+  async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
+    return this.immediate(() => this.writeVisibility(repo, now));
+  }
+
+  async dropCard(key: { repoId: number; issue: number }, now: number): Promise<void> {
+    this.immediate(() => this.writeDrop(key, now));
+  }
+
+  async forgetRepos(forget: RepoForget, now: number): Promise<number> {
+    return this.immediate(() => this.writeForget(forget, now));
+  }
+
+  async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
+    // One read transaction: the total agrees with the page.
+    return this.db.transaction(() => this.leases(query, now))();
+  }
+
+  async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+    // One read transaction: the panels agree with each other.
+    return this.db.transaction(() => this.panels(query, now))();
   }
 }

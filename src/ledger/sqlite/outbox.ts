@@ -6,12 +6,17 @@
  * one statement each.
  */
 import type Database from "better-sqlite3";
+import type { OutboxStore } from "../roles.js";
 import type { Effect, EffectFence, NewEffect, OutboxStats } from "../types.js";
 
-export class SqliteOutbox {
+export class SqliteOutbox implements OutboxStore {
   private readonly st;
 
-  constructor(db: Database.Database) {
+  /** `immediate`: runs a function as one BEGIN IMMEDIATE transaction on `db`. */
+  constructor(
+    db: Database.Database,
+    private readonly immediate: <T>(f: () => T) => T,
+  ) {
     this.st = {
       enqueue: db.prepare(
         `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
@@ -68,8 +73,14 @@ export class SqliteOutbox {
     }
   }
 
-  /** `skip`: installations held back; `applying`: effects this process is applying already. */
-  take(now: number, limit: number, lockMs: number, skip: Set<number>, applying: Set<number>): Effect[] {
+  /** Taken in one BEGIN IMMEDIATE: the heads read and locked together. */
+  async takeEffects(now: number, limit: number, lockMs: number, skipInstallations: number[] = [], skipIds: number[] = []): Promise<Effect[]> {
+    const skip = new Set(skipInstallations);
+    const applying = new Set(skipIds);
+    return this.immediate(() => this.take(now, limit, lockMs, skip, applying));
+  }
+
+  private take(now: number, limit: number, lockMs: number, skip: Set<number>, applying: Set<number>): Effect[] {
     // Over-fetch a little so that skipped installations and effects do not starve the others.
     const rows = this.st.heads.all({ now, limit: limit + skip.size * limit + applying.size });
     const taken: Effect[] = [];
@@ -93,25 +104,30 @@ export class SqliteOutbox {
     return taken;
   }
 
-  extend(fences: EffectFence[], now: number, lockMs: number): number[] {
+  async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
+    if (fences.length === 0) return [];
+    return this.immediate(() => this.extend(fences, now, lockMs));
+  }
+
+  private extend(fences: EffectFence[], now: number, lockMs: number): number[] {
     return fences.filter((f) => this.st.extendEffect.run({ id: f.id, attempt: f.attempt, until: now + lockMs }).changes > 0).map((f) => f.id);
   }
 
-  complete(fence: EffectFence, now: number): boolean {
+  async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
     return this.st.complete.run({ id: fence.id, attempt: fence.attempt, now }).changes > 0;
   }
 
-  fail(fence: EffectFence, now: number, error: string, retryAt: number | null): boolean {
+  async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
     const at = { id: fence.id, attempt: fence.attempt, error };
     const r = retryAt === null ? this.st.park.run(at) : this.st.retry.run({ ...at, retryAt: Math.max(retryAt, now) });
     return r.changes > 0;
   }
 
-  unpark(now: number): number {
+  async unparkEffects(now: number): Promise<number> {
     return this.st.unpark.run({ now }).changes;
   }
 
-  stats(): OutboxStats {
+  async outboxStats(): Promise<OutboxStats> {
     const s = this.st.stats.get()!;
     return { pending: s.pending, parked: s.parked, oldestPendingAt: s.oldest };
   }

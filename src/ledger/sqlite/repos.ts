@@ -7,9 +7,10 @@
  * over a file).
  */
 import type Database from "better-sqlite3";
+import type { RepoMemory } from "../roles.js";
 import type { RepoInfo } from "../types.js";
 
-export class SqliteRepos {
+export class SqliteRepos implements RepoMemory {
   private readonly st;
 
   constructor(db: Database.Database) {
@@ -42,25 +43,30 @@ export class SqliteRepos {
     };
   }
 
-  getReflection(repoId: number, issue: number): unknown {
+  async getReflection(repoId: number, issue: number): Promise<unknown> {
     const row = this.st.getReflection.get(repoId, issue);
     return row ? (JSON.parse(row.state) as unknown) : null;
   }
 
-  putReflection(repoId: number, issue: number, state: unknown, now: number): void {
+  async putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void> {
     this.st.putReflection.run({ repoId, issue, state: JSON.stringify(state), now });
   }
 
-  rememberRepo(repo: RepoInfo, now: number): void {
+  async rememberRepo(repo: RepoInfo, now: number): Promise<void> {
     this.st.rememberRepo.run({ ...repo, now });
   }
 
-  repoInfo(repoId: number): RepoInfo | null {
+  async repoInfo(repoId: number): Promise<RepoInfo | null> {
+    return this.info(repoId);
+  }
+
+  /** The repository remembered under `repoId`, read on the caller's transaction. */
+  info(repoId: number): RepoInfo | null {
     const row = this.st.repoInfo.get(repoId);
     return row ? { repoId: row.repo_id, repo: row.repo, installation: row.installation } : null;
   }
 
-  findRepo(name: string): RepoInfo | null {
+  async findRepo(name: string): Promise<RepoInfo | null> {
     const row = this.st.findRepo.get(name);
     return row ? { repoId: row.repo_id, repo: row.repo, installation: row.installation } : null;
   }

@@ -1,44 +1,22 @@
 import type Database from "better-sqlite3";
 import { decide } from "../decide.js";
-import { leasePlans } from "../lease-plans.js";
+import { LedgerBase } from "../ledger-base.js";
 import { ruleRow } from "../lease-rows.js";
 import type { Plan } from "../plan.js";
 import type { Ledger } from "../roles.js";
-import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "../board-types.js";
 import type {
-  AcquireOptions,
-  AcquireResult,
-  Applied,
-  Effect,
-  EffectFence,
-  ExpireResult,
-  ForceReleaseOptions,
-  ForceReleaseResult,
   HeldLock,
   HistoryEntry,
   HistoryOp,
   Holder,
   IssueKey,
   Lease,
-  NoteOptions,
-  NoteResult,
-  OpOptions,
-  OutboxStats,
-  ReleaseResult,
-  RemindResult,
   RenameOptions,
-  RenewOptions,
-  RenewResult,
-  RepoInfo,
   SchemaVersion,
-  Term,
   TokenFloorRaise,
   TokenFloorResult,
-  Ttl,
 } from "../types.js";
 import { holderOf } from "../types.js";
-import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "../work-types.js";
-import { workPlans } from "../work-plans.js";
 import { SqliteBoard } from "./board.js";
 import { GroupCommit } from "./group-commit.js";
 import { holdRowLock } from "./keep-lock.js";
@@ -51,11 +29,9 @@ import { SqlitePlans } from "./run-plan.js";
 import { claimServing } from "./serving.js";
 import { raiseSqliteTokenFloor } from "./token-floor.js";
 
-// Opening and migrating a file, imported from here by the CLI, benchmarks and tests.
-export { migrateSqlite, openSqlite, type SqliteLedgerOptions } from "./open.js";
 
 /** The ledger on one SQLite file: every call is one `BEGIN IMMEDIATE` transaction. */
-export class SqliteLedger implements Ledger {
+export class SqliteLedger extends LedgerBase implements Ledger {
   readonly db: Database.Database;
   readonly sharedByProcesses: boolean = false;
   /** The lease statements (lease-statements.ts), shared with the plans. */
@@ -68,14 +44,15 @@ export class SqliteLedger implements Ledger {
   private readonly plans: SqlitePlans;
 
   /** The outbox's statements and operations (sqlite/outbox.ts). */
-  private readonly outbox: SqliteOutbox;
+  protected readonly outbox: SqliteOutbox;
   /** Repositories, reflections and named locks (sqlite/repos.ts). */
-  private readonly repos: SqliteRepos;
+  protected readonly repos: SqliteRepos;
 
   /** The serving lock, held while this ledger serves its file as the app. */
   private readonly serving: Database.Database | null = null;
 
   constructor(fileOrDb: string | Database.Database, opts: SqliteLedgerOptions = {}) {
+    super();
     const serves = opts.serve === true && typeof fileOrDb === "string" && fileOrDb !== ":memory:";
     // Before the database is opened: a refused process changes nothing in it.
     if (serves) this.serving = claimServing(fileOrDb);
@@ -89,7 +66,7 @@ export class SqliteLedger implements Ledger {
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.groups = new GroupCommit(db);
-    this.outbox = new SqliteOutbox(db);
+    this.outbox = new SqliteOutbox(db, this.immediate);
     this.plans = new SqlitePlans(db, this.outbox);
     this.st = this.plans.st;
     this.repos = new SqliteRepos(db);
@@ -103,32 +80,16 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * Runs one operation (lease-plans.ts) as one transaction, a savepoint of a
-   * group commit: the delivery check, the decision, the history row and the
-   * outbox rows commit together, and the promise settles once they have.
+   * Runs one operation as one transaction, a savepoint of a group commit: the
+   * delivery check, the decision, the history row and the outbox rows commit
+   * together, and the promise settles once they have.
    */
-  private grouped<T>(plan: Plan<T>): Promise<T> {
-    return this.groups.run(() => this.plans.run(plan));
+  protected runPlan<T>(now: number, make: (now: number) => Plan<T>): Promise<T> {
+    return this.groups.run(() => this.plans.run(make(now)));
   }
 
-  async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
-    return this.grouped(leasePlans.acquire(key, holder, ttl, now, opts));
-  }
-
-  async renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>> {
-    return this.grouped(leasePlans.renew(key, holder, ttl, now, opts));
-  }
-
-  async release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>> {
-    return this.grouped(leasePlans.release(key, holder, now, opts));
-  }
-
-  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>> {
-    return this.grouped(leasePlans.forceRelease(key, actor, now, opts));
-  }
-
-  async note(key: IssueKey, actor: Holder | null, now: number, opts?: NoteOptions): Promise<Applied<NoteResult>> {
-    return this.grouped(leasePlans.note(key, actor, now, opts));
+  protected async mayRenew(key: IssueKey, actor: Holder, now: number): Promise<boolean> {
+    return this.plans.work.mayRenew.get({ repoId: key.repoId, holderId: actor.id, issue: key.issue, now }) !== undefined;
   }
 
   async recorded(delivery: string): Promise<unknown> {
@@ -142,7 +103,7 @@ export class SqliteLedger implements Ledger {
     return this.immediate(() => {
       const renamed = this.st.rename.all(args).map(toLease);
       for (const lease of renamed) {
-        const repo = this.repos.repoInfo(lease.repoId);
+        const repo = this.repos.info(lease.repoId);
         this.outbox.enqueue(lease.repoId, lease.issue, opts?.effects?.(lease, repo) ?? [], now);
       }
       return renamed;
@@ -169,17 +130,11 @@ export class SqliteLedger implements Ledger {
     return this.st.expired.all({ now, limit }).map(toLease);
   }
 
-  async markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Promise<Applied<ExpireResult>> {
-    return this.grouped(leasePlans.markExpired(key, token, now, opts));
-  }
 
   async dueReminders(now: number, limit = 1000): Promise<Lease[]> {
     return this.st.dueReminders.all({ now, limit }).map(toLease);
   }
 
-  async markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
-    return this.grouped(leasePlans.markReminded(key, term, now, opts));
-  }
 
   async history(key: { repoId: number; issue: number }, limit = 1000): Promise<HistoryEntry[]> {
     return this.st.historyOf.all({ ...key, limit }).map((r) => ({
@@ -198,62 +153,20 @@ export class SqliteLedger implements Ledger {
     }));
   }
 
-  async takeEffects(
-    now: number,
-    limit: number,
-    lockMs: number,
-    skipInstallations: number[] = [],
-    skipIds: number[] = [],
-  ): Promise<Effect[]> {
-    const skip = new Set(skipInstallations);
-    const applying = new Set(skipIds);
-    return this.immediate(() => this.outbox.take(now, limit, lockMs, skip, applying));
-  }
 
-  async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
-    if (fences.length === 0) return [];
-    return this.immediate(() => this.outbox.extend(fences, now, lockMs));
-  }
 
-  async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
-    return this.outbox.complete(fence, now);
-  }
 
-  async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
-    return this.outbox.fail(fence, now, error, retryAt);
-  }
 
-  async unparkEffects(now: number): Promise<number> {
-    return this.outbox.unpark(now);
-  }
 
-  async outboxStats(): Promise<OutboxStats> {
-    return this.outbox.stats();
-  }
 
   async schemaVersion(): Promise<SchemaVersion> {
     return { current: this.db.pragma("user_version", { simple: true }) as number, latest: SQLITE_MIGRATIONS.length };
   }
 
-  async getReflection(repoId: number, issue: number): Promise<unknown> {
-    return this.repos.getReflection(repoId, issue);
-  }
 
-  async putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void> {
-    this.repos.putReflection(repoId, issue, state, now);
-  }
 
-  async rememberRepo(repo: RepoInfo, now: number): Promise<void> {
-    this.repos.rememberRepo(repo, now);
-  }
 
-  async repoInfo(repoId: number): Promise<RepoInfo | null> {
-    return this.repos.repoInfo(repoId);
-  }
 
-  async findRepo(name: string): Promise<RepoInfo | null> {
-    return this.repos.findRepo(name);
-  }
 
   async holdLock(name: string, owner: string, clock: () => number, ttlMs: number): Promise<HeldLock | null> {
     return holdRowLock(this, name, owner, clock, ttlMs);
@@ -293,67 +206,19 @@ export class SqliteLedger implements Ledger {
     return this.immediate(() => raiseSqliteTokenFloor(this.db, raise, actor, setBy, now));
   }
 
-  async linkPull(pull: IssueKey, author: Holder, issues: number[], now: number, opts: LinkPullOptions): Promise<LinkPullResult> {
-    return this.immediate(() => this.plans.run(workPlans.linkPull(pull, author, issues, now, opts)));
-  }
 
-  async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }> {
-    if (this.plans.work.mayRenew.get({ repoId: key.repoId, holderId: actor.id, issue: key.issue, now }) === undefined) {
-      return { outcome: "none", renewed: [] };
-    }
-    const policy = await opts.policy();
-    if (!policy) return { outcome: "none", renewed: [] };
-    return this.immediate(() => this.plans.run(workPlans.renewOnActivity(key, actor, now, policy, opts.delivery)));
-  }
 
-  async setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>> {
-    return this.immediate(() => this.plans.run(workPlans.setExempt(key, actor, exempt, now, opts)));
-  }
 
-  // The board's statements (sqlite/board.ts), prepared on first use.
+  // The board's statements (board.ts), prepared on first use.
   private boardSt: SqliteBoard | undefined;
-  private get board(): SqliteBoard {
-    return (this.boardSt ??= new SqliteBoard(this.db));
+  protected get board(): SqliteBoard {
+    return (this.boardSt ??= new SqliteBoard(this.db, this.immediate));
   }
 
-  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
-    const write = this.board.cardWrite(card, create);
-    if (write !== true) return write === false;
-    // A title is for display, and the next event brings it again: its
-    // commit does not wait for the disk (synchronous NORMAL in WAL mode; the
-    // next commit of a lease syncs it along). Nothing else is written so.
-    const sync = this.db.pragma("synchronous", { simple: true }) as number;
-    if (sync > 1) this.db.pragma("synchronous = NORMAL");
-    try {
-      return this.immediate(() => this.board.rememberCard(card, now, create));
-    } finally {
-      if (sync > 1) this.db.pragma(`synchronous = ${sync}`);
-    }
-  }
 
-  async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
-    return this.immediate(() => this.board.rememberVisibility(repo, now));
-  }
 
-  async dropCard(key: { repoId: number; issue: number }, now: number): Promise<void> {
-    this.immediate(() => this.board.dropCard(key, now));
-  }
 
-  async forgetRepos(forget: RepoForget, now: number): Promise<number> {
-    return this.immediate(() => this.board.forgetRepos(forget, now));
-  }
 
-  async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
-    return this.board.boardRepo(name);
-  }
 
-  async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
-    // One read transaction: the total agrees with the page.
-    return this.db.transaction(() => this.board.leases(query, now))();
-  }
 
-  async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
-    // One read transaction: the panels agree with each other.
-    return this.db.transaction(() => this.board.panels(query, now))();
-  }
 }

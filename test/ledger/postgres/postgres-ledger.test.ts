@@ -8,7 +8,8 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { POSTGRES_MIGRATIONS } from "../../../src/ledger/postgres/migrations.js";
-import { PostgresLedger, openPostgres, type PostgresLedgerOptions } from "../../../src/ledger/postgres/postgres-ledger.js";
+import type { PostgresLedgerOptions } from "../../../src/ledger/postgres/connection.js";
+import { PostgresLedger, openPostgres } from "../../../src/ledger/postgres/postgres-ledger.js";
 import { advisoryKey } from "../../../src/ledger/postgres/session-locks.js";
 import { type Effect, fenceOf, type Holder, type IssueKey } from "../../../src/ledger/types.js";
 import { Sweeper } from "../../../src/leasing/sweeper.js";

@@ -1,0 +1,173 @@
+/**
+ * What both stores share, written once: the operations that are plans
+ * (lease-plans.ts, work-plans.ts), and the roles each store keeps in a part of
+ * its own (its outbox, its memory of repositories), handed to that part. A
+ * store extends this and says how it runs a plan as one transaction
+ * (`runPlan`), and how it checks cheaply, outside any transaction, whether an
+ * actor's activity could renew anything (`mayRenew`).
+ */
+import { leasePlans } from "./lease-plans.js";
+import type { Plan } from "./plan.js";
+import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "./board-types.js";
+import type { BoardMemory, BoardReads, OutboxStore, RepoMemory } from "./roles.js";
+import type {
+  AcquireOptions,
+  AcquireResult,
+  Applied,
+  ExpireResult,
+  ForceReleaseOptions,
+  ForceReleaseResult,
+  Effect,
+  EffectFence,
+  Holder,
+  IssueKey,
+  NoteOptions,
+  NoteResult,
+  OpOptions,
+  OutboxStats,
+  ReleaseResult,
+  RemindResult,
+  RenewOptions,
+  RenewResult,
+  RepoInfo,
+  Term,
+  Ttl,
+} from "./types.js";
+import { workPlans } from "./work-plans.js";
+import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "./work-types.js";
+
+export abstract class LedgerBase implements OutboxStore, RepoMemory, BoardMemory, BoardReads {
+  /** The store's outbox: effects taken, extended, completed or failed. */
+  protected abstract readonly outbox: OutboxStore;
+  /** The store's repositories and reflections. */
+  protected abstract readonly repos: RepoMemory;
+  /** The store's board: what it remembers from webhooks, and its reads. */
+  protected abstract readonly board: BoardMemory & BoardReads;
+
+  /**
+   * Runs the plan `make(now)` makes as one transaction, whose promise settles
+   * once it has committed. `now` is the caller's, or the database's clock
+   * where the store reads it; a store that retries a transaction makes the
+   * plan again.
+   */
+  protected abstract runPlan<T>(now: number, make: (now: number) => Plan<T>): Promise<T>;
+
+  /** Whether `actor` holds a lease their activity on `key` could renew: one indexed read, no transaction. */
+  protected abstract mayRenew(key: IssueKey, actor: Holder, now: number): Promise<boolean>;
+
+  async acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>> {
+    return this.runPlan(now, (now) => leasePlans.acquire(key, holder, ttl, now, opts));
+  }
+
+  async renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>> {
+    return this.runPlan(now, (now) => leasePlans.renew(key, holder, ttl, now, opts));
+  }
+
+  async release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Promise<Applied<ReleaseResult>> {
+    return this.runPlan(now, (now) => leasePlans.release(key, holder, now, opts));
+  }
+
+  async forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Promise<Applied<ForceReleaseResult>> {
+    return this.runPlan(now, (now) => leasePlans.forceRelease(key, actor, now, opts));
+  }
+
+  async note(key: IssueKey, actor: Holder | null, now: number, opts?: NoteOptions): Promise<Applied<NoteResult>> {
+    return this.runPlan(now, (now) => leasePlans.note(key, actor, now, opts));
+  }
+
+  async markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Promise<Applied<ExpireResult>> {
+    return this.runPlan(now, (now) => leasePlans.markExpired(key, token, now, opts));
+  }
+
+  async markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>> {
+    return this.runPlan(now, (now) => leasePlans.markReminded(key, term, now, opts));
+  }
+
+  async linkPull(pull: IssueKey, author: Holder, issues: number[], now: number, opts: LinkPullOptions): Promise<LinkPullResult> {
+    return this.runPlan(now, (now) => workPlans.linkPull(pull, author, issues, now, opts));
+  }
+
+  /** Asks `opts.policy` only when there is something to renew; `duplicate` is present only when a transaction ran. */
+  async renewOnActivity(key: IssueKey, actor: Holder, now: number, opts: ActivityOptions): Promise<ActivityResult & { duplicate?: boolean }> {
+    if (!(await this.mayRenew(key, actor, now))) return { outcome: "none", renewed: [] };
+    const policy = await opts.policy();
+    if (!policy) return { outcome: "none", renewed: [] };
+    return this.runPlan(now, (now) => workPlans.renewOnActivity(key, actor, now, policy, opts.delivery));
+  }
+
+  async setExempt(key: IssueKey, actor: Holder, exempt: boolean, now: number, opts: ExemptOptions): Promise<Applied<ExemptResult>> {
+    return this.runPlan(now, (now) => workPlans.setExempt(key, actor, exempt, now, opts));
+  }
+
+  async takeEffects(now: number, limit: number, lockMs: number, skipInstallations?: number[], skipIds?: number[]): Promise<Effect[]> {
+    return this.outbox.takeEffects(now, limit, lockMs, skipInstallations, skipIds);
+  }
+
+  async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
+    return this.outbox.extendEffects(fences, now, lockMs);
+  }
+
+  async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
+    return this.outbox.completeEffect(fence, now);
+  }
+
+  async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
+    return this.outbox.failEffect(fence, now, error, retryAt);
+  }
+
+  async unparkEffects(now: number): Promise<number> {
+    return this.outbox.unparkEffects(now);
+  }
+
+  async outboxStats(): Promise<OutboxStats> {
+    return this.outbox.outboxStats();
+  }
+
+  async getReflection(repoId: number, issue: number): Promise<unknown> {
+    return this.repos.getReflection(repoId, issue);
+  }
+
+  async putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void> {
+    return this.repos.putReflection(repoId, issue, state, now);
+  }
+
+  async rememberRepo(repo: RepoInfo, now: number): Promise<void> {
+    return this.repos.rememberRepo(repo, now);
+  }
+
+  async repoInfo(repoId: number): Promise<RepoInfo | null> {
+    return this.repos.repoInfo(repoId);
+  }
+
+  async findRepo(name: string): Promise<RepoInfo | null> {
+    return this.repos.findRepo(name);
+  }
+
+  async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
+    return this.board.rememberCard(card, now, create);
+  }
+
+  async dropCard(key: { repoId: number; issue: number }, now: number): Promise<void> {
+    return this.board.dropCard(key, now);
+  }
+
+  async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
+    return this.board.rememberVisibility(repo, now);
+  }
+
+  async forgetRepos(forget: RepoForget, now: number): Promise<number> {
+    return this.board.forgetRepos(forget, now);
+  }
+
+  async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
+    return this.board.boardRepo(name);
+  }
+
+  async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
+    return this.board.boardLeases(query, now);
+  }
+
+  async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
+    return this.board.boardPanels(query, now);
+  }
+}
