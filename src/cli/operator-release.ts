@@ -6,7 +6,7 @@
  */
 import type { Holder, IssueKey, Lease, NewEffect, RepoInfo } from "../ledger/types.js";
 import type { Ledger } from "../ledger/roles.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import { reflectEffect } from "../outbox/effects.js";
 import { leaseView, type Reply } from "../github/render.js";
 
 /**
@@ -44,9 +44,7 @@ export function operatorReleaseEffect(info: RepoInfo, lease: Lease, reason: stri
     mentionHolder: true,
     reason: `Released from the command line by an operator of this app. Reason: ${reason}`,
   };
-  const [owner = "", repo = ""] = info.repo.split("/");
-  const payload: ReflectPayload = { owner, repo, reconcile: true, reply };
-  return { installation: info.installation, kind: REFLECT, payload };
+  return reflectEffect(info.installation, info.repo, { reconcile: true, reply });
 }
 
 /** What the release did: the tenure it ended, or null when the issue had no live lease (nothing queued). */

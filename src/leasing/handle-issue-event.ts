@@ -6,7 +6,7 @@
 import type { ConfigResult } from "../config/config.js";
 import type { Holder, IssueKey, NewEffect } from "../ledger/types.js";
 import type { Ledger } from "../ledger/roles.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import { type ReflectPayload, reflectEffect } from "../outbox/effects.js";
 import type { Permission } from "../github/github-port.js";
 import { desiredLabels, labelKind } from "../github/labels.js";
 import { leaseView, type Reply } from "../github/render.js";
@@ -23,8 +23,7 @@ export interface IssueEvent {
 }
 
 function reflect(ev: IssueEvent, reply: Reply | null, extra: Partial<ReflectPayload> = {}): NewEffect[] {
-  const payload: ReflectPayload = { owner: ev.repo.owner, repo: ev.repo.name, reconcile: true, reply, ...extra };
-  return [{ installation: ev.installation, kind: REFLECT, payload }];
+  return [reflectEffect(ev.installation, `${ev.repo.owner}/${ev.repo.name}`, { reconcile: true, reply, ...extra })];
 }
 
 function keyOf(ev: { repo: { id: number; owner?: string; name?: string; full?: string }; issue: number }): IssueKey {

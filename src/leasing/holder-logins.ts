@@ -14,7 +14,7 @@
  */
 import type { Holder, NewEffect } from "../ledger/types.js";
 import type { Ledger } from "../ledger/roles.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import { reflectEffect } from "../outbox/effects.js";
 
 /** Pairs remembered before the memory starts over: a bound, not a tuning knob. */
 const REMEMBERED = 50_000;
@@ -46,9 +46,7 @@ export class HolderLogins {
       effects: (_lease, repo): NewEffect[] => {
         // A repository never remembered has no installation to write with; its labels catch up at its next event.
         if (!repo) return [];
-        const [owner = "", name = ""] = repo.repo.split("/");
-        const payload: ReflectPayload = { owner, repo: name, reconcile: true, reply: null };
-        return [{ installation: repo.installation, kind: REFLECT, payload }];
+        return [reflectEffect(repo.installation, repo.repo, { reconcile: true, reply: null })];
       },
     });
     if (this.checked.size >= REMEMBERED) this.checked.clear();

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { HeldLock, Lease, NewEffect } from "../ledger/types.js";
 import type { Ledger } from "../ledger/roles.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import { reflectEffect } from "../outbox/effects.js";
 import { leaseView, type Reply } from "../github/render.js";
 
 export interface SweepDeps {
@@ -41,7 +41,6 @@ async function effectFor(ledger: Ledger, lease: Lease, op: "expire" | "remind", 
   const info = await ledger.repoInfo(lease.repoId);
   // A repository the app never saw a command in has no installation on record: nothing to post to.
   if (!info) return [];
-  const [owner = "", repo = ""] = info.repo.split("/");
   const reply: Reply = {
     op,
     outcome: op === "expire" ? "expired" : "reminded",
@@ -53,9 +52,8 @@ async function effectFor(ledger: Ledger, lease: Lease, op: "expire" | "remind", 
     ignored: 0,
     mentionHolder: true,
   };
-  const payload: ReflectPayload = { owner, repo, reconcile: op === "expire", reply };
   // Behind replies to commands: a claim is answered during an expiry wave.
-  return [{ installation: info.installation, kind: REFLECT, payload, priority: 1 }];
+  return [reflectEffect(info.installation, info.repo, { reconcile: op === "expire", reply }, 1)];
 }
 
 export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {

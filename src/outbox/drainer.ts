@@ -30,12 +30,9 @@ import type { Ledger } from "../ledger/roles.js";
 import { fenced, type GitHubPort, httpStatus } from "../github/github-port.js";
 import { nextAfterFailure } from "./after-failure.js";
 import { Attempts } from "./attempts.js";
-import { applyCheck, CHECK, type CheckPayload } from "./pull-check.js";
-import { REFLECT, type ReflectPayload, Reflector } from "./reflector.js";
-
-export { REFLECT, type ReflectPayload } from "./reflector.js";
-
-export { CHECK, type CheckPayload, type PullRecord } from "./pull-check.js";
+import { CHECK, type CheckPayload, REFLECT, type ReflectPayload } from "./effects.js";
+import { applyCheck } from "./pull-check.js";
+import { Reflector } from "./reflector.js";
 
 export interface DrainerOptions {
   ledger: Ledger;

@@ -29,46 +29,9 @@ import { DEFAULT_CONFIG } from "../config/config.js";
 import { resumeOf } from "../config/work-policy.js";
 import type { Effect, HeldLock, Holder } from "../ledger/types.js";
 import type { Ledger } from "../ledger/roles.js";
-import type { Followed, IssueEffect, Resume } from "../ledger/work-types.js";
+import type { Followed, IssueEffect } from "../ledger/work-types.js";
 import type { GitHubPort } from "../github/github-port.js";
-import type { LabelTemplates } from "../github/labels.js";
-import { REFLECT, type ReflectPayload } from "./reflector.js";
-
-/** Post the lease check of a pull request, evaluated against the ledger when applied. */
-export const CHECK = "check";
-
-/** The pull request as its latest event showed it. */
-export interface PullSeen {
-  headSha: string;
-  author: { id: number; login: string };
-  tokenAll: number | null;
-  tokenByIssue: Array<[number, number]>;
-  requireLease: boolean;
-  /** The repository's config when the event came, for the leases this pull request holds: what they get when it lets go, and their labels. */
-  work?: PullWork;
-}
-
-/** What a pull request's effects need of the config for the leases it holds (absent on records from before). */
-export interface PullWork {
-  resume: Resume;
-  labels: LabelTemplates;
-  assign: boolean;
-}
-
-/** What the lease check remembers of a pull request: its last event, and the issues it closed when last read. */
-export interface PullRecord extends PullSeen {
-  refs: number[];
-}
-
-export interface CheckPayload {
-  owner: string;
-  repo: string;
-  pull: number;
-  /** From a pull request event: what to remember (null: it was closed). Absent on a re-check after a lease change. */
-  seen?: PullSeen | null;
-  /** With `seen: null`: who opened it, when it closed, and what a lease it held gets now. */
-  closed?: { author: Holder; at: number; work: PullWork };
-}
+import { type CheckPayload, type PullRecord, type PullWork, reflectEffect } from "./effects.js";
 
 export interface PullLinks {
   pull?: PullRecord;
@@ -168,20 +131,18 @@ async function linkLeases(
 ): Promise<boolean> {
   // Only an effect queued before pull requests held leases has no config with it; such a pull request holds none.
   const resume = work?.resume ?? resumeOf(DEFAULT_CONFIG);
+  const key = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: p.pull };
   const effects = (changed: Followed[]): IssueEffect[] =>
-    changed.map((f) => {
-      const payload: ReflectPayload = {
-        owner: p.owner,
-        repo: p.repo,
+    changed.map((f) => ({
+      issue: f.lease.issue,
+      ...reflectEffect(effect.installation, key.repo, {
         reconcile: true,
         reply: null,
         // Who holds it and with which token did not change: no pull request needs checking again.
         recheck: false,
         ...(work ? { labels: work.labels, assign: work.assign } : {}),
-      };
-      return { issue: f.lease.issue, installation: effect.installation, kind: REFLECT, payload };
-    });
-  const key = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: p.pull };
+      }),
+    }));
   const { changed } = await deps.ledger.linkPull(key, author, issues, deps.clock(), { resume, effects, ...(at !== undefined ? { at } : {}) });
   return changed.length > 0;
 }
