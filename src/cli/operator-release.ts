@@ -5,7 +5,7 @@
  * labels and assignee and posts the reply; the CLI never talks to GitHub.
  */
 import type { Holder, IssueKey, Lease, NewEffect, RepoInfo } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { leaseView, type Reply } from "../github/render.js";
 
@@ -49,7 +49,7 @@ export function operatorReleaseEffect(info: RepoInfo, lease: Lease, reason: stri
 
 /** What the release did: the tenure it ended, or null when the issue had no live lease (nothing queued). */
 export async function operatorRelease(
-  ledger: Ledger,
+  ledger: LeaseBook & LeaseReads,
   info: RepoInfo,
   issue: number,
   reason: string,

@@ -13,7 +13,7 @@ import { leaseTokens } from "../checks/lease-check.js";
 import type { ConfigResult } from "../config/config.js";
 import type { Config } from "../config/schema.js";
 import type { Holder, IssueKey } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseBook, Reflections } from "../ledger/roles.js";
 import { checkEffect, type CheckPayload, type PullSeen, type PullWork } from "../outbox/effects.js";
 import { pullLinks } from "../outbox/pull-check.js";
 import { resumeOf } from "../config/work-policy.js";
@@ -36,7 +36,7 @@ function workOf(config: Config): PullWork {
 /** Queues the pull request's check, or forgets it once closed. Returns whether an effect was queued. */
 export async function handlePullRequest(
   ev: PullRequestEvent,
-  deps: { ledger: Ledger; now: number; config: () => Promise<ConfigResult> },
+  deps: { ledger: LeaseBook & Reflections; now: number; config: () => Promise<ConfigResult> },
 ): Promise<boolean> {
   const { ledger, now } = deps;
   let seen: PullSeen | null = null;
@@ -70,7 +70,7 @@ export async function handlePullRequest(
 }
 
 /** After a lease on `key` changed: queue a check for every open pull request that closes the issue. */
-export async function recheckPullRequests(ledger: Ledger, installation: number, key: IssueKey, now: number): Promise<number> {
+export async function recheckPullRequests(ledger: LeaseBook & Reflections, installation: number, key: IssueKey, now: number): Promise<number> {
   const pulls = (await pullLinks(ledger, key.repoId, key.issue)).closedBy ?? [];
   for (const pull of pulls) {
     await ledger.note({ ...key, issue: pull }, null, now, {

@@ -13,7 +13,7 @@
  * for a pair not seen, or seen with another login.
  */
 import type { Holder, NewEffect } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseBook } from "../ledger/roles.js";
 import { reflectEffect } from "../outbox/effects.js";
 
 /** Pairs remembered before the memory starts over: a bound, not a tuning knob. */
@@ -25,7 +25,7 @@ export class HolderLogins {
   private readonly asking = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly o: { ledger: Ledger; clock: () => number; onRenamed: (count: number) => void },
+    private readonly o: { ledger: LeaseBook; clock: () => number; onRenamed: (count: number) => void },
   ) {}
 
   /** `account` as an event in repository `repoId` shows it. */

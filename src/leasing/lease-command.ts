@@ -11,7 +11,7 @@ import { DURATION_FORMS, formatDuration } from "../commands/parse-duration.js";
 import { type ConfigResult, DEFAULT_CONFIG } from "../config/config.js";
 import type { Config } from "../config/schema.js";
 import type { AcquireResult, Holder, IssueKey, Lease, LedgerResult, NewEffect, NoteResult, ReleaseResult, RenewResult, ReplyBudget } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseBook } from "../ledger/roles.js";
 import { type ClaimPolicyDeps, decideClaim, limitReason } from "./policies.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { type LeaseView, leaseView, type Outcome, type Reply } from "../github/render.js";
@@ -77,7 +77,7 @@ export type LeaseOutcome =
 export type LeaseResult = LeaseOutcome & { duplicate: boolean };
 
 export interface LeaseDeps extends Partial<ClaimPolicyDeps> {
-  ledger: Ledger;
+  ledger: LeaseBook;
   now: number;
 }
 

@@ -26,7 +26,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
 import type { Effect, EffectFence, IssueKey, Lease } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { FollowLinks, LeaseReads, NamedLocks, OutboxStore, Reflections } from "../ledger/roles.js";
 import { fenced, type GitHubPort, httpStatus } from "../github/github-port.js";
 import { nextAfterFailure } from "./after-failure.js";
 import { Attempts } from "./attempts.js";
@@ -35,7 +35,7 @@ import { applyCheck } from "./pull-check.js";
 import { Reflector } from "./reflector.js";
 
 export interface DrainerOptions {
-  ledger: Ledger;
+  ledger: OutboxStore & LeaseReads & Reflections & NamedLocks & FollowLinks;
   github: (installation: number) => Promise<GitHubPort>;
   clock: () => number;
   log: Pick<Logger, "info" | "warn" | "error" | "debug">;

@@ -16,7 +16,7 @@
  * order, so `-P` has one writer; `-I` is shared by every pull request that
  * closes I, so relinking takes turns per repository (see `linksTurn`).
  *
- * The same read feeds the ledger's pull links (`Ledger.linkPull`), in the
+ * The same read feeds the ledger's pull links (`FollowLinks.linkPull`), in the
  * same turn: an open pull request by a lease's holder that closes its issue
  * holds the lease (it does not expire), and the issue shows it with a label
  * (an effect of the issue's own, written with the links). A closed pull
@@ -28,7 +28,7 @@ import { CHECK_NAME, closedIssues, evaluateLeaseCheck, tooManyReferences } from 
 import { DEFAULT_CONFIG } from "../config/config.js";
 import { resumeOf } from "../config/work-policy.js";
 import type { Effect, HeldLock, Holder } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { FollowLinks, LeaseReads, NamedLocks, Reflections } from "../ledger/roles.js";
 import type { Followed, IssueEffect } from "../ledger/work-types.js";
 import type { GitHubPort } from "../github/github-port.js";
 import { type CheckPayload, type PullRecord, type PullWork, reflectEffect } from "./effects.js";
@@ -38,7 +38,7 @@ export interface PullLinks {
   closedBy?: number[];
 }
 
-export async function pullLinks(ledger: Ledger, repoId: number, n: number): Promise<PullLinks> {
+export async function pullLinks(ledger: Reflections, repoId: number, n: number): Promise<PullLinks> {
   return ((await ledger.getReflection(repoId, -n)) as PullLinks | null) ?? {};
 }
 
@@ -48,7 +48,7 @@ export async function pullLinks(ledger: Ledger, repoId: number, n: number): Prom
  * writing only what changes. Its own row is re-read here: another pull
  * request may have relinked it (one that closes it) since.
  */
-async function relink(ledger: Ledger, repoId: number, pull: number, record: PullRecord | null, now: number): Promise<void> {
+async function relink(ledger: Reflections, repoId: number, pull: number, record: PullRecord | null, now: number): Promise<void> {
   const self = await pullLinks(ledger, repoId, pull);
   const before = self.pull?.refs ?? [];
   const after = record?.refs ?? [];
@@ -67,13 +67,13 @@ async function relink(ledger: Ledger, repoId: number, pull: number, record: Pull
 }
 
 export interface CheckDeps {
-  ledger: Ledger;
+  ledger: LeaseReads & Reflections & NamedLocks & FollowLinks;
   clock: () => number;
   /** Who this process is, in the ledger's named locks. */
   owner: string;
 }
 
-const turns = new WeakMap<Ledger, Map<number, Promise<unknown>>>();
+const turns = new WeakMap<CheckDeps["ledger"], Map<number, Promise<unknown>>>();
 /**
  * How long a row lock on the repository's links lasts if its holder stops
  * extending it (PostgreSQL's ends with its holder's connection); a relink is

@@ -17,7 +17,7 @@
  *   gets no label back that a delete meanwhile took from the repository.
  */
 import type { Effect, IssueKey, Lease } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseReads } from "../ledger/roles.js";
 import type { GitHubPort, Repo } from "../github/github-port.js";
 import { type RepoReflection, RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
 import { desiredLabels, LABEL_STYLE, type LabelTemplates } from "../github/labels.js";
@@ -36,6 +36,7 @@ interface Reflection {
 }
 
 export interface ReflectorOptions extends RepoTurnsOptions {
+  ledger: RepoTurnsOptions["ledger"] & LeaseReads;
   onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
 }
 
