@@ -40,7 +40,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
 import type { Holder } from "../src/ledger/types.js";
-import { REFLECT } from "../src/outbox/reflector.js";
+import { REFLECT } from "../src/outbox/effects.js";
 import { startFakeGitHub } from "../test/support/fake-github.js";
 import { startServer } from "../test/support/server-process.js";
 import { benchArgs, usageExit } from "./support/args.js";

@@ -146,7 +146,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       port: { onResponse: metrics?.githubResponse },
     };
 
-    routeComments(app, { ...routed, appId, log });
+    routeComments(app, { ...routed, ledger, appId, log });
 
     app.on(
       ["pull_request.opened", "pull_request.edited", "pull_request.synchronize", "pull_request.reopened", "pull_request.closed"],

@@ -21,7 +21,7 @@ import type { ConfigResult } from "../config/config.js";
 import { tenuresOf } from "../leasing/handle-command.js";
 import { LeaseCommand, leaseResultOf, type LeaseResult, type ReplyFor } from "../leasing/lease-command.js";
 import type { IssueKey } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
 import type { Permission } from "../github/github-port.js";
 import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, tenureJson } from "./answers.js";
 import type { ApiRepo, RepoAccess } from "./access.js";
@@ -33,7 +33,7 @@ import { RateLimited, type RateLimiter } from "./rate-limit.js";
 import { idempotencyKey, instanceParam, isAnswer, issueRef, type IssueRef, leaseRequest, readBody, verifyRequest } from "./requests.js";
 
 export interface ApiDeps {
-  ledger: Ledger;
+  ledger: LeaseBook & LeaseReads;
   clock: () => number;
   identities: Identities;
   access: RepoAccess;

@@ -7,7 +7,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot, ProbotOctokit } from "probot";
 import type { ConfigCache } from "../config/cache.js";
-import type { Ledger } from "../ledger/roles.js";
 import { octokitPort } from "../github/github-port.js";
 import { loadConfig, sourceOf } from "../config/repo-config.js";
 import { RepoAccess } from "./access.js";
@@ -19,7 +18,7 @@ import { type ApiDeps, apiHandler } from "./routes.js";
 type Octokit = InstanceType<typeof ProbotOctokit>;
 
 export interface ServeApiOptions {
-  ledger: Ledger;
+  ledger: ApiDeps["ledger"];
   clock: () => number;
   configs: ConfigCache;
   rateLimit: ApiRateLimits;

@@ -5,7 +5,7 @@
  * its own once the cause is gone.
  */
 import type { OutboxStats, SchemaVersion } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LedgerAdmin, LedgerHealth } from "../ledger/roles.js";
 import { formatAge } from "./format-table.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -65,7 +65,7 @@ export function schemaBehindReport(database: string, schema: SchemaVersion): Doc
 }
 
 /** The checks that need an open ledger; `database` describes where it is, for messages. */
-export async function doctorChecks(ledger: Ledger, database: string, now: number): Promise<DoctorReport> {
+export async function doctorChecks(ledger: LedgerHealth & LedgerAdmin, database: string, now: number): Promise<DoctorReport> {
   const checks: Check[] = [];
   const done = (extra: Omit<DoctorReport, "ok" | "checks"> = {}): DoctorReport => ({
     ok: checks.every((c) => c.status !== "fail"),

@@ -1,9 +1,9 @@
 /** The repository an operator named, as the ledger knows it. */
 import type { RepoInfo } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { RepoMemory } from "../ledger/roles.js";
 import { CliError, EXIT } from "./cli-error.js";
 
-export async function findRepo(ledger: Ledger, typed: string): Promise<RepoInfo> {
+export async function findRepo(ledger: RepoMemory, typed: string): Promise<RepoInfo> {
   const info = await ledger.findRepo(typed);
   if (!info) {
     throw new CliError(

@@ -4,7 +4,7 @@
  * from \`agent release\`, which ends the caller's own lease through the API.
  */
 import type { RepoInfo } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
 import { usageError } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { operatorRelease } from "./operator-release.js";
@@ -38,7 +38,7 @@ export function forceReleaseReason(values: Record<string, string | boolean | und
   return values.reason;
 }
 
-export async function runForceRelease(ledger: Ledger, info: RepoInfo, issue: number, reason: string, io: { out(text: string): void; clock(): number }): Promise<number> {
+export async function runForceRelease(ledger: LeaseBook & LeaseReads, info: RepoInfo, issue: number, reason: string, io: { out(text: string): void; clock(): number }): Promise<number> {
   const ended = await operatorRelease(ledger, info, issue, reason, io.clock());
   if (!ended) {
     io.out(`nothing to release: ${info.repo}#${issue} has no live lease`);

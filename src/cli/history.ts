@@ -1,6 +1,6 @@
 /** `issue-leases history owner/name#N`: every operation the ledger recorded on an issue. */
 import type { HistoryEntry, Holder } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseReads, RepoMemory } from "../ledger/roles.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { findRepo } from "./find-repo.js";
@@ -46,7 +46,7 @@ function historyJson(h: HistoryEntry) {
 
 type Values = Record<string, string | boolean | undefined>;
 
-export async function runHistory(ledger: Ledger, ref: IssueRef, values: Values, io: CliIo): Promise<number> {
+export async function runHistory(ledger: LeaseReads & RepoMemory, ref: IssueRef, values: Values, io: CliIo): Promise<number> {
   const info = await findRepo(ledger, ref.repo);
   const entries = await ledger.history({ repoId: info.repoId, issue: ref.issue }, HISTORY_LIMIT);
   if (entries.length === 0) {

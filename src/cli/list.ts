@@ -1,7 +1,7 @@
 /** `issue-leases list`: the live leases, as a table or JSON. */
 import { leaseJson as apiLeaseJson, iso } from "../api/answers.js";
 import type { Lease } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseReads, RepoMemory } from "../ledger/roles.js";
 import { EXIT, usageError } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { findRepo } from "./find-repo.js";
@@ -45,7 +45,7 @@ export function repoOption(values: Values): string | null {
   return name;
 }
 
-export async function runList(ledger: Ledger, values: Values, io: CliIo): Promise<number> {
+export async function runList(ledger: LeaseReads & RepoMemory, values: Values, io: CliIo): Promise<number> {
   const now = io.clock();
   const repo = repoOption(values);
   let leases: Lease[];

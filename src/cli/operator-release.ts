@@ -5,8 +5,8 @@
  * labels and assignee and posts the reply; the CLI never talks to GitHub.
  */
 import type { Holder, IssueKey, Lease, NewEffect, RepoInfo } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
+import { reflectEffect } from "../outbox/effects.js";
 import { leaseView, type Reply } from "../github/render.js";
 
 /**
@@ -44,14 +44,12 @@ export function operatorReleaseEffect(info: RepoInfo, lease: Lease, reason: stri
     mentionHolder: true,
     reason: `Released from the command line by an operator of this app. Reason: ${reason}`,
   };
-  const [owner = "", repo = ""] = info.repo.split("/");
-  const payload: ReflectPayload = { owner, repo, reconcile: true, reply };
-  return { installation: info.installation, kind: REFLECT, payload };
+  return reflectEffect(info.installation, info.repo, { reconcile: true, reply });
 }
 
 /** What the release did: the tenure it ended, or null when the issue had no live lease (nothing queued). */
 export async function operatorRelease(
-  ledger: Ledger,
+  ledger: LeaseBook & LeaseReads,
   info: RepoInfo,
   issue: number,
   reason: string,

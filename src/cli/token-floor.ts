@@ -8,7 +8,7 @@
  */
 import { TokenFloorBelowError } from "../ledger/token-floor-below-error.js";
 import type { TokenFloorRaise } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LedgerAdmin } from "../ledger/roles.js";
 import { EXIT, usageError } from "./cli-error.js";
 import { OPERATOR } from "./operator-release.js";
 import { DEFAULT_TOKEN_GAP, integerOption } from "./restore.js";
@@ -47,7 +47,7 @@ export function tokenFloorCommand(raise: TokenFloorRaise): string {
   return "floor" in raise ? `issue-leases token-floor --floor ${raise.floor}` : `issue-leases token-floor --gap ${raise.gap}`;
 }
 
-export async function runTokenFloor(ledger: Ledger, raise: TokenFloorRaise, io: CliIo): Promise<number> {
+export async function runTokenFloor(ledger: LedgerAdmin, raise: TokenFloorRaise, io: CliIo): Promise<number> {
   const setBy = tokenFloorCommand(raise).replace(/^issue-leases /, "");
   let r;
   try {

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "probot";
-import type { Ledger } from "../ledger/roles.js";
+import type { BoardReads } from "../ledger/roles.js";
 import { redirect, sendPage } from "./http.js";
 import { loadBoard, parseFilters, type Viewer } from "./queries.js";
 import { type PageContext, renderBoard, renderMessage } from "./render.js";
@@ -15,7 +15,7 @@ import type { DashboardSettings } from "./settings.js";
 import { sessionViewer } from "./viewer.js";
 
 export interface BoardPageDeps {
-  ledger: Ledger;
+  ledger: BoardReads;
   clock: () => number;
   log: Logger;
   settings: DashboardSettings;

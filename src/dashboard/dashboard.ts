@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
 import { clientAddress } from "../api/client-address.js";
 import { type ApiRateLimits, RateLimiter, rateLimitSettings } from "../api/rate-limit.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { BoardMemory, BoardReads } from "../ledger/roles.js";
 import { bearerViewer } from "./bearer-viewer.js";
 import { boardPage } from "./board-page.js";
 import type { Fetch } from "./github-user.js";
@@ -30,7 +30,7 @@ import { CALLBACK_PATH, finishSignIn, signOut, startSignIn } from "./sign-in.js"
 import type { BearerViewer } from "./viewer.js";
 
 export interface DashboardOptions {
-  ledger: Ledger;
+  ledger: BoardReads & BoardMemory;
   clock: () => number;
   log: Logger;
   /** Default: from the environment (settings.ts). */

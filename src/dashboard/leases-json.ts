@@ -11,7 +11,7 @@ import type { Logger } from "probot";
 import { leaseJson as apiLeaseJson, iso } from "../api/answers.js";
 import { clientAddress } from "../api/client-address.js";
 import { RateLimited } from "../api/rate-limit.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { BoardReads } from "../ledger/roles.js";
 import type { BoardLease } from "../ledger/board-types.js";
 import { sendJson } from "./http.js";
 import { filterQuery, loadBoard, PAGE_SIZE, parseFilters, type Viewer } from "./queries.js";
@@ -21,7 +21,7 @@ import { type BearerViewer, bearerToken, sessionViewer } from "./viewer.js";
 export const LEASES_JSON_PATH = "/api/v1/leases";
 
 export interface LeasesJsonDeps {
-  ledger: Ledger;
+  ledger: BoardReads;
   clock: () => number;
   log: Logger;
   settings: DashboardSettings;

@@ -4,7 +4,7 @@
  * for a viewer: the page of leases, how many there are, and the side panels
  * (under the same filters). The same for the HTML board and its JSON twin.
  */
-import type { Ledger } from "../ledger/roles.js";
+import type { BoardReads } from "../ledger/roles.js";
 import type { BoardPage, BoardPanels, VisiblePrivateRepos } from "../ledger/board-types.js";
 
 export const PAGE_SIZE = 100;
@@ -98,7 +98,7 @@ export type BoardResult =
   | { kind: "sign_in" };
 
 /** The page the filters ask for, and (unless `withPanels` is false) the side panels, as `viewer` may see them. */
-export async function loadBoard(ledger: Ledger, f: BoardFilters, viewer: Viewer | null, now: number, withPanels = true): Promise<BoardResult> {
+export async function loadBoard(ledger: BoardReads, f: BoardFilters, viewer: Viewer | null, now: number, withPanels = true): Promise<BoardResult> {
   const visible = viewer?.visible ?? [];
   if (f.mine && !viewer) return { kind: "sign_in" };
   let repo: { repoId: number; repo: string } | null = null;

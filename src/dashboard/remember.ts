@@ -22,7 +22,7 @@
  */
 import type { Logger } from "probot";
 import { isParseError, parseCommand } from "../commands/parse-command.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { BoardMemory } from "../ledger/roles.js";
 import type { IssueCard, RepoForget } from "../ledger/board-types.js";
 
 /** Stamps kept per replica before the memory starts over. */
@@ -48,7 +48,7 @@ interface Payload {
 }
 
 export interface RememberDeps {
-  ledger: Ledger;
+  ledger: BoardMemory;
   clock: () => number;
   log: Logger;
 }

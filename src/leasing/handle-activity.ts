@@ -12,7 +12,7 @@
  */
 import type { ConfigResult } from "../config/config.js";
 import type { Holder, Lease } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { FollowLinks } from "../ledger/roles.js";
 import { activityPolicy } from "../config/work-policy.js";
 
 export interface ActivityEvent {
@@ -27,7 +27,7 @@ export interface ActivityEvent {
 /** Returns the leases renewed (none for a redelivery). */
 export async function handleActivity(
   ev: ActivityEvent,
-  deps: { ledger: Ledger; now: number; config: () => Promise<ConfigResult> },
+  deps: { ledger: FollowLinks; now: number; config: () => Promise<ConfigResult> },
 ): Promise<Lease[]> {
   const key = { repoId: ev.repo.id, repo: `${ev.repo.owner}/${ev.repo.name}`, issue: ev.number };
   const res = await deps.ledger.renewOnActivity(key, ev.actor, deps.now, {

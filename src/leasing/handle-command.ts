@@ -8,7 +8,7 @@ import { type Command, isParseError, type ParseError, parseCommand } from "../co
 import type { ConfigResult } from "../config/config.js";
 import { LeaseCommand, type LeaseResult } from "./lease-command.js";
 import type { ForceReleaseResult } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
 import type { Permission } from "../github/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply, type TenureView } from "../github/render.js";
 import type { Account } from "./policies.js";
@@ -29,7 +29,7 @@ export interface CommentEvent {
 }
 
 export interface CommandDeps {
-  ledger: Ledger;
+  ledger: LeaseBook & LeaseReads;
   now: number;
   /** The repository's config, loaded only when the comment holds a command. */
   config: () => Promise<ConfigResult>;
@@ -131,7 +131,7 @@ export const RELEASE_OTHERS_FORBIDDEN =
   "Only people with write, maintain or admin permission on this repository can release someone else's lease. Use `/release` on its own to end your own.";
 
 /** Tenures from an issue's history: each new tenure, and how it ended. */
-export function tenuresOf(history: Awaited<ReturnType<Ledger["history"]>>, now: number): TenureView[] {
+export function tenuresOf(history: Awaited<ReturnType<LeaseReads["history"]>>, now: number): TenureView[] {
   const tenures: TenureView[] = [];
   for (const h of history) {
     const last = tenures[tenures.length - 1];

@@ -9,7 +9,7 @@
  */
 import type { ConfigResult } from "../config/config.js";
 import type { Holder } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { FollowLinks, LeaseReads } from "../ledger/roles.js";
 import { carriesExemptLabel, resumeOf } from "../config/work-policy.js";
 
 export interface LabelEvent {
@@ -27,7 +27,7 @@ export interface LabelEvent {
 /** Returns whether the lease changed. */
 export async function handleExemptLabel(
   ev: LabelEvent,
-  deps: { ledger: Ledger; now: number; config: () => Promise<ConfigResult> },
+  deps: { ledger: LeaseReads & FollowLinks; now: number; config: () => Promise<ConfigResult> },
 ): Promise<boolean> {
   const { ledger, now } = deps;
   const key = { repoId: ev.repo.id, repo: `${ev.repo.owner}/${ev.repo.name}`, issue: ev.issue };

@@ -5,8 +5,8 @@
  */
 import type { ConfigResult } from "../config/config.js";
 import type { Holder, IssueKey, NewEffect } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import type { LeaseBook, LeaseReads, Reflections } from "../ledger/roles.js";
+import { type ReflectPayload, reflectEffect } from "../outbox/effects.js";
 import type { Permission } from "../github/github-port.js";
 import { desiredLabels, labelKind } from "../github/labels.js";
 import { leaseView, type Reply } from "../github/render.js";
@@ -23,8 +23,7 @@ export interface IssueEvent {
 }
 
 function reflect(ev: IssueEvent, reply: Reply | null, extra: Partial<ReflectPayload> = {}): NewEffect[] {
-  const payload: ReflectPayload = { owner: ev.repo.owner, repo: ev.repo.name, reconcile: true, reply, ...extra };
-  return [{ installation: ev.installation, kind: REFLECT, payload }];
+  return [reflectEffect(ev.installation, `${ev.repo.owner}/${ev.repo.name}`, { reconcile: true, reply, ...extra })];
 }
 
 function keyOf(ev: { repo: { id: number; owner?: string; name?: string; full?: string }; issue: number }): IssueKey {
@@ -34,7 +33,7 @@ function keyOf(ev: { repo: { id: number; owner?: string; name?: string; full?: s
 /** Closing an issue ends its lease: the work is done (or abandoned). Nothing is posted when there was no lease. */
 export async function handleIssueClosed(
   ev: IssueEvent & { merged: boolean },
-  deps: { ledger: Ledger; now: number },
+  deps: { ledger: LeaseBook & LeaseReads; now: number },
 ): Promise<boolean> {
   const key = keyOf(ev);
   const seen = await deps.ledger.current(key, deps.now);
@@ -73,7 +72,7 @@ export function closedReason(merged: boolean): string {
  * in the repository, though: the outbox deletes them there when no other
  * live lease uses them, as it does when a lease ends on an issue.
  */
-export async function handleIssueGone(ev: IssueEvent, deps: { ledger: Ledger; now: number }): Promise<boolean> {
+export async function handleIssueGone(ev: IssueEvent, deps: { ledger: LeaseBook & LeaseReads; now: number }): Promise<boolean> {
   const key = keyOf(ev);
   if (!(await deps.ledger.current(key, deps.now))) return false;
   const res = await deps.ledger.forceRelease(key, ev.actor, deps.now, {
@@ -94,7 +93,7 @@ export async function handleIssueGone(ev: IssueEvent, deps: { ledger: Ledger; no
 export async function handleLabelRemoved(
   ev: IssueEvent & { label: string },
   deps: {
-    ledger: Ledger;
+    ledger: LeaseBook & LeaseReads & Reflections;
     now: number;
     config: () => Promise<ConfigResult>;
     permission: (login: string) => Promise<Permission>;
@@ -173,7 +172,7 @@ export async function handleLabelRemoved(
  * applied would be shown without it (the app adds only what it thinks is
  * missing). Recorded as a `note`, so that a redelivery queues nothing.
  */
-async function removedWithoutLease(ev: IssueEvent & { label: string }, ledger: Ledger, now: number, recheck = true): Promise<boolean> {
+async function removedWithoutLease(ev: IssueEvent & { label: string }, ledger: LeaseBook & Reflections, now: number, recheck = true): Promise<boolean> {
   const key = keyOf(ev);
   const prior = (await ledger.getReflection(key.repoId, key.issue)) as { labels?: string[] } | null;
   if (!prior?.labels?.some((n) => n.toLowerCase() === ev.label.toLowerCase())) return false;

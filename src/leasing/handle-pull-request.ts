@@ -12,9 +12,10 @@
 import { leaseTokens } from "../checks/lease-check.js";
 import type { ConfigResult } from "../config/config.js";
 import type { Config } from "../config/schema.js";
-import type { Holder, IssueKey, NewEffect } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
-import { CHECK, type CheckPayload, type PullSeen, type PullWork, pullLinks } from "../outbox/pull-check.js";
+import type { Holder, IssueKey } from "../ledger/types.js";
+import type { LeaseBook, Reflections } from "../ledger/roles.js";
+import { checkEffect, type CheckPayload, type PullSeen, type PullWork } from "../outbox/effects.js";
+import { pullLinks } from "../outbox/pull-check.js";
 import { resumeOf } from "../config/work-policy.js";
 
 export interface PullRequestEvent {
@@ -28,18 +29,6 @@ export interface PullRequestEvent {
   open: boolean;
 }
 
-function checkEffect(
-  installation: number,
-  owner: string,
-  repo: string,
-  pull: number,
-  seen?: PullSeen | null,
-  closed?: CheckPayload["closed"],
-): NewEffect[] {
-  const payload: CheckPayload = { owner, repo, pull, ...(seen !== undefined ? { seen } : {}), ...(closed ? { closed } : {}) };
-  return [{ installation, kind: CHECK, payload }];
-}
-
 function workOf(config: Config): PullWork {
   return { resume: resumeOf(config), labels: config.labels, assign: config.assign };
 }
@@ -47,7 +36,7 @@ function workOf(config: Config): PullWork {
 /** Queues the pull request's check, or forgets it once closed. Returns whether an effect was queued. */
 export async function handlePullRequest(
   ev: PullRequestEvent,
-  deps: { ledger: Ledger; now: number; config: () => Promise<ConfigResult> },
+  deps: { ledger: LeaseBook & Reflections; now: number; config: () => Promise<ConfigResult> },
 ): Promise<boolean> {
   const { ledger, now } = deps;
   let seen: PullSeen | null = null;
@@ -75,19 +64,18 @@ export async function handlePullRequest(
   const res = await ledger.note(key, ev.author, now, {
     delivery: ev.delivery,
     outcome: ev.open ? "check" : "check_closed",
-    effects: () => checkEffect(ev.installation, ev.repo.owner, ev.repo.name, ev.number, seen, closed),
+    effects: () => [checkEffect(ev.installation, key.repo, ev.number, seen, closed)],
   });
   return !res.duplicate;
 }
 
 /** After a lease on `key` changed: queue a check for every open pull request that closes the issue. */
-export async function recheckPullRequests(ledger: Ledger, installation: number, key: IssueKey, now: number): Promise<number> {
+export async function recheckPullRequests(ledger: LeaseBook & Reflections, installation: number, key: IssueKey, now: number): Promise<number> {
   const pulls = (await pullLinks(ledger, key.repoId, key.issue)).closedBy ?? [];
-  const [owner = "", repo = ""] = key.repo.split("/");
   for (const pull of pulls) {
     await ledger.note({ ...key, issue: pull }, null, now, {
       outcome: "check",
-      effects: () => checkEffect(installation, owner, repo, pull),
+      effects: () => [checkEffect(installation, key.repo, pull)],
     });
   }
   return pulls.length;

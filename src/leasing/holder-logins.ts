@@ -13,8 +13,8 @@
  * for a pair not seen, or seen with another login.
  */
 import type { Holder, NewEffect } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import type { LeaseBook } from "../ledger/roles.js";
+import { reflectEffect } from "../outbox/effects.js";
 
 /** Pairs remembered before the memory starts over: a bound, not a tuning knob. */
 const REMEMBERED = 50_000;
@@ -25,7 +25,7 @@ export class HolderLogins {
   private readonly asking = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly o: { ledger: Ledger; clock: () => number; onRenamed: (count: number) => void },
+    private readonly o: { ledger: LeaseBook; clock: () => number; onRenamed: (count: number) => void },
   ) {}
 
   /** `account` as an event in repository `repoId` shows it. */
@@ -46,9 +46,7 @@ export class HolderLogins {
       effects: (_lease, repo): NewEffect[] => {
         // A repository never remembered has no installation to write with; its labels catch up at its next event.
         if (!repo) return [];
-        const [owner = "", name = ""] = repo.repo.split("/");
-        const payload: ReflectPayload = { owner, repo: name, reconcile: true, reply: null };
-        return [{ installation: repo.installation, kind: REFLECT, payload }];
+        return [reflectEffect(repo.installation, repo.repo, { reconcile: true, reply: null })];
       },
     });
     if (this.checked.size >= REMEMBERED) this.checked.clear();

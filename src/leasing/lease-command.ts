@@ -11,9 +11,9 @@ import { DURATION_FORMS, formatDuration } from "../commands/parse-duration.js";
 import { type ConfigResult, DEFAULT_CONFIG } from "../config/config.js";
 import type { Config } from "../config/schema.js";
 import type { AcquireResult, Holder, IssueKey, Lease, LedgerResult, NewEffect, NoteResult, ReleaseResult, RenewResult, ReplyBudget } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseBook } from "../ledger/roles.js";
 import { type ClaimPolicyDeps, decideClaim, limitReason } from "./policies.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import { reflectEffect } from "../outbox/effects.js";
 import { type LeaseView, leaseView, type Outcome, type Reply } from "../github/render.js";
 import { repliesPerHour, withinBudget } from "./reply-limit.js";
 import { carriesExemptLabel } from "../config/work-policy.js";
@@ -77,7 +77,7 @@ export type LeaseOutcome =
 export type LeaseResult = LeaseOutcome & { duplicate: boolean };
 
 export interface LeaseDeps extends Partial<ClaimPolicyDeps> {
-  ledger: Ledger;
+  ledger: LeaseBook;
   now: number;
 }
 
@@ -213,14 +213,8 @@ export class LeaseCommand {
   effect(reply: Reply | null, reconcile: boolean, config?: Config): NewEffect[] {
     if (reply === null && !reconcile) return [];
     const { t } = this;
-    const payload: ReflectPayload = {
-      owner: t.repo.owner,
-      repo: t.repo.name,
-      reconcile,
-      reply,
-      ...(config ? { labels: config.labels, assign: config.assign, snapshot: t.issue.labels } : {}),
-    };
-    return [{ installation: t.installation, kind: REFLECT, payload }];
+    const fields = { reconcile, reply, ...(config ? { labels: config.labels, assign: config.assign, snapshot: t.issue.labels } : {}) };
+    return [reflectEffect(t.installation, this.key.repo, fields)];
   }
 }
 

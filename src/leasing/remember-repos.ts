@@ -3,9 +3,9 @@
  * installation, once per process unless either changed: most deliveries
  * then cost no write.
  */
-import type { Ledger } from "../ledger/roles.js";
+import type { RepoMemory } from "../ledger/roles.js";
 
-export function rememberRepos(ledger: Ledger, clock: () => number): (repoId: number, full: string, installation: number) => Promise<void> {
+export function rememberRepos(ledger: RepoMemory, clock: () => number): (repoId: number, full: string, installation: number) => Promise<void> {
   const known = new Map<number, string>();
   return async (repoId: number, full: string, installation: number) => {
     const stamp = `${full}@${installation}`;

@@ -8,7 +8,7 @@
  */
 import type { Config } from "../config/schema.js";
 import type { NewEffect, ReplyBudget } from "../ledger/types.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import { REFLECT, type ReflectPayload } from "../outbox/effects.js";
 
 /** Maintainers, as GitHub's `author_association` tells them: never limited. */
 const TRUSTED = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);

@@ -11,12 +11,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { HeldLock, Lease, NewEffect } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
-import { REFLECT, type ReflectPayload } from "../outbox/drainer.js";
+import type { NamedLocks, RepoMemory, Sweeps } from "../ledger/roles.js";
+import { reflectEffect } from "../outbox/effects.js";
 import { leaseView, type Reply } from "../github/render.js";
 
 export interface SweepDeps {
-  ledger: Ledger;
+  ledger: Sweeps & RepoMemory & NamedLocks;
   clock: () => number;
   batchSize?: number;
   /** Aborted when the sweep lock is lost: the sweep stops before its next lease. */
@@ -37,11 +37,10 @@ export interface SweepResult {
 }
 
 /** The effect that shows a sweep's outcome on the issue: the reply, and for expiry the labels. */
-async function effectFor(ledger: Ledger, lease: Lease, op: "expire" | "remind", at: number): Promise<NewEffect[]> {
+async function effectFor(ledger: RepoMemory, lease: Lease, op: "expire" | "remind", at: number): Promise<NewEffect[]> {
   const info = await ledger.repoInfo(lease.repoId);
   // A repository the app never saw a command in has no installation on record: nothing to post to.
   if (!info) return [];
-  const [owner = "", repo = ""] = info.repo.split("/");
   const reply: Reply = {
     op,
     outcome: op === "expire" ? "expired" : "reminded",
@@ -53,9 +52,8 @@ async function effectFor(ledger: Ledger, lease: Lease, op: "expire" | "remind", 
     ignored: 0,
     mentionHolder: true,
   };
-  const payload: ReflectPayload = { owner, repo, reconcile: op === "expire", reply };
   // Behind replies to commands: a claim is answered during an expiry wave.
-  return [{ installation: info.installation, kind: REFLECT, payload, priority: 1 }];
+  return [reflectEffect(info.installation, info.repo, { reconcile: op === "expire", reply }, 1)];
 }
 
 export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {

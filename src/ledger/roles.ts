@@ -12,7 +12,7 @@ import type {
 } from "./types.js";
 import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "./work-types.js";
 
-/** The leases themselves: each command one transaction (its history row, delivery id, reply budget and effects written with it), and the reads of what stands. What handlers, the API and the CLI use. */
+/** The leases' commands: each one transaction (its history row, delivery id, reply budget and effects written with it). What handlers, the API and the CLI use. */
 export interface LeaseBook {
   acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Promise<Applied<AcquireResult>>;
   renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Promise<Applied<RenewResult>>;
@@ -36,6 +36,10 @@ export interface LeaseBook {
    * a login that did not change, which is nearly every call.
    */
   renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]>;
+}
+
+/** What stands and what happened: reads only, for those who show leases or decide from them without changing them (the outbox, the CLI's listings). */
+export interface LeaseReads {
   current(key: IssueKey, now: number): Promise<Lease | null>;
   list(repoId: number, now: number): Promise<Lease[]>;
   listHeldBy(holderId: number, now: number): Promise<Lease[]>;
@@ -91,11 +95,17 @@ export interface OutboxStore {
    * posted again; one that a newer effect of its issue overtook is marked late.
    */
   unparkEffects(now: number): Promise<number>;
-  outboxStats(): Promise<OutboxStats>;
 }
 
-/** What the app remembers of repositories and of what it last applied on GitHub. */
-export interface RepoMemory {
+/** What /health, /metrics and `issue-leases doctor` read: whether the database answers, and the outbox's backlog. */
+export interface LedgerHealth {
+  outboxStats(): Promise<OutboxStats>;
+  /** Whether the database answers (for /health). */
+  ping(): Promise<boolean>;
+}
+
+/** What the outbox last applied on GitHub, so that applying an effect needs no read of GitHub. */
+export interface Reflections {
   /**
    * What the outbox last applied to an issue elsewhere (labels, assignee), as
    * opaque JSON, so that reconciling needs no read of GitHub. Issue 0 holds
@@ -103,6 +113,10 @@ export interface RepoMemory {
    */
   getReflection(repoId: number, issue: number): Promise<unknown>;
   putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void>;
+}
+
+/** Which repositories the app has seen, and the installation serving each. */
+export interface RepoMemory {
   /** Remembers which installation serves a repository, for work that starts from the ledger (sweeps). */
   rememberRepo(repo: RepoInfo, now: number): Promise<void>;
   repoInfo(repoId: number): Promise<RepoInfo | null>;
@@ -241,7 +255,7 @@ export interface BoardReads {
   boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels>;
 }
 
-/** The operator's side: the schema version, the token floor, whether the database answers, closing. */
+/** The operator's side: the schema version, the token floor, closing. */
 export interface LedgerAdmin {
   /** The schema version the database is at, and the latest this code knows (for `issue-leases doctor`). */
   schemaVersion(): Promise<SchemaVersion>;
@@ -255,10 +269,9 @@ export interface LedgerAdmin {
    * (RangeError), as it looks like a mistake.
    */
   raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult>;
-  /** Whether the database answers (for /health). */
-  ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
 /** Every role: what a backend implements, and what only wiring (app.ts, the CLI's opening of a database) holds. */
-export interface Ledger extends LeaseBook, Sweeps, OutboxStore, RepoMemory, NamedLocks, FollowLinks, BoardMemory, BoardReads, LedgerAdmin {}
+export interface Ledger
+  extends LeaseBook, LeaseReads, Sweeps, OutboxStore, LedgerHealth, Reflections, RepoMemory, NamedLocks, FollowLinks, BoardMemory, BoardReads, LedgerAdmin {}

@@ -10,7 +10,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Effect, OutboxStats } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LedgerHealth } from "../ledger/roles.js";
 import type { AttemptOutcome } from "../outbox/drainer.js";
 import type { SweepResult } from "../leasing/sweeper.js";
 
@@ -73,7 +73,7 @@ export class AppMetrics {
   private readonly githubRequests: Counter<"method" | "status">;
   private readonly sweeps: Counter;
   private readonly swept: Counter<"outcome">;
-  private outbox: { ledger: Ledger; clock: () => number } | null = null;
+  private outbox: { ledger: LedgerHealth; clock: () => number } | null = null;
   /** The outbox read of the scrape in progress, shared by the gauges that show it. */
   private reading: Promise<(OutboxStats & { now: number }) | null> | null = null;
 
@@ -160,7 +160,7 @@ export class AppMetrics {
   }
 
   /** The ledger whose outbox the gauges read on each scrape. */
-  watchOutbox(ledger: Ledger, clock: () => number = Date.now): void {
+  watchOutbox(ledger: LedgerHealth, clock: () => number = Date.now): void {
     this.outbox = { ledger, clock };
   }
 
@@ -211,7 +211,7 @@ export class AppMetrics {
 }
 
 /** The outbox's stats, or null when the database failed or took longer than OUTBOX_SCRAPE_TIMEOUT_MS. Never rejects. */
-async function readOutbox(ledger: Ledger, clock: () => number): Promise<(OutboxStats & { now: number }) | null> {
+async function readOutbox(ledger: LedgerHealth, clock: () => number): Promise<(OutboxStats & { now: number }) | null> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const s = await Promise.race([

@@ -3,12 +3,12 @@
  * old its oldest pending effect, parked failures, and when the sweeper last
  * ran. 503 when the database does not answer. No secrets, no user data.
  */
-import type { Ledger } from "../ledger/roles.js";
+import type { LedgerHealth } from "../ledger/roles.js";
 import type { Drainer } from "../outbox/drainer.js";
 import type { Sweeper } from "../leasing/sweeper.js";
 
 export async function healthReport(deps: {
-  ledger: Ledger;
+  ledger: LedgerHealth;
   drainer: Drainer;
   sweeper: Sweeper;
   clock: () => number;

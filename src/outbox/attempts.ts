@@ -8,7 +8,7 @@
  */
 import type { Logger } from "pino";
 import type { Effect, EffectFence } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { OutboxStore } from "../ledger/roles.js";
 
 /** One attempt at an effect being applied: aborted when its lock is lost. */
 export interface Attempt {
@@ -25,7 +25,7 @@ export class Attempts {
   private extending = false;
 
   constructor(
-    private readonly o: { ledger: Ledger; clock: () => number; lockMs: number; log: Pick<Logger, "warn"> },
+    private readonly o: { ledger: OutboxStore; clock: () => number; lockMs: number; log: Pick<Logger, "warn"> },
   ) {}
 
   /** Starts an attempt at an effect just taken (its lock runs from now). */

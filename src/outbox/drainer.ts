@@ -26,19 +26,16 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
 import type { Effect, EffectFence, IssueKey, Lease } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { FollowLinks, LeaseReads, NamedLocks, OutboxStore, Reflections } from "../ledger/roles.js";
 import { fenced, type GitHubPort, httpStatus } from "../github/github-port.js";
 import { nextAfterFailure } from "./after-failure.js";
 import { Attempts } from "./attempts.js";
-import { applyCheck, CHECK, type CheckPayload } from "./pull-check.js";
-import { REFLECT, type ReflectPayload, Reflector } from "./reflector.js";
-
-export { REFLECT, type ReflectPayload } from "./reflector.js";
-
-export { CHECK, type CheckPayload, type PullRecord } from "./pull-check.js";
+import { CHECK, type CheckPayload, REFLECT, type ReflectPayload } from "./effects.js";
+import { applyCheck } from "./pull-check.js";
+import { Reflector } from "./reflector.js";
 
 export interface DrainerOptions {
-  ledger: Ledger;
+  ledger: OutboxStore & LeaseReads & Reflections & NamedLocks & FollowLinks;
   github: (installation: number) => Promise<GitHubPort>;
   clock: () => number;
   log: Pick<Logger, "info" | "warn" | "error" | "debug">;

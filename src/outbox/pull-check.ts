@@ -16,7 +16,7 @@
  * order, so `-P` has one writer; `-I` is shared by every pull request that
  * closes I, so relinking takes turns per repository (see `linksTurn`).
  *
- * The same read feeds the ledger's pull links (`Ledger.linkPull`), in the
+ * The same read feeds the ledger's pull links (`FollowLinks.linkPull`), in the
  * same turn: an open pull request by a lease's holder that closes its issue
  * holds the lease (it does not expire), and the issue shows it with a label
  * (an effect of the issue's own, written with the links). A closed pull
@@ -28,54 +28,17 @@ import { CHECK_NAME, closedIssues, evaluateLeaseCheck, tooManyReferences } from 
 import { DEFAULT_CONFIG } from "../config/config.js";
 import { resumeOf } from "../config/work-policy.js";
 import type { Effect, HeldLock, Holder } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
-import type { Followed, IssueEffect, Resume } from "../ledger/work-types.js";
+import type { FollowLinks, LeaseReads, NamedLocks, Reflections } from "../ledger/roles.js";
+import type { Followed, IssueEffect } from "../ledger/work-types.js";
 import type { GitHubPort } from "../github/github-port.js";
-import type { LabelTemplates } from "../github/labels.js";
-import { REFLECT, type ReflectPayload } from "./reflector.js";
-
-/** Post the lease check of a pull request, evaluated against the ledger when applied. */
-export const CHECK = "check";
-
-/** The pull request as its latest event showed it. */
-export interface PullSeen {
-  headSha: string;
-  author: { id: number; login: string };
-  tokenAll: number | null;
-  tokenByIssue: Array<[number, number]>;
-  requireLease: boolean;
-  /** The repository's config when the event came, for the leases this pull request holds: what they get when it lets go, and their labels. */
-  work?: PullWork;
-}
-
-/** What a pull request's effects need of the config for the leases it holds (absent on records from before). */
-export interface PullWork {
-  resume: Resume;
-  labels: LabelTemplates;
-  assign: boolean;
-}
-
-/** What the lease check remembers of a pull request: its last event, and the issues it closed when last read. */
-export interface PullRecord extends PullSeen {
-  refs: number[];
-}
-
-export interface CheckPayload {
-  owner: string;
-  repo: string;
-  pull: number;
-  /** From a pull request event: what to remember (null: it was closed). Absent on a re-check after a lease change. */
-  seen?: PullSeen | null;
-  /** With `seen: null`: who opened it, when it closed, and what a lease it held gets now. */
-  closed?: { author: Holder; at: number; work: PullWork };
-}
+import { type CheckPayload, type PullRecord, type PullWork, reflectEffect } from "./effects.js";
 
 export interface PullLinks {
   pull?: PullRecord;
   closedBy?: number[];
 }
 
-export async function pullLinks(ledger: Ledger, repoId: number, n: number): Promise<PullLinks> {
+export async function pullLinks(ledger: Reflections, repoId: number, n: number): Promise<PullLinks> {
   return ((await ledger.getReflection(repoId, -n)) as PullLinks | null) ?? {};
 }
 
@@ -85,7 +48,7 @@ export async function pullLinks(ledger: Ledger, repoId: number, n: number): Prom
  * writing only what changes. Its own row is re-read here: another pull
  * request may have relinked it (one that closes it) since.
  */
-async function relink(ledger: Ledger, repoId: number, pull: number, record: PullRecord | null, now: number): Promise<void> {
+async function relink(ledger: Reflections, repoId: number, pull: number, record: PullRecord | null, now: number): Promise<void> {
   const self = await pullLinks(ledger, repoId, pull);
   const before = self.pull?.refs ?? [];
   const after = record?.refs ?? [];
@@ -104,13 +67,13 @@ async function relink(ledger: Ledger, repoId: number, pull: number, record: Pull
 }
 
 export interface CheckDeps {
-  ledger: Ledger;
+  ledger: LeaseReads & Reflections & NamedLocks & FollowLinks;
   clock: () => number;
   /** Who this process is, in the ledger's named locks. */
   owner: string;
 }
 
-const turns = new WeakMap<Ledger, Map<number, Promise<unknown>>>();
+const turns = new WeakMap<CheckDeps["ledger"], Map<number, Promise<unknown>>>();
 /**
  * How long a row lock on the repository's links lasts if its holder stops
  * extending it (PostgreSQL's ends with its holder's connection); a relink is
@@ -168,20 +131,18 @@ async function linkLeases(
 ): Promise<boolean> {
   // Only an effect queued before pull requests held leases has no config with it; such a pull request holds none.
   const resume = work?.resume ?? resumeOf(DEFAULT_CONFIG);
+  const key = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: p.pull };
   const effects = (changed: Followed[]): IssueEffect[] =>
-    changed.map((f) => {
-      const payload: ReflectPayload = {
-        owner: p.owner,
-        repo: p.repo,
+    changed.map((f) => ({
+      issue: f.lease.issue,
+      ...reflectEffect(effect.installation, key.repo, {
         reconcile: true,
         reply: null,
         // Who holds it and with which token did not change: no pull request needs checking again.
         recheck: false,
         ...(work ? { labels: work.labels, assign: work.assign } : {}),
-      };
-      return { issue: f.lease.issue, installation: effect.installation, kind: REFLECT, payload };
-    });
-  const key = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: p.pull };
+      }),
+    }));
   const { changed } = await deps.ledger.linkPull(key, author, issues, deps.clock(), { resume, effects, ...(at !== undefined ? { at } : {}) });
   return changed.length > 0;
 }

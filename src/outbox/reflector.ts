@@ -17,47 +17,12 @@
  *   gets no label back that a delete meanwhile took from the repository.
  */
 import type { Effect, IssueKey, Lease } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseReads } from "../ledger/roles.js";
 import type { GitHubPort, Repo } from "../github/github-port.js";
 import { type RepoReflection, RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
 import { desiredLabels, LABEL_STYLE, type LabelTemplates } from "../github/labels.js";
 import { renderReply, type Reply } from "../github/render.js";
-
-/** The one kind of effect: make the issue show the ledger's truth, then post the reply, if any. */
-export const REFLECT = "reflect";
-
-export interface ReflectPayload {
-  owner: string;
-  repo: string;
-  /** Label templates in force when the command ran; absent for sweeps (the last applied ones are used). */
-  labels?: LabelTemplates;
-  assign?: boolean;
-  /** The issue's labels as the webhook saw them: a label the issue already had is not the app's to remove. */
-  snapshot?: string[];
-  /**
-   * Labels a person took off the issue (or deleted from the repository) by
-   * hand: no longer on the issue, whatever the app last applied. Carried by
-   * the effect, not written into the reflection by the webhook handler, so
-   * that it is applied in the issue's effect order (an effect in flight
-   * would write its reflection over the handler's).
-   */
-  removed?: string[];
-  /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
-  reconcile: boolean;
-  /**
-   * The issue is gone (transferred, deleted): post nothing and touch nothing
-   * on it, but delete from the repository the holder and token labels it
-   * carried that no other live lease uses; then forget it.
-   */
-  gone?: boolean;
-  reply: Reply | null;
-  /**
-   * false: what changed is only what holds the lease (a pull request, see
-   * pull-check.ts), not who holds it nor its token, so the open pull
-   * requests that close the issue are not checked again. Default true.
-   */
-  recheck?: boolean;
-}
+import type { ReflectPayload } from "./effects.js";
 
 /** What the drainer last applied to an issue. */
 interface Reflection {
@@ -71,6 +36,7 @@ interface Reflection {
 }
 
 export interface ReflectorOptions extends RepoTurnsOptions {
+  ledger: RepoTurnsOptions["ledger"] & LeaseReads;
   onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
 }
 

@@ -7,7 +7,7 @@
  * the turn lasts, so that the turns of all replicas alternate.
  */
 import type { HeldLock } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { NamedLocks, Reflections } from "../ledger/roles.js";
 import { fenced, type GitHubPort } from "../github/github-port.js";
 
 /** What the app knows of a repository's labels. */
@@ -32,7 +32,7 @@ export interface RepoReflection {
 }
 
 export interface RepoTurnsOptions {
-  ledger: Ledger;
+  ledger: Reflections & NamedLocks;
   clock: () => number;
   /** Who this process is, in the ledger's locks. */
   owner: string;

@@ -8,11 +8,14 @@ import type { Probot } from "probot";
 import { handleActivity } from "../leasing/handle-activity.js";
 import { type CommentEvent, handleComment } from "../leasing/handle-command.js";
 import type { IssueEventDeps } from "./issue-event-routes.js";
+import type { FollowLinks } from "../ledger/roles.js";
 import { octokitPort } from "../github/github-port.js";
 import { parseMarker } from "../github/render.js";
 
 /** What the issue events' routes need, and the app's id and a log. */
 export interface CommentRouteDeps extends IssueEventDeps {
+  /** Commands, and the commenter's activity renewing their leases. */
+  ledger: IssueEventDeps["ledger"] & FollowLinks;
   /** This app's id, to recognise its own comments. */
   appId: number | undefined;
   log: { info: (obj: object, msg: string) => void };

@@ -8,11 +8,11 @@ import type { Context, Probot } from "probot";
 import type { ConfigResult } from "../config/config.js";
 import { handleIssueClosed, handleIssueGone, handleLabelRemoved, type IssueEvent } from "../leasing/handle-issue-event.js";
 import type { Holder } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { LeaseBook, LeaseReads, Reflections } from "../ledger/roles.js";
 import { octokitPort, type PortOptions } from "../github/github-port.js";
 
 export interface IssueEventDeps {
-  ledger: Ledger;
+  ledger: LeaseBook & LeaseReads & Reflections;
   clock: () => number;
   /** Runs a delivery's work, so that shutdown waits for it. */
   track: <T>(work: () => Promise<T>) => Promise<T>;

@@ -14,10 +14,10 @@ import type { ConfigResult } from "../config/config.js";
 import { handleActivity } from "../leasing/handle-activity.js";
 import { handleExemptLabel } from "../leasing/handle-exempt-label.js";
 import type { Holder } from "../ledger/types.js";
-import type { Ledger } from "../ledger/roles.js";
+import type { FollowLinks, LeaseReads } from "../ledger/roles.js";
 
 export interface WorkRouteDeps {
-  ledger: Ledger;
+  ledger: LeaseReads & FollowLinks;
   clock: () => number;
   /** Runs a delivery's work, so that shutdown waits for it. */
   track: <T>(work: () => Promise<T>) => Promise<T>;

@@ -18,7 +18,7 @@ import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite/migrations.js";
 import { fenceOf, type Holder, type IssueKey } from "../../src/ledger/types.js";
 import { type Ledger } from "../../src/ledger/roles.js";
-import type { ReflectPayload } from "../../src/outbox/drainer.js";
+import type { ReflectPayload } from "../../src/outbox/effects.js";
 import { renderReply } from "../../src/github/render.js";
 import { freshSchema, type FreshSchema, skipPostgres } from "../support/pg-schema.js";
 import { ROOT, runBuiltCli } from "../support/cli-process.js";

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Effect } from "../../src/ledger/types.js";
 import type { Ledger } from "../../src/ledger/roles.js";
 import type { GitHubPort } from "../../src/github/github-port.js";
-import { applyCheck, CHECK, type CheckPayload, type PullLinks } from "../../src/outbox/pull-check.js";
+import { CHECK, type CheckPayload } from "../../src/outbox/effects.js";
+import { applyCheck, type PullLinks } from "../../src/outbox/pull-check.js";
 import { backends, type OpenedBackend } from "../ledger/backends.js";
 
 const T0 = Date.parse("2026-12-01T12:00:00Z");

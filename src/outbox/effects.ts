@@ -1,0 +1,109 @@
+/**
+ * The effects the outbox applies, as their producers (handlers, the sweeper,
+ * the CLI, the pull request check) write them: each kind, its payload, and
+ * its one builder, so that a producer needs nothing of the drain loop and
+ * every payload of a kind is written the same way (outbox rows are compared
+ * as JSON: the builders keep their fields' order).
+ */
+import type { Holder, NewEffect } from "../ledger/types.js";
+import type { Resume } from "../ledger/work-types.js";
+import type { LabelTemplates } from "../github/labels.js";
+import type { Reply } from "../github/render.js";
+
+/** Make the issue show the ledger's truth (labels and assignee), then post the reply, if any (reflector.ts). */
+export const REFLECT = "reflect";
+
+/** Post the lease check of a pull request, evaluated against the ledger when applied (pull-check.ts). */
+export const CHECK = "check";
+
+export interface ReflectPayload {
+  owner: string;
+  repo: string;
+  /** Label templates in force when the command ran; absent for sweeps (the last applied ones are used). */
+  labels?: LabelTemplates;
+  assign?: boolean;
+  /** The issue's labels as the webhook saw them: a label the issue already had is not the app's to remove. */
+  snapshot?: string[];
+  /**
+   * Labels a person took off the issue (or deleted from the repository) by
+   * hand: no longer on the issue, whatever the app last applied. Carried by
+   * the effect, not written into the reflection by the webhook handler, so
+   * that it is applied in the issue's effect order (an effect in flight
+   * would write its reflection over the handler's).
+   */
+  removed?: string[];
+  /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
+  reconcile: boolean;
+  /**
+   * The issue is gone (transferred, deleted): post nothing and touch nothing
+   * on it, but delete from the repository the holder and token labels it
+   * carried that no other live lease uses; then forget it.
+   */
+  gone?: boolean;
+  reply: Reply | null;
+  /**
+   * false: what changed is only what holds the lease (a pull request, see
+   * pull-check.ts), not who holds it nor its token, so the open pull
+   * requests that close the issue are not checked again. Default true.
+   */
+  recheck?: boolean;
+}
+
+/** The pull request as its latest event showed it. */
+export interface PullSeen {
+  headSha: string;
+  author: { id: number; login: string };
+  tokenAll: number | null;
+  tokenByIssue: Array<[number, number]>;
+  requireLease: boolean;
+  /** The repository's config when the event came, for the leases this pull request holds: what they get when it lets go, and their labels. */
+  work?: PullWork;
+}
+
+/** What a pull request's effects need of the config for the leases it holds (absent on records from before). */
+export interface PullWork {
+  resume: Resume;
+  labels: LabelTemplates;
+  assign: boolean;
+}
+
+/** What the lease check remembers of a pull request: its last event, and the issues it closed when last read. */
+export interface PullRecord extends PullSeen {
+  refs: number[];
+}
+
+export interface CheckPayload {
+  owner: string;
+  repo: string;
+  pull: number;
+  /** From a pull request event: what to remember (null: it was closed). Absent on a re-check after a lease change. */
+  seen?: PullSeen | null;
+  /** With `seen: null`: who opened it, when it closed, and what a lease it held gets now. */
+  closed?: { author: Holder; at: number; work: PullWork };
+}
+
+/** `owner/name` as the payloads carry it: apart, as GitHub's API takes it. */
+function ownerAndName(repo: string): { owner: string; repo: string } {
+  const [owner = "", name = ""] = repo.split("/");
+  return { owner, repo: name };
+}
+
+/**
+ * A `reflect` effect on repository `repo` (`owner/name`); `priority` 1 puts
+ * it behind replies to commands (sweeps), absent leaves the default.
+ */
+export function reflectEffect(
+  installation: number,
+  repo: string,
+  fields: Omit<ReflectPayload, "owner" | "repo">,
+  priority?: number,
+): NewEffect {
+  const payload: ReflectPayload = { ...ownerAndName(repo), ...fields };
+  return { installation, kind: REFLECT, payload, ...(priority !== undefined ? { priority } : {}) };
+}
+
+/** A `check` effect of pull request `pull` of repository `repo` (`owner/name`); `seen` absent for a re-check after a lease change. */
+export function checkEffect(installation: number, repo: string, pull: number, seen?: PullSeen | null, closed?: CheckPayload["closed"]): NewEffect {
+  const payload: CheckPayload = { ...ownerAndName(repo), pull, ...(seen !== undefined ? { seen } : {}), ...(closed ? { closed } : {}) };
+  return { installation, kind: CHECK, payload };
+}
