@@ -9,7 +9,7 @@
 import { leasePlans } from "./lease-plans.js";
 import type { Plan } from "./plan.js";
 import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "./board-types.js";
-import type { BoardMemory, BoardReads, OutboxStore, RepoMemory } from "./roles.js";
+import type { BoardMemory, BoardReads, LedgerHealth, OutboxStore, Reflections, RepoMemory } from "./roles.js";
 import type {
   AcquireOptions,
   AcquireResult,
@@ -36,11 +36,11 @@ import type {
 import { workPlans } from "./work-plans.js";
 import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "./work-types.js";
 
-export abstract class LedgerBase implements OutboxStore, RepoMemory, BoardMemory, BoardReads {
+export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory, BoardMemory, BoardReads {
   /** The store's outbox: effects taken, extended, completed or failed. */
-  protected abstract readonly outbox: OutboxStore;
+  protected abstract readonly outbox: OutboxStore & Pick<LedgerHealth, "outboxStats">;
   /** The store's repositories and reflections. */
-  protected abstract readonly repos: RepoMemory;
+  protected abstract readonly repos: RepoMemory & Reflections;
   /** The store's board: what it remembers from webhooks, and its reads. */
   protected abstract readonly board: BoardMemory & BoardReads;
 

@@ -4,7 +4,7 @@
  * statement), then taken, extended, completed, retried or parked by the
  * drainers of any replica, each write fenced by the attempt it belongs to.
  */
-import type { OutboxStore } from "../roles.js";
+import type { LedgerHealth, OutboxStore } from "../roles.js";
 import { DB_CLOCK, nowParam, statement, type PostgresConnection, type Statement } from "./connection.js";
 import type { Effect, EffectFence, NewEffect, OutboxStats } from "../types.js";
 
@@ -38,7 +38,7 @@ function toEffect(r: OutboxRow): Effect {
   };
 }
 
-export class PostgresOutbox implements OutboxStore {
+export class PostgresOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStats"> {
   readonly sql;
 
   /** `s`: the quoted schema; `db`: the ledger's connection, for the statements run on their own. */

@@ -5,11 +5,11 @@
  * `locks` table, named locks with an expiry, is no longer used: the named
  * locks are session advisory locks, postgres/session-locks.ts.)
  */
-import type { RepoMemory } from "../roles.js";
+import type { Reflections, RepoMemory } from "../roles.js";
 import { nowParam, type PostgresConnection } from "./connection.js";
 import type { RepoInfo } from "../types.js";
 
-export class PostgresRepos implements RepoMemory {
+export class PostgresRepos implements RepoMemory, Reflections {
   readonly sql;
 
   /** `s`: the quoted schema; `db`: the ledger's connection. */

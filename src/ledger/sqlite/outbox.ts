@@ -6,10 +6,10 @@
  * one statement each.
  */
 import type Database from "better-sqlite3";
-import type { OutboxStore } from "../roles.js";
+import type { LedgerHealth, OutboxStore } from "../roles.js";
 import type { Effect, EffectFence, NewEffect, OutboxStats } from "../types.js";
 
-export class SqliteOutbox implements OutboxStore {
+export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStats"> {
   private readonly st;
 
   /** `immediate`: runs a function as one BEGIN IMMEDIATE transaction on `db`. */

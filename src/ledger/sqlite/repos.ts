@@ -7,10 +7,10 @@
  * over a file).
  */
 import type Database from "better-sqlite3";
-import type { RepoMemory } from "../roles.js";
+import type { Reflections, RepoMemory } from "../roles.js";
 import type { RepoInfo } from "../types.js";
 
-export class SqliteRepos implements RepoMemory {
+export class SqliteRepos implements RepoMemory, Reflections {
   private readonly st;
 
   constructor(db: Database.Database) {
