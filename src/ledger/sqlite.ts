@@ -13,6 +13,7 @@ import { SqliteOutbox } from "./sqlite-outbox.js";
 import { SqliteRepos } from "./sqlite-repos.js";
 import { claimServing } from "./sqlite-serving.js";
 import { raiseSqliteTokenFloor } from "./sqlite-token-floor.js";
+import { UnsyncedCommit } from "./sqlite-unsynced-commit.js";
 import { SqliteWork } from "./sqlite-work.js";
 import { heldByWork, pullsColumn, workOf } from "./work-rules.js";
 import type {
@@ -87,6 +88,9 @@ export class SqliteLedger implements Ledger {
   /** Repositories, reflections and named locks (sqlite-repos.ts). */
   private readonly repos: SqliteRepos;
 
+  /** Commits that do not wait for the disk: the outbox's record of an applied attempt, board cards (sqlite-unsynced-commit.ts). */
+  private readonly unsynced: UnsyncedCommit;
+
   /** The serving lock, held while this ledger serves its file as the app. */
   private readonly serving: Database.Database | null = null;
 
@@ -109,6 +113,7 @@ export class SqliteLedger implements Ledger {
     this.st = leaseStatements(db);
     this.outbox = new SqliteOutbox(db);
     this.repos = new SqliteRepos(db);
+    this.unsynced = new UnsyncedCommit(db);
     if (serves) {
       // Every lock in the file is a dead process's: take them over now, not when they expire.
       this.immediate(() => {
@@ -400,7 +405,10 @@ export class SqliteLedger implements Ledger {
   }
 
   async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
-    return this.outbox.complete(fence, now);
+    // Unsynced: lost to a power cut, the effect is applied again (idempotent,
+    // and its reply looked for first: the attempt's count was synced when it
+    // was taken). A failure's retry time is synced, as before: it is rare.
+    return this.unsynced.run(() => this.outbox.complete(fence, now));
   }
 
   async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {
@@ -424,7 +432,9 @@ export class SqliteLedger implements Ledger {
   }
 
   async putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void> {
-    this.repos.putReflection(repoId, issue, state, now);
+    // Unsynced: written by an attempt that has not completed yet, so lost to
+    // a power cut only with its completion, and the effect is applied again.
+    this.unsynced.run(() => this.repos.putReflection(repoId, issue, state, now));
   }
 
   async rememberRepo(repo: RepoInfo, now: number): Promise<void> {
@@ -502,15 +512,9 @@ export class SqliteLedger implements Ledger {
     const write = this.board.cardWrite(card, create);
     if (write !== true) return write === false;
     // A title is for display, and the next event brings it again: its
-    // commit does not wait for the disk (synchronous NORMAL in WAL mode; the
-    // next commit of a lease syncs it along). Nothing else is written so.
-    const sync = this.db.pragma("synchronous", { simple: true }) as number;
-    if (sync > 1) this.db.pragma("synchronous = NORMAL");
-    try {
-      return this.immediate(() => this.board.rememberCard(card, now, create));
-    } finally {
-      if (sync > 1) this.db.pragma(`synchronous = ${sync}`);
-    }
+    // commit does not wait for the disk (the next commit of a lease syncs
+    // it along). Lease writes always wait.
+    return this.unsynced.run(() => this.immediate(() => this.board.rememberCard(card, now, create)));
   }
 
   async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
