@@ -23,6 +23,12 @@ export class SqliteOutbox {
            AND o.id = (SELECT MIN(p.id) FROM outbox p WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
          ORDER BY o.priority, o.next_at, o.id LIMIT @limit`,
       ),
+      // Whether take could find anything: read without the write lock, so that a drainer finding nothing due takes no lock.
+      anyDue: db
+        .prepare<{ now: number }, number>(
+          "SELECT 1 FROM outbox INDEXED BY outbox_due WHERE state = 'pending' AND next_at <= @now AND locked_until <= @now LIMIT 1",
+        )
+        .pluck(),
       lock: db.prepare("UPDATE outbox SET locked_until = @until, attempts = attempts + 1 WHERE id = @id"),
       // Each write of an attempt names it: a drainer whose lock was taken over changes nothing.
       extendEffect: db.prepare("UPDATE outbox SET locked_until = @until WHERE id = @id AND attempts = @attempt AND state = 'pending'"),
@@ -66,6 +72,11 @@ export class SqliteOutbox {
         priority: effect.priority ?? 0,
       });
     }
+  }
+
+  /** Whether an effect may be due (a hint read outside any transaction): false when `take` would find none. */
+  anyDue(now: number): boolean {
+    return this.st.anyDue.get({ now }) !== undefined;
   }
 
   /** `skip`: installations held back; `applying`: effects this process is applying already. */

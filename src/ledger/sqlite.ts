@@ -394,6 +394,8 @@ export class SqliteLedger implements Ledger {
     skipInstallations: number[] = [],
     skipIds: number[] = [],
   ): Promise<Effect[]> {
+    // Nothing due: no write transaction (a drained outbox is asked after every pass).
+    if (!this.outbox.anyDue(now)) return [];
     const skip = new Set(skipInstallations);
     const applying = new Set(skipIds);
     return this.immediate(() => this.outbox.take(now, limit, lockMs, skip, applying));
