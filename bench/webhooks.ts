@@ -335,7 +335,8 @@ async function main(): Promise<void> {
 
     log("");
     log("per command (ms: medians over rounds): answering the webhook (its ledger transaction included), draining its");
-    log("effects, and of both the time inside ledger calls and the number of SQLite commits (each one fsync); GitHub calls");
+    log("effects, and of both the time inside ledger calls and the number of SQLite commits (each one fsync, but the outbox's");
+    log("reflections and completions: unsynced); GitHub calls");
     table(
       log,
       ["", "webhook ms", "drain ms", "ledger ms", "commits", "reads", "writes", "config"],

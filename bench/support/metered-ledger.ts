@@ -8,7 +8,11 @@
 import { performance } from "node:perf_hooks";
 import type { Ledger } from "../../src/ledger/roles.js";
 
-/** Calls that commit a write transaction (`takeEffects` only when it took something). */
+/**
+ * Calls that commit a write transaction (`takeEffects` only when it took
+ * something). On SQLite `completeEffect` and `putReflection` commit without
+ * an fsync (src/ledger/sqlite/unsynced-commit.ts); they are counted all the same.
+ */
 const WRITES = new Set<string>([
   "acquire", "renew", "release", "forceRelease", "note", "markExpired", "markReminded",
   "completeEffect", "failEffect", "extendEffects", "putReflection", "rememberRepo", "unparkEffects",

@@ -1,6 +1,7 @@
 /**
- * The lease ledger: one interface, implemented on SQLite (`sqlite.ts`) and
- * PostgreSQL (`postgres.ts`). It knows nothing of GitHub.
+ * The lease ledger's values: what its operations take and answer. The
+ * interface, by role, is roles.ts's; SQLite (sqlite/) and PostgreSQL
+ * (postgres/) implement it. It knows nothing of GitHub.
  *
  * Time is a parameter (`now`, milliseconds since the epoch) of every call and
  * is never read inside, so that tests drive the clock. Every call is one

@@ -6,6 +6,7 @@
  * function runs on the ledger's connection, writes inside the caller's
  * IMMEDIATE transaction.
  */
+import type { UnsyncedCommit } from "./unsynced-commit.js";
 import type { BoardMemory, BoardReads } from "../roles.js";
 import type Database from "better-sqlite3";
 import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board-rows.js";
@@ -56,10 +57,11 @@ export class SqliteBoard implements BoardMemory, BoardReads {
   private readonly st;
   private readonly shaped = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
 
-  /** `immediate`: runs a function as one BEGIN IMMEDIATE transaction on `db`. */
+  /** `immediate`: runs a function as one BEGIN IMMEDIATE transaction on `db`; `unsynced`, a commit that does not wait for the disk. */
   constructor(
     private readonly db: Database.Database,
     private readonly immediate: <T>(f: () => T) => T,
+    private readonly unsynced: UnsyncedCommit,
   ) {
     this.st = {
       hasRow: db.prepare<[number, number], number>("SELECT 1 FROM leases WHERE repo_id = ? AND issue = ?").pluck(),
@@ -313,16 +315,11 @@ export class SqliteBoard implements BoardMemory, BoardReads {
     const write = this.cardWrite(card, create);
     if (write !== true) return write === false;
     // A title is for display, and the next event brings it again: its
-    // commit does not wait for the disk (synchronous NORMAL in WAL mode; the
-    // next commit of a lease syncs it along). Nothing else is written so.
-    const sync = this.db.pragma("synchronous", { simple: true }) as number;
-    if (sync > 1) this.db.pragma("synchronous = NORMAL");
-    try {
-      return this.immediate(() => this.writeCard(card, now, create));
-    } finally {
-      if (sync > 1) this.db.pragma(`synchronous = ${sync}`);
-    }
+    // commit does not wait for the disk (the next commit of a lease syncs
+    // it along). Lease writes always wait.
+    return this.unsynced.run(() => this.immediate(() => this.writeCard(card, now, create)));
   }
+
 
   async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
     return this.immediate(() => this.writeVisibility(repo, now));

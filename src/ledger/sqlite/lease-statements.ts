@@ -26,8 +26,16 @@ export type StateRow = Pick<
 
 const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now)";
 
+/**
+ * The columns a live lease is made of (LiveLeaseRow), for the reads that
+ * list leases: not `*`, since making each row's object costs by the column,
+ * and the outbox lists a repository's leases for nearly every effect it
+ * applies (which labels are still in use).
+ */
+const LEASE_COLUMNS = "repo_id, repo, issue, holder_id, holder_login, holder_instance, token, acquired_at, expires_at, pulls, exempt";
+
 /** A row the query read as held (a live lease): the shared mapping of lease-rows.ts. */
-export function toLease(row: LeaseRow): Lease {
+export function toLease(row: LiveLeaseRow | LeaseRow): Lease {
   return leaseOfRow(row as LiveLeaseRow);
 }
 
@@ -47,11 +55,11 @@ export interface LeaseStatements {
   putHistoryHead: Database.Statement;
   dropHistoryHead: Database.Statement;
   tokenFloor: Database.Statement<[], number>;
-  list: Database.Statement<{ repoId: number; now: number }, LeaseRow>;
-  listHeldBy: Database.Statement<{ holderId: number; now: number }, LeaseRow>;
-  listAll: Database.Statement<{ now: number }, LeaseRow>;
-  expired: Database.Statement<{ now: number; limit: number }, LeaseRow>;
-  dueReminders: Database.Statement<{ now: number; limit: number }, LeaseRow>;
+  list: Database.Statement<{ repoId: number; now: number }, LiveLeaseRow>;
+  listHeldBy: Database.Statement<{ holderId: number; now: number }, LiveLeaseRow>;
+  listAll: Database.Statement<{ now: number }, LiveLeaseRow>;
+  expired: Database.Statement<{ now: number; limit: number }, LiveLeaseRow>;
+  dueReminders: Database.Statement<{ now: number; limit: number }, LiveLeaseRow>;
   renamedIn: Database.Statement<{ repoId: number; holderId: number; login: string; now: number }, number>;
   rename: Database.Statement<{ holderId: number; login: string; now: number }, LeaseRow>;
   markReminded: Database.Statement;
@@ -113,27 +121,27 @@ export function leaseStatements(db: Database.Database): LeaseStatements {
     tokenFloor: db.prepare<[], number>("SELECT floor FROM token_floor WHERE id = 1").pluck(),
     // The lists read held rows only (leases_held): free rows, which are
     // never deleted, outnumber them more every day.
-    list: db.prepare<{ repoId: number; now: number }, LeaseRow>(
-      `SELECT * FROM leases INDEXED BY leases_held WHERE repo_id = @repoId AND ${LIVE} ORDER BY issue`,
+    list: db.prepare<{ repoId: number; now: number }, LiveLeaseRow>(
+      `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_held WHERE repo_id = @repoId AND ${LIVE} ORDER BY issue`,
     ),
-    listHeldBy: db.prepare<{ holderId: number; now: number }, LeaseRow>(
-      `SELECT * FROM leases INDEXED BY leases_held WHERE holder_id = @holderId AND ${LIVE} ORDER BY repo_id, issue`,
+    listHeldBy: db.prepare<{ holderId: number; now: number }, LiveLeaseRow>(
+      `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_held WHERE holder_id = @holderId AND ${LIVE} ORDER BY repo_id, issue`,
     ),
-    listAll: db.prepare<{ now: number }, LeaseRow>(
-      `SELECT * FROM leases INDEXED BY leases_held WHERE ${LIVE} ORDER BY repo COLLATE NOCASE, repo_id, issue`,
+    listAll: db.prepare<{ now: number }, LiveLeaseRow>(
+      `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_held WHERE ${LIVE} ORDER BY repo COLLATE NOCASE, repo_id, issue`,
     ),
     // Both sweeps read leases_by_due. due_at is the earlier of the expiry
     // and the reminder not yet sent, so every row either wants has
     // due_at <= now, and the rows in that range are the sweeper's backlog;
     // the rest of each WHERE picks its rows exactly. Ties in the order go by
     // the primary key, as they did in the expiry and reminder indexes.
-    expired: db.prepare<{ now: number; limit: number }, LeaseRow>(
-      `SELECT * FROM leases INDEXED BY leases_by_due
+    expired: db.prepare<{ now: number; limit: number }, LiveLeaseRow>(
+      `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_by_due
          WHERE due_at <= @now AND holder_id IS NOT NULL AND expires_at <= @now
          ORDER BY expires_at, repo_id, issue LIMIT @limit`,
     ),
-    dueReminders: db.prepare<{ now: number; limit: number }, LeaseRow>(
-      `SELECT * FROM leases INDEXED BY leases_by_due
+    dueReminders: db.prepare<{ now: number; limit: number }, LiveLeaseRow>(
+      `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_by_due
          WHERE due_at <= @now AND holder_id IS NOT NULL AND reminded = 0 AND remind_at <= @now
            AND (expires_at IS NULL OR expires_at > @now)
          ORDER BY remind_at, repo_id, issue LIMIT @limit`,

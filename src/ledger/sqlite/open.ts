@@ -1,8 +1,7 @@
 /**
  * Opening a SQLite ledger file: the durability settings every connection to
  * it gets, and its migrations. `SqliteLedger` opens its file through these;
- * the operator CLI and the benchmarks call them directly (through sqlite.ts,
- * which re-exports them).
+ * the operator CLI, the benchmarks and the tests call them directly.
  */
 import Database from "better-sqlite3";
 import { SchemaBehindError } from "../schema-behind-error.js";

@@ -8,14 +8,16 @@
 import type Database from "better-sqlite3";
 import type { LedgerHealth, OutboxStore } from "../roles.js";
 import type { Effect, EffectFence, NewEffect, OutboxStats } from "../types.js";
+import type { UnsyncedCommit } from "./unsynced-commit.js";
 
 export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStats"> {
   private readonly st;
 
-  /** `immediate`: runs a function as one BEGIN IMMEDIATE transaction on `db`. */
+  /** `immediate`: runs a function as one BEGIN IMMEDIATE transaction on `db`; `unsynced`, a commit that does not wait for the disk. */
   constructor(
     db: Database.Database,
     private readonly immediate: <T>(f: () => T) => T,
+    private readonly unsynced: UnsyncedCommit,
   ) {
     this.st = {
       enqueue: db.prepare(
@@ -28,6 +30,12 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
            AND o.id = (SELECT MIN(p.id) FROM outbox p WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
          ORDER BY o.priority, o.next_at, o.id LIMIT @limit`,
       ),
+      // Whether take could find anything: read without the write lock, so that a drainer finding nothing due takes no lock.
+      anyDue: db
+        .prepare<{ now: number }, number>(
+          "SELECT 1 FROM outbox INDEXED BY outbox_due WHERE state = 'pending' AND next_at <= @now AND locked_until <= @now LIMIT 1",
+        )
+        .pluck(),
       lock: db.prepare("UPDATE outbox SET locked_until = @until, attempts = attempts + 1 WHERE id = @id"),
       // Each write of an attempt names it: a drainer whose lock was taken over changes nothing.
       extendEffect: db.prepare("UPDATE outbox SET locked_until = @until WHERE id = @id AND attempts = @attempt AND state = 'pending'"),
@@ -75,6 +83,8 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
 
   /** Taken in one BEGIN IMMEDIATE: the heads read and locked together. */
   async takeEffects(now: number, limit: number, lockMs: number, skipInstallations: number[] = [], skipIds: number[] = []): Promise<Effect[]> {
+    // Nothing due: no write transaction (a drained outbox is asked after every pass).
+    if (this.st.anyDue.get({ now }) === undefined) return [];
     const skip = new Set(skipInstallations);
     const applying = new Set(skipIds);
     return this.immediate(() => this.take(now, limit, lockMs, skip, applying));
@@ -114,7 +124,10 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
   }
 
   async completeEffect(fence: EffectFence, now: number): Promise<boolean> {
-    return this.st.complete.run({ id: fence.id, attempt: fence.attempt, now }).changes > 0;
+    // Unsynced: lost to a power cut, the effect is applied again (idempotent,
+    // and its reply looked for first: the attempt's count was synced when it
+    // was taken). A failure's retry time is synced, as before: it is rare.
+    return this.unsynced.run(() => this.st.complete.run({ id: fence.id, attempt: fence.attempt, now }).changes > 0);
   }
 
   async failEffect(fence: EffectFence, now: number, error: string, retryAt: number | null): Promise<boolean> {

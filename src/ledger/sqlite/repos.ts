@@ -9,11 +9,16 @@
 import type Database from "better-sqlite3";
 import type { Reflections, RepoMemory } from "../roles.js";
 import type { RepoInfo } from "../types.js";
+import type { UnsyncedCommit } from "./unsynced-commit.js";
 
 export class SqliteRepos implements RepoMemory, Reflections {
   private readonly st;
 
-  constructor(db: Database.Database) {
+  /** `unsynced`: a commit that does not wait for the disk. */
+  constructor(
+    db: Database.Database,
+    private readonly unsynced: UnsyncedCommit,
+  ) {
     this.st = {
       unlockAll: db.prepare("DELETE FROM locks"),
       getReflection: db.prepare<[number, number], { state: string }>(
@@ -49,7 +54,9 @@ export class SqliteRepos implements RepoMemory, Reflections {
   }
 
   async putReflection(repoId: number, issue: number, state: unknown, now: number): Promise<void> {
-    this.st.putReflection.run({ repoId, issue, state: JSON.stringify(state), now });
+    // Unsynced: written by an attempt that has not completed yet, so lost to
+    // a power cut only with its completion, and the effect is applied again.
+    this.unsynced.run(() => this.st.putReflection.run({ repoId, issue, state: JSON.stringify(state), now }));
   }
 
   async rememberRepo(repo: RepoInfo, now: number): Promise<void> {

@@ -25,6 +25,7 @@ import { SQLITE_MIGRATIONS } from "./migrations.js";
 import { openSqlite, type SqliteLedgerOptions } from "./open.js";
 import { SqliteOutbox } from "./outbox.js";
 import { SqliteRepos } from "./repos.js";
+import { UnsyncedCommit } from "./unsynced-commit.js";
 import { SqlitePlans } from "./run-plan.js";
 import { claimServing } from "./serving.js";
 import { raiseSqliteTokenFloor } from "./token-floor.js";
@@ -48,6 +49,9 @@ export class SqliteLedger extends LedgerBase implements Ledger {
   /** Repositories, reflections and named locks (sqlite/repos.ts). */
   protected readonly repos: SqliteRepos;
 
+  /** Commits that do not wait for the disk: the outbox's record of an applied attempt, board cards (unsynced-commit.ts). */
+  private readonly unsynced: UnsyncedCommit;
+
   /** The serving lock, held while this ledger serves its file as the app. */
   private readonly serving: Database.Database | null = null;
 
@@ -66,10 +70,12 @@ export class SqliteLedger extends LedgerBase implements Ledger {
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.groups = new GroupCommit(db);
-    this.outbox = new SqliteOutbox(db, this.immediate);
+    const unsynced = new UnsyncedCommit(db);
+    this.outbox = new SqliteOutbox(db, this.immediate, unsynced);
     this.plans = new SqlitePlans(db, this.outbox);
     this.st = this.plans.st;
-    this.repos = new SqliteRepos(db);
+    this.repos = new SqliteRepos(db, unsynced);
+    this.unsynced = unsynced;
     if (serves) {
       // Every lock in the file is a dead process's: take them over now, not when they expire.
       this.immediate(() => {
@@ -212,7 +218,7 @@ export class SqliteLedger extends LedgerBase implements Ledger {
   // The board's statements (board.ts), prepared on first use.
   private boardSt: SqliteBoard | undefined;
   protected get board(): SqliteBoard {
-    return (this.boardSt ??= new SqliteBoard(this.db, this.immediate));
+    return (this.boardSt ??= new SqliteBoard(this.db, this.immediate, this.unsynced));
   }
 
 
