@@ -39,6 +39,18 @@ export function openSqlite(file: string, opts: SqliteLedgerOptions = {}): Databa
   // an OS crash or power loss, and a token already handed out would be handed
   // to someone else.
   db.pragma("synchronous = FULL");
+  // Checkpoint every 4,000 WAL frames, not SQLite's 1,000. A lease operation
+  // writes about 8 pages (the lease row, the history row, the board's index
+  // entries and counts), so at 1,000 frames the connection checkpointed every
+  // ~130 operations, each time copying the ~200 distinct pages those frames
+  // held back into the database file and fsyncing it: 1.5 page writes per
+  // operation. Most frames rewrite the same hot pages (the history's last
+  // page, the indexes' leaves), so 4 times the frames hold about 1.4 times
+  // the distinct pages: 0.5 page writes per operation, and a quarter of the
+  // database fsyncs. 4,000 frames (about 16 MiB of WAL) still fit the first
+  // block of the WAL index (4,062 frames), so a read looks up one hash table.
+  // Durability is the same: every commit is in the fsynced WAL.
+  db.pragma("wal_autocheckpoint = 4000");
   db.pragma("foreign_keys = ON");
   if (opts.migrate ?? true) migrateSqlite(db);
   return db;
