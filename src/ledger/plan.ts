@@ -20,7 +20,7 @@ export interface IssueRow {
   rule: Row | null;
   /** Whether the issue has a row in `leases` (a free one included). */
   exists: boolean;
-  /** The issue's latest history row, which the next one follows (null: none, or the store keeps no chain). */
+  /** The issue's latest history row, which the next one follows (null: none yet). */
   head: number | null;
 }
 
@@ -83,7 +83,7 @@ export interface StepAnswers {
   /** The replies an actor got in a repository since `since`, and the highest mark among them. */
   replies: { step: { op: "replies"; repoId: number; actorId: number; since: number }; answer: { n: number; top: number | null } };
 
-  /** Writes a history row; answers its id where the store keeps a chain (0 otherwise). */
+  /** Writes a history row; answers its id, which the lease row or history_heads then names (both stores keep the chain). */
   history: { step: { op: "history"; row: HistoryWrite }; answer: number };
   /** A new tenure rewrites the row; the same one carrying on only extends it (and keeps the holder's id and token). */
   putLease: { step: { op: "putLease"; write: LeaseWrite; newTenure: boolean; now: number }; answer: void };

@@ -245,4 +245,39 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   ALTER TABLE ${s}.repos ADD COLUMN visibility_at bigint;
   ALTER TABLE ${s}.issue_cards ADD COLUMN gone_at bigint;
   `,
+  // 16: SQLite's 6, which PostgreSQL never had; from here on the two lists
+  // are one design and share their numbers. An issue's history is found from
+  // its latest row, each row naming the one before it (prev), instead of
+  // through history_by_issue: appending to the history then writes the
+  // table's last page and the lease row, which the operation mostly writes
+  // anyway, and no index entry. The lease row names the latest row
+  // (last_history); an issue with history but no lease row has it in
+  // history_heads. The plans reserve a history id as they lock the issue's
+  // row (run-plan.ts), so that the lease row names its new history row in the
+  // same statement. The rows already there are linked in their id order, ids
+  // and tokens unchanged. Nothing else reads through history_by_issue: the
+  // reply budget reads history_replies, the board's ended tenures
+  // history_ended, and the token floor scans the table or follows the heads.
+  (s) => `
+  ALTER TABLE ${s}.history ADD COLUMN prev bigint;
+  ALTER TABLE ${s}.leases ADD COLUMN last_history bigint;
+  CREATE TABLE ${s}.history_heads (
+    repo_id bigint NOT NULL,
+    issue   bigint NOT NULL,
+    last    bigint NOT NULL,
+    PRIMARY KEY (repo_id, issue)
+  );
+  UPDATE ${s}.history h SET prev = linked.prev
+    FROM (SELECT id, lag(id) OVER (PARTITION BY repo_id, issue ORDER BY id) AS prev FROM ${s}.history) linked
+    WHERE h.id = linked.id AND linked.prev IS NOT NULL;
+  WITH latest AS (SELECT repo_id, issue, max(id) AS last FROM ${s}.history GROUP BY repo_id, issue),
+       named AS (
+         UPDATE ${s}.leases l SET last_history = latest.last FROM latest
+         WHERE l.repo_id = latest.repo_id AND l.issue = latest.issue
+         RETURNING l.repo_id, l.issue)
+  INSERT INTO ${s}.history_heads (repo_id, issue, last)
+    SELECT latest.repo_id, latest.issue, latest.last FROM latest
+    WHERE NOT EXISTS (SELECT 1 FROM named WHERE named.repo_id = latest.repo_id AND named.issue = latest.issue);
+  DROP INDEX ${s}.history_by_issue;
+  `,
 ];

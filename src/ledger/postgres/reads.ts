@@ -70,7 +70,17 @@ export class PostgresReads {
                      WHERE l.holder_id IS NOT NULL AND NOT l.reminded AND l.remind_at IS NOT NULL AND l.remind_at <= now.v
                        AND (l.expires_at IS NULL OR l.expires_at > now.v)
                      ORDER BY l.remind_at, l.repo_id, l.issue LIMIT $2`,
-      historyOf: `SELECT * FROM ${s}.history WHERE repo_id = $1 AND issue = $2 ORDER BY id DESC LIMIT $3`,
+      // The chain from the issue's latest row (named by its lease row, or by
+      // history_heads for an issue without one) back through prev, $3 rows at
+      // most (always the latest), oldest first: migration 16.
+      historyOf: `WITH RECURSIVE back AS (
+                    SELECT h.*, 1 AS depth FROM ${s}.history h
+                    WHERE h.id = coalesce((SELECT last_history FROM ${s}.leases WHERE repo_id = $1 AND issue = $2),
+                                          (SELECT last FROM ${s}.history_heads WHERE repo_id = $1 AND issue = $2))
+                    UNION ALL
+                    SELECT h.*, back.depth + 1 FROM back JOIN ${s}.history h ON h.id = back.prev WHERE back.depth < $3
+                  )
+                  SELECT * FROM back ORDER BY id`,
       latestToken: `SELECT token FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
     };
   }
@@ -109,7 +119,7 @@ export class PostgresReads {
 
   async history(key: { repoId: number; issue: number }, limit: number): Promise<HistoryEntry[]> {
     const { rows } = await this.db.query<HistoryRow>(this.sql.historyOf, [key.repoId, key.issue, limit]);
-    return rows.reverse().map((r) => ({
+    return rows.map((r) => ({
       id: r.id,
       repoId: r.repo_id,
       repo: r.repo,

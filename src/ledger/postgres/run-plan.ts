@@ -9,32 +9,32 @@
  */
 import type pg from "pg";
 import { leaseOfRow, type LiveLeaseRow, ruleRow, type StateRowFields } from "../lease-rows.js";
-import { countsTowardLimits } from "../limit-counting.js";
 import { type IssueRow, type LeaseWrite, type Plan, type Step, WRITES } from "../plan.js";
+import type { IssueKey } from "../types.js";
 import { pullsColumn, workOf } from "../work-rules.js";
 import { combineWrites, type Outcome, statement, type Statement } from "./connection.js";
 import type { PostgresOutbox } from "./outbox.js";
-import { floorOf } from "./token-floor.js";
+import { limitSql, planStatements } from "./plan-statements.js";
 
 type Client = pg.PoolClient;
-type Row = StateRowFields<boolean> & { issue: number; token_floor?: number };
+type Row = StateRowFields<boolean> & { issue: number; last_history: number | null; next_history: number; token_floor?: number };
 
-/** The claim limits' reads, counting leases in review or not (`count_in_review`). */
-function limitSql(s: string, countInReview: boolean) {
-  const counted = countsTowardLimits("l", "$4", countInReview);
-  const order = "ORDER BY l.repo, l.repo_id, l.issue";
-  const inRepo = `SELECT l.* FROM ${s}.leases l WHERE l.holder_id = $2 AND l.repo_id = $1 AND l.issue <> $3 AND ${counted}`;
-  return {
-    repo: `${inRepo} ${order}`,
-    label: `${inRepo}
-      AND EXISTS (SELECT 1 FROM ${s}.lease_labels x WHERE x.repo_id = l.repo_id AND x.issue = l.issue AND x.token = l.token AND x.label = $5)
-      ${order}`,
-    // Every repository of the installation, and this one whether or not it is remembered yet.
-    org: `SELECT l.* FROM (SELECT $1::bigint AS repo_id UNION SELECT repo_id FROM ${s}.repos WHERE installation = $5) r
-      JOIN ${s}.leases l ON l.repo_id = r.repo_id AND l.holder_id = $2
-      WHERE NOT (l.repo_id = $1 AND l.issue = $3) AND ${counted}
-      ${order}`,
-  };
+/** The history ids a plan's locks reserved, by issue, until its history rows take them. */
+class Reserved {
+  private readonly ids = new Map<string, number>();
+
+  keep(repoId: number, row: Row): void {
+    this.ids.set(`${repoId}/${row.issue}`, row.next_history);
+  }
+
+  /** The id of `key`'s history row: a plan appends one per issue it locked, never to an issue it did not lock. */
+  take(key: IssueKey): number {
+    const name = `${key.repoId}/${key.issue}`;
+    const id = this.ids.get(name);
+    if (id === undefined) throw new Error(`no history id reserved for ${key.repo}#${key.issue}: its row was not locked, or it has one already`);
+    this.ids.delete(name);
+    return id;
+  }
 }
 
 export class PostgresPlans {
@@ -48,44 +48,7 @@ export class PostgresPlans {
     private readonly outbox: PostgresOutbox,
   ) {
     this.limits = { counted: limitSql(s, true), notInReview: limitSql(s, false) };
-    this.sql = {
-      lock: "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))",
-      lockRow: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND issue = $2 FOR UPDATE`,
-      // Acquire's: the token floor read in the same statement, so that a floor
-      // an operator raised applies to the next acquire on every replica, at no
-      // extra round trip.
-      lockRowFloor: `SELECT l.*, ${floorOf(s)} AS token_floor FROM ${s}.leases l WHERE l.repo_id = $1 AND l.issue = $2 FOR UPDATE OF l`,
-      insertFree: `INSERT INTO ${s}.leases (repo_id, issue, repo, token, updated_at) VALUES ($1, $2, $3, 0, $4)
-                   ON CONFLICT (repo_id, issue) DO NOTHING`,
-      lockRows: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND issue = ANY($2::bigint[]) ORDER BY issue FOR UPDATE`,
-      linksOf: `SELECT pull FROM ${s}.pull_links WHERE repo_id = $1 AND issue = $2 AND author_id = $3 ORDER BY pull`,
-      closedBy: `SELECT issue FROM ${s}.pull_links WHERE repo_id = $1 AND pull = $2 ORDER BY issue`,
-      replies: `SELECT count(*)::int AS n, max(replied) AS top FROM ${s}.history
-                WHERE repo_id = $1 AND actor_id = $2 AND replied > 0 AND at > $3`,
-      claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
-      getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
-
-      history: `INSERT INTO ${s}.history
-                  (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, delivery, replied,
-                   actor_instance, holder_instance)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-      putLease: `UPDATE ${s}.leases SET repo = $3, holder_id = $4, holder_login = $5, token = $6, acquired_at = $7, expires_at = $8,
-                   updated_at = $9, remind_at = $10, reminded = false, pulls = $11, exempt = $12, term_ms = $13, holder_instance = $14
-                 WHERE repo_id = $1 AND issue = $2`,
-      followLease: `UPDATE ${s}.leases SET expires_at = $3, remind_at = $4, reminded = false, pulls = $5, exempt = $6, term_ms = $7, updated_at = $8
-                    WHERE repo_id = $1 AND issue = $2`,
-      free: `UPDATE ${s}.leases SET holder_id = NULL, holder_login = NULL, holder_instance = NULL, expires_at = NULL, remind_at = NULL, reminded = false,
-               updated_at = $3, pulls = NULL, exempt = false, term_ms = NULL
-             WHERE repo_id = $1 AND issue = $2`,
-      markReminded: `UPDATE ${s}.leases SET reminded = true, updated_at = $3 WHERE repo_id = $1 AND issue = $2`,
-      rememberLabels: `INSERT INTO ${s}.lease_labels (repo_id, issue, label, token)
-                       SELECT $1, $2, label, $4 FROM unnest($3::text[]) AS label
-                       ON CONFLICT (repo_id, issue, label) DO UPDATE SET token = EXCLUDED.token`,
-      link: `INSERT INTO ${s}.pull_links (repo_id, pull, issue, author_id) SELECT $1, $2, i, $4 FROM unnest($3::bigint[]) AS i
-             ON CONFLICT (repo_id, pull, issue) DO UPDATE SET author_id = excluded.author_id`,
-      unlink: `DELETE FROM ${s}.pull_links WHERE repo_id = $1 AND pull = $2 AND issue = ANY($3::bigint[])`,
-      putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
-    };
+    this.sql = planStatements(s);
   }
 
   /**
@@ -94,6 +57,7 @@ export class PostgresPlans {
    */
   async run<T>(c: Client, plan: Plan<T>): Promise<Outcome<T>> {
     const waiting: Statement[] = [];
+    const reserved = new Reserved();
     let effectWaiting = false;
     let rollback = false;
     const flush = async (): Promise<void> => {
@@ -108,13 +72,14 @@ export class PostgresPlans {
       let answer: unknown;
       if (WRITES.has(step.op)) {
         if (step.op === "enqueue" && effectWaiting) await flush();
-        waiting.push(...this.writes(step));
+        // A history row's id is the one its issue's lock reserved: the writes after it name it.
+        const id = step.op === "history" ? reserved.take(step.row.key) : undefined;
+        waiting.push(...this.writes(step, id));
         if (step.op === "enqueue") effectWaiting = true;
-        // PostgreSQL's history keeps no chain: there is no id to name.
-        answer = step.op === "history" ? 0 : undefined;
+        answer = id;
       } else {
         await flush();
-        answer = await this.read(c, step);
+        answer = await this.read(c, step, reserved);
         if (step.op === "delivery" && answer !== null) rollback = true;
       }
       next = plan.next(answer);
@@ -123,7 +88,7 @@ export class PostgresPlans {
     return rollback ? { value: next.value, rollback } : { value: next.value };
   }
 
-  private async read(c: Client, s: Step): Promise<unknown> {
+  private async read(c: Client, s: Step, reserved: Reserved): Promise<unknown> {
     switch (s.op) {
       case "delivery": {
         // First, so that a replica handling the same delivery at the same time
@@ -146,12 +111,17 @@ export class PostgresPlans {
           await c.query(this.sql.insertFree, [...args, s.key.repo, s.now]);
           found = (await c.query<Row>(text, args)).rows[0];
         }
-        return { ...issueRow(found), floor: found?.token_floor ?? 0 };
+        // Always there now (the free row just made, or one made at once by another transaction, which we waited on).
+        if (!found) throw new Error(`no row for ${s.key.repo}#${s.key.issue} after inserting it`);
+        reserved.keep(s.key.repoId, found);
+        return { ...issueRow(found), floor: found.token_floor ?? 0 };
       }
       case "rows": {
         const issues = [...new Set(s.issues)];
         if (issues.length === 0) return [];
-        return (await c.query<Row>(this.sql.lockRows, [s.repoId, issues])).rows.map((r) => ({ issue: r.issue, ...issueRow(r) }));
+        const { rows } = await c.query<Row>(this.sql.lockRows, [s.repoId, issues]);
+        for (const r of rows) reserved.keep(s.repoId, r);
+        return rows.map((r) => ({ issue: r.issue, ...issueRow(r) }));
       }
       case "held": {
         const text = (s.countInReview ? this.limits.counted : this.limits.notInReview)[s.kind];
@@ -170,12 +140,15 @@ export class PostgresPlans {
     }
   }
 
-  private writes(s: Step): Statement[] {
+  /** The statements of write step `s`; `id`: a history row's reserved id. */
+  private writes(s: Step, id?: number): Statement[] {
     switch (s.op) {
       case "history": {
         const { key, actor, lease, ...h } = s.row;
         return [
           statement(this.sql.history, [
+            id,
+            h.prev,
             key.repoId,
             key.repo,
             key.issue,
@@ -212,21 +185,24 @@ export class PostgresPlans {
             s.write.remindAt,
             ...work(s.write),
             lease.holder.instance ?? null,
+            s.write.lastHistory,
           ]),
         ];
       }
       case "followLease": {
         const { key, lease } = s.write;
-        return [statement(this.sql.followLease, [key.repoId, key.issue, lease.expiresAt, s.write.remindAt, ...work(s.write), s.now])];
+        const args = [key.repoId, key.issue, lease.expiresAt, s.write.remindAt, ...work(s.write), s.now, s.write.lastHistory];
+        return [statement(this.sql.followLease, args)];
       }
       case "freeLease":
-        return [statement(this.sql.free, [s.key.repoId, s.key.issue, s.now])];
+        return [statement(this.sql.free, [s.key.repoId, s.key.issue, s.now, s.lastHistory])];
       case "markReminded":
-        return [statement(this.sql.markReminded, [s.key.repoId, s.key.issue, s.now])];
+        return [statement(this.sql.markReminded, [s.key.repoId, s.key.issue, s.now, s.lastHistory])];
       case "setHead":
+        // The row step always leaves a row (a free one at least); history_heads only for an issue without.
+        return [statement(s.rowExists ? this.sql.lastHistory : this.sql.putHead, [s.key.repoId, s.key.issue, s.id])];
       case "dropHead":
-        // The history's chain is SQLite's: PostgreSQL reads an issue's history through its index.
-        return [];
+        return [statement(this.sql.dropHead, [s.key.repoId, s.key.issue])];
       case "rememberLabels":
         return [statement(this.sql.rememberLabels, [s.key.repoId, s.key.issue, s.labels, s.token])];
       case "relink":
@@ -249,6 +225,6 @@ function work(w: LeaseWrite): [string | null, boolean, number | null] {
   return [pullsColumn(w.lease.heldBy), workOf(w.lease.heldBy).exempt, w.termMs];
 }
 
-function issueRow(found: Row | undefined): IssueRow {
-  return { rule: ruleRow(found), exists: found !== undefined, head: null };
+function issueRow(found: Row): IssueRow {
+  return { rule: ruleRow(found), exists: true, head: found.last_history };
 }

@@ -50,19 +50,26 @@ export async function raisePostgresTokenFloor(
   // retry does, instead of posting it again. Attempts in flight (1 or more)
   // are left alone, so running replicas' fences hold.
   await c.query(`UPDATE ${s}.outbox SET attempts = 1 WHERE state <> 'done' AND attempts = 0`);
-  // Every issue the ledger knows: those with a row, and those only in the history (never held).
-  const recorded = await c.query(
-    `INSERT INTO ${s}.history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at)
-     SELECT i.repo_id, i.repo, i.issue, 'restore', 'floor_raised', $1, $2, i.holder_id, i.holder_login, NULL, NULL, $3
-     FROM (
-       SELECT repo_id, issue, repo, holder_id, holder_login FROM ${s}.leases
+  // Every issue the ledger knows: those with a row, and those only in the
+  // history (history_heads). Each new row follows the issue's latest (prev)
+  // and becomes it, in one statement: the table lock above keeps every
+  // operation, and its reserved history ids (run-plan.ts), out meanwhile.
+  const recorded = await c.query<{ n: number }>(
+    `WITH issues AS (
+       SELECT repo_id, issue, repo, holder_id, holder_login, last_history AS prev FROM ${s}.leases
        UNION ALL
-       (SELECT DISTINCT ON (h.repo_id, h.issue) h.repo_id, h.issue, h.repo, NULL::bigint, NULL::text FROM ${s}.history h
-        WHERE NOT EXISTS (SELECT 1 FROM ${s}.leases l WHERE l.repo_id = h.repo_id AND l.issue = h.issue)
-        ORDER BY h.repo_id, h.issue, h.id DESC)
-     ) i
-     ORDER BY i.repo_id, i.issue`,
+       SELECT hh.repo_id, hh.issue, h.repo, NULL::bigint, NULL::text, hh.last FROM ${s}.history_heads hh JOIN ${s}.history h ON h.id = hh.last
+     ),
+     added AS (
+       INSERT INTO ${s}.history (repo_id, repo, issue, op, outcome, actor_id, actor_login, holder_id, holder_login, token, expires_at, at, prev)
+       SELECT i.repo_id, i.repo, i.issue, 'restore', 'floor_raised', $1, $2, i.holder_id, i.holder_login, NULL, NULL, $3, i.prev
+       FROM issues i ORDER BY i.repo_id, i.issue
+       RETURNING id, repo_id, issue
+     ),
+     rows AS (UPDATE ${s}.leases l SET last_history = a.id FROM added a WHERE l.repo_id = a.repo_id AND l.issue = a.issue),
+     heads AS (UPDATE ${s}.history_heads hh SET last = a.id FROM added a WHERE hh.repo_id = a.repo_id AND hh.issue = a.issue)
+     SELECT count(*)::int AS n FROM added`,
     [actor.id, actor.login, now],
   );
-  return { before, floor, highestToken: top, raised: true, issues: recorded.rowCount ?? 0 };
+  return { before, floor, highestToken: top, raised: true, issues: recorded.rows[0]!.n };
 }
