@@ -11,38 +11,29 @@
  * applied, that it is done), whose loss has the effect applied again, as if
  * the process had died before recording it.
  *
- * The pragmas are prepared once: `db.pragma()` prepares its statement at
- * each call, which cost more than the write it wrapped.
+ * The pragmas are run through `db.pragma()` at each call, never prepared
+ * once: SQLite compiles a PRAGMA's effect into its statement, so preparing
+ * `PRAGMA synchronous = NORMAL` sets the connection to NORMAL there and then
+ * (for every commit after, leases included), and a prepared
+ * `PRAGMA synchronous` read answers the level it was prepared at
+ * (test/ledger/sqlite/unsynced-commit.test.ts).
  */
 import type Database from "better-sqlite3";
 
 export class UnsyncedCommit {
-  private readonly level: Database.Statement<[], number>;
-  private readonly normal: Database.Statement;
-  private readonly back = new Map<number, Database.Statement>();
-
-  constructor(private readonly db: Database.Database) {
-    this.level = db.prepare<[], number>("PRAGMA synchronous").pluck();
-    this.normal = db.prepare("PRAGMA synchronous = NORMAL");
-  }
+  constructor(private readonly db: Database.Database) {}
 
   /** Runs `write` (one statement, or a transaction it opens) with its commit unsynced; inside a transaction, as it is. */
   run<T>(write: () => T): T {
     // The level of a transaction is its COMMIT's: one already open commits as it would have.
     if (this.db.inTransaction) return write();
-    const sync = this.level.get()!;
+    const sync = this.db.pragma("synchronous", { simple: true }) as number;
     if (sync <= 1) return write();
-    this.normal.run();
+    this.db.pragma("synchronous = NORMAL");
     try {
       return write();
     } finally {
-      this.restore(sync).run();
+      this.db.pragma(`synchronous = ${sync}`);
     }
-  }
-
-  private restore(sync: number): Database.Statement {
-    let st = this.back.get(sync);
-    if (!st) this.back.set(sync, (st = this.db.prepare(`PRAGMA synchronous = ${sync}`)));
-    return st;
   }
 }
