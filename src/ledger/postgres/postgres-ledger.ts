@@ -51,8 +51,6 @@ export async function openPostgres(opts: PostgresLedgerOptions & { migrate?: boo
   return ledger;
 }
 
-type Client = pg.PoolClient;
-
 /**
  * The ledger on PostgreSQL, shared by any number of replicas. Every operation
  * is one READ COMMITTED transaction that locks the issue's row
