@@ -128,8 +128,10 @@ export function findCommandLines(body: string): CommandLine[] {
       if (!startsBlock(line)) continue; // a lazy continuation line: GitHub shows it in the quote
       quoteOpen = false;
     }
-    const item = LIST_ITEM.exec(line);
-    if (item !== null && indent < 4 + (listContent ?? 0)) {
+    // A list marker indented four columns past the list's content is not one: it is code, or a paragraph's text.
+    const marker = LIST_ITEM.exec(line);
+    const item = marker !== null && indent < 4 + (listContent ?? 0) ? marker : null;
+    if (item !== null) {
       listContent = itemContentColumn(item[0]);
     } else if (wasBlank && listContent !== null && indent < listContent) {
       listContent = null; // text less indented than the item's content, after a blank line, ends the list

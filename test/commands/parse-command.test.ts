@@ -218,6 +218,10 @@ const asTyped: Array<[name: string, body: string, expected: Command | ParseError
   ["indented code at the start", "    /claim", null],
   ["a tab at the start", "\t/renew", null],
   ["indented code runs over blank lines", "x\n\n    a\n\n    /claim", null],
+  // Found by the fuzz test: a list marker indented four columns is code, not a list item.
+  ["indented code that starts like a list item", "Run this:\n\n    1. \n    /claim", null],
+  ["indented code with a bullet", "x\n\n    - a\n    /claim", null],
+  ["a list item's text indented four past its content is still the item's", "- a\n\n      1. x\n  /claim", claim("/claim")],
   ["a command after the indented code", "x\n\n    code\n/claim", claim("/claim")],
   ["three spaces are not code", "x\n\n   /claim", claim("/claim")],
   ["an indented line continues a paragraph", "Thanks!\n    /claim", claim("/claim")],
