@@ -4,14 +4,22 @@
  * Probot's own throttling plugin (its Bottleneck groups, `scale` times
  * faster than production) to the fake GitHub in a child process.
  *
+ * The fake enforces GitHub's limits (80 content-creating requests a minute,
+ * 500 an hour, 900 points a minute, scaled alike), and the app keeps its
+ * budget (github/budget.ts) on the same scaled windows. Then a tenth of the
+ * claims are released, to count a release's requests.
+ *
  * Reported, measured in one run:
- * - `pace_floor_s`: what the plugin's pacing alone needs for the requests
- *   the app made (writes `1 s / scale` apart, comments `3 s / scale` apart);
+ * - `pace_floor_s`: the least time the plugin's pacing (writes `1 s / scale`
+ *   apart, comments `3 s / scale` apart) and GitHub's content limits allow
+ *   for the requests the app made;
  * - `drain_s`: from the first delivery to an empty outbox;
  * - `pace_ratio = pace_floor_s / drain_s` (goal >= 0.9);
  * - `timeouts`: requests the app aborted itself (its time limit), counted
  *   at `fetch` in this process (goal 0);
- * - `parked` (goal 0) and `duplicates`: replies posted more than once (goal 0).
+ * - `parked` (goal 0) and `duplicates`: replies posted more than once (goal 0);
+ * - `requests_per_claim` and `requests_per_release`: GitHub requests per
+ *   command, reads included; `limit_hits`: requests GitHub refused (goal 0).
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -37,6 +45,42 @@ export interface PaceResult {
   duplicates: number;
   writes: number;
   comments: number;
+  requests_per_claim: number;
+  requests_per_release: number;
+  /** Requests the fake refused over a limit, claims and releases (goal 0). */
+  limit_hits: number;
+}
+
+/** GitHub's documented secondary limits on content-creating requests. */
+export const CONTENT_PER_MINUTE = 80;
+export const CONTENT_PER_HOUR = 500;
+/** GitHub's REST points a minute (a write 5, a read 1). */
+export const POINTS_PER_MINUTE = 900;
+
+/** The fake's limits, GitHub's, with windows `scale` times shorter. */
+export function githubLimits(scale: number) {
+  return {
+    content: [
+      { max: CONTENT_PER_MINUTE, windowMs: 60_000 / scale },
+      { max: CONTENT_PER_HOUR, windowMs: 3_600_000 / scale },
+    ],
+    points: { max: POINTS_PER_MINUTE, windowMs: 60_000 / scale },
+  };
+}
+
+/** The app's budget and least pause on the same scaled windows. */
+export function scaledBudget(scale: number) {
+  return { budget: { minuteMs: 60_000 / scale, hourMs: 3_600_000 / scale }, minPauseMs: 60_000 / scale };
+}
+
+/**
+ * The least time, in production seconds, GitHub's content limits allow for
+ * `n` content-creating requests: the k-th (from 0) goes no sooner than
+ * floor(k / 80) minutes and floor(k / 500) hours after the first.
+ */
+export function contentFloorS(n: number): number {
+  if (n <= 0) return 0;
+  return Math.max(Math.floor((n - 1) / CONTENT_PER_MINUTE) * 60, Math.floor((n - 1) / CONTENT_PER_HOUR) * 3600);
 }
 
 /** Counts requests that the app's own time limit aborted, at the `fetch` every Octokit request goes through. */
@@ -67,6 +111,9 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
     log(`pace: ${effects} claims on ${effects} issues of one installation; Probot's throttling plugin ${scale}× faster (writes ${writeMs} ms apart, comments ${3 * writeMs} ms apart), retries on`);
     const ledger = new SqliteLedger(join(dir, "leases.db"));
     const probot = newProbot(fake.baseUrl, { kind: "plugin", scale });
+    const limits = githubLimits(scale);
+    await fake.setLimits(limits.content, limits.points);
+    const { budget, minPauseMs } = scaledBudget(scale);
     await probot.load(
       issueLeases({
         ledger,
@@ -76,6 +123,8 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
         appId: APP_ID,
         // The request time limit scaled with the pacing: queued requests would outlast it many times over.
         requestTimeoutMs: REQUEST_TIMEOUT_MS / scale,
+        budget,
+        drainer: { minPauseMs },
         onReady: (r) => (runtime = r),
       }),
     );
@@ -83,31 +132,38 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
     const rt = runtime;
     await fake.summary();
 
+    // 60 people, none over the replies-per-hour limit.
+    const author = (i: number) => ({ login: `pacer-${i % 60}`, id: 3_000_000 + (i % 60), association: "CONTRIBUTOR" });
+    const command = (body: string, i: number) =>
+      probot.receive({ id: randomUUID(), name: "issue_comment", payload: inRepo(commentPayload({ body, author: author(i), issue: i + 1 }), repo) } as never);
+    const drained = async (deadline: number) => {
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if ((await ledger.outboxStats()).pending === 0) return;
+        if (performance.now() > deadline) throw new Error("pace: not drained in time");
+      }
+    };
     const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: effects }, (_, i) => {
-        // 60 people, none over the replies-per-hour limit.
-        const author = { login: `pacer-${i % 60}`, id: 3_000_000 + (i % 60), association: "CONTRIBUTOR" };
-        const payload = inRepo(commentPayload({ body: "/claim", author, issue: i + 1 }), repo);
-        return probot.receive({ id: randomUUID(), name: "issue_comment", payload } as never);
-      }),
-    );
-    const deadline = t0 + Math.max(120_000, effects * 3 * 3 * writeMs * 4);
-    for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      if ((await ledger.outboxStats()).pending === 0) break;
-      if (performance.now() > deadline) throw new Error("pace: not drained in time");
-    }
+    await Promise.all(Array.from({ length: effects }, (_, i) => command("/claim", i)));
+    // Far beyond the pacing's and the content limits' least time.
+    await drained(t0 + Math.max(120_000, effects * 3 * 3 * writeMs * 4, ((contentFloorS(effects * 3) * 1000) / scale) * 3));
     const drainMs = performance.now() - t0;
+    const calls = await fake.summary();
+
+    // A tenth of them released by their holders, to count a release's requests.
+    const releases = Math.max(1, Math.floor(effects / 10));
+    const r0 = performance.now();
+    await Promise.all(Array.from({ length: releases }, (_, i) => command("/release", i)));
+    await drained(r0 + Math.max(120_000, releases * 5 * 3 * writeMs * 4));
+    const releaseCalls = await fake.summary();
     const stats = await ledger.outboxStats();
     await rt.shutdown();
     runtime = undefined;
 
-    const calls = await fake.summary();
     const census = await fake.census([`${repo.owner}/${repo.name}`], effects);
     const acquired = census.replies.acquired ?? {};
     const duplicates = Object.entries(acquired).reduce((sum, [count, issues]) => sum + Math.max(0, Number(count) - 1) * issues, 0);
-    const floorMs = Math.max(calls.writes * writeMs, calls.comments * 3 * writeMs);
+    const floorMs = Math.max(calls.writes * writeMs, calls.comments * 3 * writeMs, (contentFloorS(calls.content) * 1000) / scale);
     const result: PaceResult = {
       effects,
       scale,
@@ -119,12 +175,17 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
       duplicates,
       writes: calls.writes,
       comments: calls.comments,
+      requests_per_claim: Math.round((calls.requests / effects) * 100) / 100,
+      requests_per_release: Math.round((releaseCalls.requests / releases) * 100) / 100,
+      limit_hits: releaseCalls.refused,
     };
     if ((acquired["1"] ?? 0) !== effects) throw new Error(`pace: replies per issue ${JSON.stringify(census.replies)}, expected one each`);
     log(
-      `pace: floor ${result.pace_floor_s} s (${calls.writes} writes, ${calls.comments} comments), drained in ${result.drain_s} s: ` +
-        `ratio ${result.pace_ratio} (goal >= 0.9); ${result.timeouts} aborted by the app, ${result.parked} parked, ${result.duplicates} replies twice`,
+      `pace: floor ${result.pace_floor_s} s (${calls.writes} writes, ${calls.comments} comments, ${calls.content} content-creating), ` +
+        `drained in ${result.drain_s} s: ratio ${result.pace_ratio} (goal >= 0.9); ${result.timeouts} aborted by the app, ` +
+        `${result.parked} parked, ${result.duplicates} replies twice, ${result.limit_hits} refused over GitHub's limits`,
     );
+    log(`pace: GitHub requests per claim ${result.requests_per_claim}, per release ${result.requests_per_release} (reads included)`);
     return result;
   } finally {
     await runtime?.shutdown();

@@ -10,11 +10,12 @@
  *    each issue exist as after real claims.
  * 2. Measure: the ledger's clock jumps past the expiry, and the app starts as
  *    in production (SQLite with WAL + synchronous=FULL, its own sweeper and
- *    drainer loops, the sweeper's default batch of 100 per pass) against the
- *    fake GitHub in a child process enforcing GitHub's secondary limit of 80
- *    content-creating requests per minute per installation. Everything runs
- *    `scale` times faster than in production: the limit's window (60 s /
- *    scale), Probot's Octokit pacing (writes 1 s / scale apart, comments
+ *    drainer loops, the sweeper's default batch of 100 per pass, its budget
+ *    of GitHub's limits) against the fake GitHub in a child process enforcing
+ *    GitHub's secondary limits: 80 content-creating requests a minute and 500
+ *    an hour, 900 points a minute. Everything runs `scale` times faster than
+ *    in production: the limits' windows (60 s / scale, 3,600 s / scale), the
+ *    app's budget alike, Probot's Octokit pacing (writes 1 s / scale apart, comments
  *    3 s / scale apart, per installation, with retries on as in production;
  *    the throttling plugin's logic, with drift-free groups: `pacer.ts`),
  *    the sweep interval (60 s / scale) and the drainer's idle poll.
@@ -26,6 +27,13 @@
  * requests made, requests the fake refused (must be 0), peak RSS and heap of
  * this process (the fake's memory is in its own process), and a census of
  * the issues afterwards: no lease label, no assignee, one expiry reply each.
+ * In the JSON line: `requests_per_claim` and `requests_per_release` (the
+ * pace run), `requests_per_expiry`, `content_per_hour_max` (the most
+ * content-creating requests GitHub saw in any of its hours, never above
+ * 500), `limit_hits` (requests GitHub refused, goal 0), and `wave_s` (the
+ * wave's time in production seconds) beside `wave_floor_s` (the least time
+ * GitHub's content limits allow for one notice per lease), `wave_ratio` =
+ * floor ÷ time (goal ≥ 0.9).
  */
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -43,14 +51,12 @@ import { benchRepo, inRepo } from "./support/repos.js";
 import { reporter, round } from "./support/report.js";
 import type { SeedOptions, SeedReport } from "./support/seed-leases.js";
 import { benchArgs, usageExit } from "./support/args.js";
-import { runPace } from "./drain-pace.js";
+import { contentFloorS, githubLimits, runPace, scaledBudget } from "./drain-pace.js";
 
 const REPOS = 5;
 const HOLDERS = 1_000;
 const TTL = "10m";
 const TTL_MS = 10 * 60_000;
-/** GitHub: at most 80 content-creating requests per minute (and 500 per hour). */
-const CONTENT_MAX = 80;
 const MB = 1024 * 1024;
 
 const USAGE =
@@ -61,7 +67,7 @@ function parse() {
   const values = benchArgs(USAGE, {
     json: { type: "boolean", default: false },
     leases: { type: "string", default: "10000" },
-    scale: { type: "string", default: "500" },
+    scale: { type: "string", default: "120" },
     batch: { type: "string" },
     "pace-effects": { type: "string", default: "300" },
     "pace-scale": { type: "string", default: "20" },
@@ -108,9 +114,10 @@ async function main(): Promise<void> {
   let runtime: Runtime | undefined;
   // First, a burst for one installation at the throttle's own pace.
   const pace = await runPace({ effects: args.pace.effects, scale: args.pace.scale, log });
-  const paceJson = { pace_floor_s: pace.pace_floor_s, drain_s: pace.drain_s, pace_ratio: pace.pace_ratio, timeouts: pace.timeouts, duplicates: pace.duplicates, pace_parked: pace.parked, pace_effects: pace.effects, pace_scale: pace.scale };
+  const paceJson = { pace_floor_s: pace.pace_floor_s, drain_s: pace.drain_s, pace_ratio: pace.pace_ratio, timeouts: pace.timeouts, duplicates: pace.duplicates, pace_parked: pace.parked, pace_effects: pace.effects, pace_scale: pace.scale, pace_limit_hits: pace.limit_hits };
+  const perCommand = { requests_per_claim: pace.requests_per_claim, requests_per_release: pace.requests_per_release };
   if (args.pace.only) {
-    if (args.json) console.log(JSON.stringify({ ...paceJson, parked: pace.parked }));
+    if (args.json) console.log(JSON.stringify({ ...perCommand, ...paceJson, parked: pace.parked }));
     rmSync(dir, { recursive: true, force: true });
     return;
   }
@@ -128,11 +135,14 @@ async function main(): Promise<void> {
     log(`seeded ${seeded.seeded} claims through the app in ${(seeded.ms / 1000).toFixed(1)} s (${seedCalls.requests} GitHub requests, pacing off)`);
 
     // 2. Measure.
-    const windowMs = 60_000 / args.scale;
-    await fake.setContentLimit({ max: CONTENT_MAX, windowMs });
+    const limits = githubLimits(args.scale);
+    await fake.setLimits(limits.content, limits.points);
+    const hourMs = 3_600_000 / args.scale;
+    const { budget, minPauseMs } = scaledBudget(args.scale);
     const writeMs = 1000 / args.scale;
     log(
-      `limit: ${CONTENT_MAX} content-creating requests per ${windowMs.toFixed(0)} ms; Octokit: writes ${writeMs.toFixed(1)} ms apart, ` +
+      `limits: ${limits.content.map((l) => `${l.max} content-creating requests per ${l.windowMs.toFixed(0)} ms`).join(", ")}, ` +
+        `${limits.points.max} points per ${limits.points.windowMs.toFixed(0)} ms; Octokit: writes ${writeMs.toFixed(1)} ms apart, ` +
         `comments ${(3 * writeMs).toFixed(1)} ms apart, retries on; sweep every ${(60_000 / args.scale).toFixed(0)} ms`,
     );
     const realStart = Date.now();
@@ -160,14 +170,15 @@ async function main(): Promise<void> {
         sweepIntervalMs: 60_000 / args.scale,
         handleSignals: false,
         appId: APP_ID,
-        drainer: { pollMs: Math.max(1, 1000 / args.scale), ...(args.batch ? { batchSize: args.batch } : {}) },
+        budget,
+        drainer: { pollMs: Math.max(1, 1000 / args.scale), minPauseMs, ...(args.batch ? { batchSize: args.batch } : {}) },
         onReady: (r) => (runtime = r),
       }),
     );
     if (!runtime) throw new Error("issue-leases did not start");
     const rt = runtime;
-    // Far beyond what the pacing needs for five writes per lease, and than the app takes on a busy machine.
-    const deadline = t0 + Math.max(120_000, leases * 5 * writeMs * 4, leases * 100);
+    // Far beyond what the pacing and the content limits need for five writes and a notice per lease, and than the app takes on a busy machine.
+    const deadline = t0 + Math.max(120_000, leases * 5 * writeMs * 4, leases * 100, ((contentFloorS(leases) * 1000) / args.scale) * 3);
     let sweptMs: number | null = null;
     let progress = t0;
     // Someone claims another issue once every expiry is queued: how long until the reply is on GitHub?
@@ -206,12 +217,14 @@ async function main(): Promise<void> {
     await rt.shutdown();
     runtime = undefined;
 
-    const calls = await fake.summary();
+    const calls = await fake.summary(hourMs);
     const census = await fake.census(repos.map((r) => `${r.owner}/${r.name}`), perRepo, ["claimed-by: latecomer", "lease #1"]);
     const replies = (outcome: string) => census.replies[outcome] ?? {};
     const exactlyOnce = (replies("expired")["1"] ?? 0) === leases && Object.keys(replies("expired")).length === 1;
     // Writes are spaced by the write lane; comments also by the notification lane (3× as far apart).
-    const pacedMs = Math.max(calls.writes * writeMs, calls.comments * 3 * writeMs);
+    const pacedMs = Math.max(calls.writes * writeMs, calls.comments * 3 * writeMs, (contentFloorS(calls.content) * 1000) / args.scale);
+    const waveS = (drainMs * args.scale) / 1000;
+    const waveFloorS = contentFloorS(leases);
     const productionMs = pacedMs * args.scale;
 
     log("");
@@ -245,7 +258,14 @@ async function main(): Promise<void> {
     log(`${"".padEnd(34)}${"".padStart(14)}   ${inLedger.top}`);
     row("GitHub requests", String(calls.requests), `${calls.reads} reads (the late claim's config), ${calls.writes} writes, ${calls.content} content-creating (${calls.comments} comments)`);
     row("  per lease", (calls.requests / leases).toFixed(2), `errors: ${JSON.stringify(calls.errors)} (404: label already deleted)`);
-    row("refused by the content limit", String(calls.refused), calls.refused === 0 ? "ok" : "MISSED: must be 0");
+    row("refused by GitHub's limits", String(calls.refused), calls.refused === 0 ? "ok" : "MISSED: must be 0");
+    row("content-creating in any hour, most", String(calls.contentWindowMax), calls.contentWindowMax <= 500 ? "ok (GitHub: 500)" : "MISSED: over 500");
+    row(
+      "the wave, production time",
+      hms(waveS * 1000),
+      `GitHub's content limits allow no less than ${hms(waveFloorS * 1000)} for one notice per lease: ratio ${(waveFloorS / waveS).toFixed(3)} (goal >= 0.9)`,
+    );
+    row("requests per expiry", (calls.requests / leases).toFixed(2), `per claim ${pace.requests_per_claim}, per release ${pace.requests_per_release} (the pace run; goal 1 each)`);
     row("peak RSS, MB", (peak.rss / MB).toFixed(1), `at start ${(base.rss / MB).toFixed(1)}`);
     row("peak heap used, MB", (peak.heap / MB).toFixed(1), `at start ${(base.heapUsed / MB).toFixed(1)}`);
     row("effects parked (failed)", String(stats.parked), stats.parked === 0 ? "ok" : "MISSED");
@@ -259,6 +279,13 @@ async function main(): Promise<void> {
     if (args.json) {
       console.log(
         JSON.stringify({
+          ...perCommand,
+          requests_per_expiry: round(calls.requests / leases, 2),
+          content_per_hour_max: calls.contentWindowMax,
+          limit_hits: calls.refused + pace.limit_hits,
+          wave_s: Math.round(waveS),
+          wave_floor_s: waveFloorS,
+          wave_ratio: round(waveFloorS / waveS, 3),
           drain_ms: Math.round(drainMs),
           leases,
           requests: calls.requests,

@@ -17,6 +17,7 @@ import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/ope
 import type { Ledger } from "./ledger/roles.js";
 import { Drainer } from "./outbox/drainer.js";
 import { type GitHubPort, octokitPort } from "./github/github-port.js";
+import { type BudgetSettings, budgetSettings, GitHubBudget } from "./github/budget.js";
 import { healthReport } from "./metrics/health.js";
 import { HolderLogins } from "./leasing/holder-logins.js";
 import { rememberRepos } from "./leasing/remember-repos.js";
@@ -52,6 +53,12 @@ export interface AppOptions {
   /** How long a GitHub request may take once sent; default REQUEST_TIMEOUT_MS (tests scale it with the throttle). */
   requestTimeoutMs?: number;
   onReady?: (runtime: Runtime) => void;
+  /**
+   * GitHub's budget per installation (github/budget.ts): settings over the
+   * environment's (tests shrink its windows with the rest of GitHub's
+   * pacing); null: none, for tests with GitHub's pacing off.
+   */
+  budget?: Partial<BudgetSettings> | null;
   /** Metrics to record into (tests); default: on with METRICS=1 or METRICS_TOKEN, else none. */
   metrics?: AppMetrics | null;
 }
@@ -99,6 +106,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       }
       return port;
     };
+    // Read before anything starts: a wrong GITHUB_CONTENT_PER_* ends the start, naming it.
+    const { minPauseMs, ...limits } = budgetSettings(process.env);
+    const budget = opts.budget === null ? null : new GitHubBudget({ ...limits, ...opts.budget });
     // How long an effect stays with a replica that stopped extending it (killed
     // mid-effect): another takes it over after this long. Default the Drainer's.
     const lockMs = Number(process.env.OUTBOX_LOCK_MS);
@@ -109,6 +119,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       log,
       ...(lockMs > 0 ? { lockMs } : {}),
       onAttempt: metrics?.effectAttempt,
+      budget,
+      minPauseMs,
+      onRateLimited: metrics?.rateLimited,
       // A lease changed on GitHub: re-check the open pull requests that close the issue.
       onLeaseChanged: async (installation, key) => {
         if ((await recheckPullRequests(ledger, installation, key, clock())) > 0) drainer.kick();

@@ -21,6 +21,8 @@ export interface RequestSummary {
   /** First and last arrival times of the summarised requests. */
   first: number | null;
   last: number | null;
+  /** The most content-creating requests admitted in any window of the length asked (an hour of GitHub's, scaled); 0 when none was asked. */
+  contentWindowMax: number;
 }
 
 export interface IssueCensus {
@@ -36,24 +38,33 @@ export interface IssueCensus {
 
 export type FakeRequest =
   | { op: "setContentLimit"; limit: { max: number; windowMs: number } | null }
-  | { op: "summary" }
+  | { op: "setLimits"; content: Array<{ max: number; windowMs: number }>; points: { max: number; windowMs: number } | null }
+  | { op: "summary"; windowMs?: number }
   | { op: "census"; repos: string[]; issues: number; keepLabels: string[] }
   | { op: "close" };
 
 const CONTENT = /^\/repos\/[^/]+\/[^/]+\/(labels|issues\/\d+\/(labels|assignees|comments)|check-runs)$/;
 const APP_LABEL = /^(claimed|claimed-by: .*|lease #\d+)$/;
 
-function summarise(fake: FakeGitHub, log: RecordedRequest[]): RequestSummary {
+function summarise(fake: FakeGitHub, log: RecordedRequest[], windowMs = 0): RequestSummary {
   const s: RequestSummary = {
     requests: log.length, reads: 0, writes: 0, content: 0, comments: 0, errors: {}, unmatched: fake.unmatched.length, refused: fake.refused,
-    first: log[0]?.at ?? null, last: log[log.length - 1]?.at ?? null,
+    first: log[0]?.at ?? null, last: log[log.length - 1]?.at ?? null, contentWindowMax: 0,
   };
+  const contentAt: number[] = [];
   for (const r of log) {
     if (r.method === "GET" || r.method === "HEAD") s.reads++;
     else s.writes++;
     if (r.method === "POST" && CONTENT.test(r.path)) s.content++;
+    if (r.method === "POST" && CONTENT.test(r.path) && r.status < 400) contentAt.push(r.at);
     if (r.method === "POST" && /\/issues\/\d+\/comments$/.test(r.path)) s.comments++;
     if (r.status >= 400) s.errors[r.status] = (s.errors[r.status] ?? 0) + 1;
+  }
+  if (windowMs > 0) {
+    for (let a = 0, b = 0; b < contentAt.length; b++) {
+      while (contentAt[b]! - contentAt[a]! >= windowMs) a++;
+      s.contentWindowMax = Math.max(s.contentWindowMax, b - a + 1);
+    }
   }
   return s;
 }
@@ -90,9 +101,13 @@ async function main(): Promise<void> {
       case "setContentLimit":
         fake.setContentLimit(req.limit);
         break;
+      case "setLimits":
+        fake.setContentLimits(req.content);
+        fake.setPointsLimit(req.points);
+        break;
       case "summary": {
         // Summarised and forgotten: the log of a long run would grow without bound.
-        result = summarise(fake, fake.requests);
+        result = summarise(fake, fake.requests, req.windowMs);
         fake.requests.length = 0;
         break;
       }

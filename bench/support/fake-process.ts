@@ -7,8 +7,10 @@ export interface RemoteFake {
   url: string;
   baseUrl: string;
   setContentLimit(limit: { max: number; windowMs: number } | null): Promise<void>;
-  /** Counts of the requests since the last summary, which it forgets. */
-  summary(): Promise<RequestSummary>;
+  /** GitHub's limits together: content a minute and an hour, and points a minute. */
+  setLimits(content: Array<{ max: number; windowMs: number }>, points: { max: number; windowMs: number } | null): Promise<void>;
+  /** Counts of the requests since the last summary, which it forgets; with `windowMs`, the most content in any such window. */
+  summary(windowMs?: number): Promise<RequestSummary>;
   /** Issues 1..issues of each repository, and the app's labels left besides `claimed` and `keepLabels`. */
   census(repos: string[], issues: number, keepLabels?: string[]): Promise<IssueCensus>;
   close(): Promise<void>;
@@ -42,7 +44,8 @@ export async function startRemoteFake(opts: FakeGitHubOptions = {}): Promise<Rem
     url,
     baseUrl,
     setContentLimit: (limit) => ask<void>({ op: "setContentLimit", limit }),
-    summary: () => ask<RequestSummary>({ op: "summary" }),
+    setLimits: (content, points) => ask<void>({ op: "setLimits", content, points }),
+    summary: (windowMs) => ask<RequestSummary>({ op: "summary", ...(windowMs ? { windowMs } : {}) }),
     census: (repos, issues, keepLabels = []) => ask<IssueCensus>({ op: "census", repos, issues, keepLabels }),
     async close() {
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

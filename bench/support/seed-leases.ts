@@ -54,6 +54,8 @@ async function main(): Promise<void> {
       background: false,
       handleSignals: false,
       appId: APP_ID,
+      // Seeding with GitHub's pacing off: its budget too.
+      budget: null,
       onReady: (r) => (runtime = r),
     }),
   );

@@ -18,7 +18,7 @@ import type {
   ForceReleaseOptions,
   ForceReleaseResult,
   Effect,
-  EffectFence,
+  EffectFence, Hold,
   Holder,
   IssueKey,
   NoteOptions,
@@ -99,8 +99,8 @@ export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory
     return this.runPlan(now, (now) => workPlans.setExempt(key, actor, exempt, now, opts));
   }
 
-  async takeEffects(now: number, limit: number, lockMs: number, skipInstallations?: number[], skipIds?: number[]): Promise<Effect[]> {
-    return this.outbox.takeEffects(now, limit, lockMs, skipInstallations, skipIds);
+  async takeEffects(now: number, limit: number, lockMs: number, hold?: Hold[], skipIds?: number[]): Promise<Effect[]> {
+    return this.outbox.takeEffects(now, limit, lockMs, hold, skipIds);
   }
 
   async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {

@@ -6,7 +6,7 @@
  */
 import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "./board-types.js";
 import type {
-  AcquireOptions, AcquireResult, Applied, Effect, EffectFence, ExpireResult, ExpiredLease, ForceReleaseOptions, ForceReleaseResult, HeldLock,
+  AcquireOptions, AcquireResult, Applied, Effect, EffectFence, ExpireResult, ExpiredLease, ForceReleaseOptions, ForceReleaseResult, HeldLock, Hold,
   HistoryEntry, Holder, IssueKey, Lease, NoteOptions, NoteResult, OpOptions, OutboxStats, ReleaseResult, RemindResult, RenameOptions,
   RenewOptions, RenewResult, RepoInfo, SchemaVersion, Term, TokenFloorRaise, TokenFloorResult, Ttl,
 } from "./types.js";
@@ -75,10 +75,11 @@ export interface OutboxStore {
   /**
    * Takes up to `limit` due effects, the oldest pending one of each issue,
    * locking each until `now + lockMs` and counting an attempt. Effects in
-   * `skipIds` (those the caller is applying) and of `skipInstallations` are
-   * not taken.
+   * `skipIds` (those the caller is applying) are not taken, nor those an
+   * entry of `hold` holds back (of its installation, of its priority or
+   * above: a rate limit, a budget short for a tier).
    */
-  takeEffects(now: number, limit: number, lockMs: number, skipInstallations?: number[], skipIds?: number[]): Promise<Effect[]>;
+  takeEffects(now: number, limit: number, lockMs: number, hold?: Hold[], skipIds?: number[]): Promise<Effect[]>;
   /** Extends the locks of the attempts still current until `now + lockMs`; returns the ids extended (the others were lost). */
   extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]>;
   /** Marks the attempt's effect done; false (and nothing changed) when the attempt is no longer the current one. */

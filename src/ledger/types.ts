@@ -157,6 +157,12 @@ export interface Effect extends NewEffect {
   late: boolean;
 }
 
+/** Effects the outbox does not hand out now: those of `installation` with priority `fromPriority` or above. */
+export interface Hold {
+  installation: number;
+  fromPriority: number;
+}
+
 /** One attempt at an effect: its id and the attempt number it was taken with. */
 export interface EffectFence {
   id: number;

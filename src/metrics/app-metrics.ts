@@ -71,6 +71,7 @@ export class AppMetrics {
   private readonly effectSeconds: Histogram<"kind">;
   private readonly attempts: Counter<"kind" | "outcome">;
   private readonly githubRequests: Counter<"method" | "status">;
+  private readonly rateLimits: Counter;
   private readonly sweeps: Counter;
   private readonly swept: Counter<"outcome">;
   private outbox: { ledger: LedgerHealth; clock: () => number } | null = null;
@@ -143,6 +144,11 @@ export class AppMetrics {
       labelNames: ["method", "status"],
       registers,
     });
+    this.rateLimits = new Counter({
+      name: "issue_leases_github_rate_limited_total",
+      help: "Rate limits GitHub answered to the outbox (secondary: 403, 429, or a GraphQL RATE_LIMITED); each paused its installation, a secondary one for at least a minute.",
+      registers,
+    });
     this.sweeps = new Counter({
       name: "issue_leases_sweeps_total",
       help: "Expiry sweeps run by this process (a replica that did not hold the sweep lock does not count).",
@@ -182,6 +188,11 @@ export class AppMetrics {
   /** For the GitHub port's `onResponse`: `status` null when no answer came (network error, timeout, abort). */
   readonly githubResponse = (method: string, url: string, status: number | null): void => {
     this.githubRequests.inc({ method: methodClass(method, url), status: statusLabel(status) });
+  };
+
+  /** For the drainer's `onRateLimited`. */
+  readonly rateLimited = (_installation: number, _waitMs: number): void => {
+    this.rateLimits.inc();
   };
 
   /** For the Sweeper's `onSwept`. */

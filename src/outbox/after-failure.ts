@@ -18,26 +18,41 @@ export interface RetryPolicy {
   backoffMs: number;
   maxBackoffMs: number;
   random: () => number;
+  /** The least a secondary limit pauses an installation for, whatever GitHub's `retry-after` says (GitHub: a minute). */
+  minPauseMs: number;
 }
 
-/** How long GitHub asks us to wait, in ms, or null when the error is not a rate limit. */
-export function rateLimitWait(error: unknown, now: number): number | null {
+/** A GraphQL answer of 200 whose errors say a rate limit (`RATE_LIMITED`, or a secondary limit's message). */
+function graphqlRateLimited(error: unknown): boolean {
+  const errors = (error as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(errors)) return false;
+  return errors.some((e: { type?: unknown; message?: unknown }) => e?.type === "RATE_LIMITED" || /secondary rate limit|abuse/i.test(String(e?.message ?? "")));
+}
+
+/**
+ * How long GitHub asks us to wait, in ms, or null when the error is not a
+ * rate limit. A secondary limit (403 or 429 with `retry-after`, or saying
+ * so, or a GraphQL answer of 200 with a `RATE_LIMITED` error) waits at least
+ * `minPauseMs`; the primary limit spent waits for its reset.
+ */
+export function rateLimitWait(error: unknown, now: number, minPauseMs = 60_000): number | null {
+  if (graphqlRateLimited(error)) return minPauseMs;
   const status = httpStatus(error);
   if (status !== 403 && status !== 429) return null;
   const headers = (error as HttpError).response?.headers ?? {};
   const retryAfter = Number(headers["retry-after"]);
-  if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter)) return Math.max(0, retryAfter * 1000);
+  if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter)) return Math.max(minPauseMs, retryAfter * 1000);
   if (String(headers["x-ratelimit-remaining"]) === "0") {
     const reset = Number(headers["x-ratelimit-reset"]) * 1000;
     if (Number.isFinite(reset)) return Math.max(1000, reset - now);
   }
   const message = String((error as HttpError).message ?? "");
-  if (/secondary rate limit|abuse/i.test(message)) return 60_000;
-  return status === 429 ? 60_000 : null;
+  if (/secondary rate limit|abuse/i.test(message)) return minPauseMs;
+  return status === 429 ? minPauseMs : null;
 }
 
 export function nextAfterFailure(error: unknown, attempts: number, now: number, policy: RetryPolicy): NextStep {
-  const wait = rateLimitWait(error, now);
+  const wait = rateLimitWait(error, now, policy.minPauseMs);
   if (wait !== null) return { action: "pause", waitMs: wait };
   const status = httpStatus(error);
   // The issue, the repository or the installation is gone: nothing to show it on.

@@ -9,8 +9,13 @@
  *   says *now* against what the drainer last applied (its "reflection"), so
  *   applying an effect twice changes nothing; a reply whose first attempt may
  *   have posted is looked for by its marker before it is posted again.
+ * - Within GitHub's limits: with a budget (github/budget.ts), every request
+ *   takes a slot of its installation's budget first, replies to commands
+ *   before notices before label-only work, and an installation short of
+ *   budget for a tier has no effect of that tier taken.
  * - Durable retry: 5xx, network errors and timeouts back off with jitter; a
- *   rate limit pauses that installation only, for as long as GitHub says;
+ *   rate limit pauses that installation only, for as long as GitHub says
+ *   (a secondary limit at least `minPauseMs`);
  *   after `maxAttempts` an effect is parked, logged, counted by /health, and
  *   retried when the app restarts.
  * - One drainer at a time per effect, whatever its duration: the lock taken
@@ -25,9 +30,11 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
-import type { Effect, EffectFence, IssueKey, Lease } from "../ledger/types.js";
+import type { Effect, EffectFence, Hold, IssueKey, Lease } from "../ledger/types.js";
 import type { FollowLinks, LeaseReads, NamedLocks, OutboxStore, Reflections } from "../ledger/roles.js";
 import { fenced, type GitHubPort, httpStatus } from "../github/github-port.js";
+import type { Demand, GitHubBudget, Tier } from "../github/budget.js";
+import { budgeted } from "../github/budgeted-port.js";
 import { nextAfterFailure } from "./after-failure.js";
 import { Attempts } from "./attempts.js";
 import { CHECK, type CheckPayload, REFLECT, type ReflectPayload } from "./effects.js";
@@ -67,7 +74,16 @@ export interface DrainerOptions {
   maxLedgerBackoffMs?: number;
   /** Told what became of each attempt the ledger recorded, or that lost its lock (for metrics). */
   onAttempt?: (effect: Effect, outcome: AttemptOutcome, now: number) => void;
+  /** GitHub's budget per installation; null (the default): no budget but GitHub's own answers. */
+  budget?: GitHubBudget | null;
+  /** The least a secondary rate limit pauses an installation for; default a minute, as GitHub asks. */
+  minPauseMs?: number;
+  /** Told of each rate limit GitHub answered (for metrics). */
+  onRateLimited?: (installation: number, waitMs: number) => void;
 }
+
+/** The budget's tier of an effect: its outbox priority (0 replies to commands, 1 notices, 2 label-only work). */
+export const tierOf = (effect: Effect): Tier => Math.min(2, Math.max(0, effect.priority ?? 0)) as Tier;
 
 /** What became of an attempt at an effect; "lost_lock" when another drainer had taken it meanwhile. */
 export type AttemptOutcome = "completed" | "dropped" | "retried" | "paused" | "parked" | "lost_lock" | "handed_back";
@@ -75,7 +91,8 @@ export type AttemptOutcome = "completed" | "dropped" | "retried" | "paused" | "p
 export const DEFAULT_LOCK_MS = 20_000;
 
 export class Drainer {
-  private readonly o: Required<Omit<DrainerOptions, "onLeaseChanged" | "onAttempt">> & Pick<DrainerOptions, "onLeaseChanged" | "onAttempt">;
+  private readonly o: Required<Omit<DrainerOptions, "onLeaseChanged" | "onAttempt" | "onRateLimited">> &
+    Pick<DrainerOptions, "onLeaseChanged" | "onAttempt" | "onRateLimited">;
   private readonly pausedUntil = new Map<number, number>();
   private running: Promise<void> | null = null;
   private stopping = false;
@@ -99,6 +116,8 @@ export class Drainer {
       owner: `${hostname()}/${process.pid}/${randomUUID()}`,
       labelLockMs: DEFAULT_LOCK_MS,
       maxLedgerBackoffMs: 10_000,
+      budget: null,
+      minPauseMs: 60_000,
       ...opts,
     };
     this.applying = new Attempts({ ledger: this.o.ledger, clock: this.o.clock, lockMs: this.o.lockMs, log: this.o.log });
@@ -185,7 +204,9 @@ export class Drainer {
   /** Takes due effects, never one this drainer is applying. */
   private take(room: number): Promise<Effect[]> {
     const now = this.o.clock();
-    return this.o.ledger.takeEffects(now, room, this.o.lockMs, this.paused(now), this.applying.ids());
+    const hold: Hold[] = this.paused(now).map((installation) => ({ installation, fromPriority: 0 }));
+    for (const h of this.o.budget?.held() ?? []) if (!hold.some((p) => p.installation === h.installation)) hold.push(h);
+    return this.o.ledger.takeEffects(now, room, this.o.lockMs, hold, this.applying.ids());
   }
 
   /**
@@ -241,12 +262,17 @@ export class Drainer {
   private async applyOne(effect: Effect): Promise<void> {
     const { ledger, clock, log } = this.o;
     const attempt = this.applying.begin(effect);
+    let demand: Demand | undefined;
     const where = { effect: effect.id, attempt: effect.attempts, installation: effect.installation, repoId: effect.repoId, issue: effect.issue };
     try {
       try {
         const signal = attempt.abort.signal;
-        const github = fenced(await this.o.github(effect.installation), signal);
-        if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal);
+        const { budget } = this.o;
+        const port = fenced(await this.o.github(effect.installation), signal);
+        demand = budget?.demand(effect.installation, tierOf(effect));
+        const github = budget ? budgeted(port, budget, effect.installation, tierOf(effect), signal, demand) : port;
+        const fold = budget?.folding(effect.installation) ?? false;
+        if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal, { fold });
         else if (effect.kind === CHECK) await this.check(effect, effect.payload as CheckPayload, github);
         else throw new Error(`unknown effect kind ${effect.kind}`);
         const now = clock();
@@ -265,6 +291,7 @@ export class Drainer {
       // The ledger did not answer: the effect stays locked, and is taken again when the lock expires.
       log.error({ ...where, err: error }, "outbox: could not record an effect's outcome; it will be taken again");
     } finally {
+      demand?.end();
       this.applying.end(attempt);
     }
   }
@@ -282,6 +309,8 @@ export class Drainer {
       case "pause":
         // Wait as GitHub says, for this installation only; others carry on.
         this.pausedUntil.set(effect.installation, Math.max(this.pausedUntil.get(effect.installation) ?? 0, now + next.waitMs));
+        this.o.budget?.pause(effect.installation, next.waitMs);
+        this.o.onRateLimited?.(effect.installation, next.waitMs);
         log.warn({ ...where, waitMs: next.waitMs }, "outbox: GitHub rate limit; pausing this installation");
         return recorded("paused", await ledger.failEffect(fence, now, message, now + next.waitMs));
       case "drop":

@@ -89,8 +89,10 @@ function ownerAndName(repo: string): { owner: string; repo: string } {
 }
 
 /**
- * A `reflect` effect on repository `repo` (`owner/name`); `priority` 1 puts
- * it behind replies to commands (sweeps), absent leaves the default.
+ * A `reflect` effect on repository `repo` (`owner/name`). Its `priority` is
+ * its tier in GitHub's budget (github/budget.ts): 0, the default, a reply to
+ * a command; 1 a notice (sweeps); and one without a reply is label-only
+ * work, 2, unless given.
  */
 export function reflectEffect(
   installation: number,
@@ -99,7 +101,8 @@ export function reflectEffect(
   priority?: number,
 ): NewEffect {
   const payload: ReflectPayload = { ...ownerAndName(repo), ...fields };
-  return { installation, kind: REFLECT, payload, ...(priority !== undefined ? { priority } : {}) };
+  const tier = priority ?? (fields.reply === null ? 2 : undefined);
+  return { installation, kind: REFLECT, payload, ...(tier !== undefined ? { priority: tier } : {}) };
 }
 
 /** A `check` effect of pull request `pull` of repository `repo` (`owner/name`); `seen` absent for a re-check after a lease change. */

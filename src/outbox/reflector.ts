@@ -58,7 +58,13 @@ export class Reflector {
     this.turns = new RepoTurns(o);
   }
 
-  async apply(effect: Effect, p: ReflectPayload, github: GitHubPort, signal: AbortSignal): Promise<void> {
+  /**
+   * `fold`: the installation is over its hour's budget (budget.ts): an
+   * expiry notice of a tenure that a newer one has followed is not posted
+   * (the newer claim's reply shows the issue changed hands), so that one
+   * issue gets one notice however many of its terms ended while notices waited.
+   */
+  async apply(effect: Effect, p: ReflectPayload, github: GitHubPort, signal: AbortSignal, opts: { fold?: boolean } = {}): Promise<void> {
     const { ledger, clock } = this.o;
     const r: Repo = { owner: p.owner, repo: p.repo };
     const key: IssueKey = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue };
@@ -90,6 +96,7 @@ export class Reflector {
     }
     // A reminder of a term renewed since (by `/renew` or the holder's activity) or of a lease held by its work now: not posted.
     if (p.reply?.op === "remind" && !(await this.stillDue(key, p.reply))) return;
+    if (opts.fold && p.reply?.op === "expire" && (await this.followed(key, p.reply))) return;
     if (p.reply) {
       const ref = replyRef(effect);
       const assignRefused =
@@ -100,6 +107,12 @@ export class Reflector {
       if (!posted) await github.createComment(r, effect.issue, renderReply(p.reply, { assignRefused, ref, ...late }));
     }
     if (p.reconcile && p.recheck !== false && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, key, current);
+  }
+
+  /** Whether a newer tenure has begun on the issue since the one `reply` is about. */
+  private async followed(key: IssueKey, reply: Reply): Promise<boolean> {
+    const latest = await this.o.ledger.latestToken(key);
+    return reply.lease !== null && latest !== null && latest > reply.lease.token;
   }
 
   /** Whether the term a reminder was decided for is still the live lease's (same token, same expiry). */

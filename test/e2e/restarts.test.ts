@@ -127,7 +127,8 @@ describe.concurrent("Nothing lost: kill -9, SIGTERM and restarts", () => {
     withLiveApp(async (live) => {
       const { fake } = live;
       const people = ["alice", "bob", "carol", "dave"].map((login, i) => ({ login, id: 2001 + i, association: "CONTRIBUTOR" }));
-      const first = await live.start();
+      // A second's pause at least after a secondary limit (a minute by default): the restart must not wait it out.
+      const first = await live.start({ GITHUB_MIN_PAUSE_S: "1" });
       // A rate limit holds the installation's effects back while the commands
       // arrive, so that the next pass takes them all at once.
       fake.rateLimitNextWrites(1, 3);

@@ -130,6 +130,8 @@ async function startRun(): Promise<Run> {
       background: false,
       handleSignals: false,
       appId: 777,
+      // GitHub's pacing is off: its budget too.
+      budget: null,
       drainer: { batchSize: 2 },
       onReady: (r) => (runtime = r),
     }),

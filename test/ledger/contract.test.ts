@@ -689,6 +689,7 @@ describe.each(backends)("ledger contract: $name", (backend) => {
           createdAt: T0,
           nonce: expect.stringMatching(/^[0-9a-f]{24,32}$/),
           late: false,
+          priority: 0,
         },
       ]);
 
@@ -748,8 +749,23 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       await ledger.acquire(key(4), bob, HOUR, T0, { effects: () => [effect("d1", {}, 9)] });
       await ledger.acquire(key(5), bob, HOUR, T0, { effects: () => [effect("e1", {}, 9)] });
       const later = now + 10 * MIN;
-      expect((await ledger.takeEffects(later, 10, MIN, [7])).map((e) => e.kind)).toEqual(["d1", "e1"]);
+      expect((await ledger.takeEffects(later, 10, MIN, [{ installation: 7, fromPriority: 0 }])).map((e) => e.kind)).toEqual(["d1", "e1"]);
       expect((await ledger.takeEffects(later + MIN, 1, MIN)).map((e) => e.kind)).toEqual(["a2"]);
+    });
+
+    it("holds back an installation's effects from a priority up (a budget short for notices and label-only work)", async () => {
+      const at = (kind: string, priority: number, installation = 9): NewEffect => ({ ...effect(kind, {}, installation), priority });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [at("reply", 0)] });
+      await ledger.acquire(key(2), alice, HOUR, T0, { effects: () => [at("notice", 1)] });
+      await ledger.acquire(key(3), alice, HOUR, T0, { effects: () => [at("labels", 2)] });
+      await ledger.acquire(key(4), bob, HOUR, T0, { effects: () => [at("other", 2, 8)] });
+      const take = async (now: number, hold: Array<{ installation: number; fromPriority: number }>) =>
+        (await ledger.takeEffects(now, 10, 1, hold)).map((e) => e.kind).sort();
+      // Locks of 1 ms: each take below starts after the last one's lapsed.
+      expect(await take(T0 + 10, [{ installation: 9, fromPriority: 1 }])).toEqual(["other", "reply"]);
+      expect(await take(T0 + 20, [{ installation: 9, fromPriority: 2 }])).toEqual(["notice", "other", "reply"]);
+      expect(await take(T0 + 30, [{ installation: 9, fromPriority: 0 }, { installation: 8, fromPriority: 0 }])).toEqual([]);
+      expect(await take(T0 + 40, [])).toEqual(["labels", "notice", "other", "reply"]);
     });
 
     it("completeEffect, failEffect with a retry time, parking, unparking and stats", async () => {

@@ -18,7 +18,7 @@ import { AppMetrics, eventLabel, metricsSettings, statusLabel } from "../../src/
 import { meteredLedger } from "../../src/metrics/metered-ledger.js";
 import { bearerMatches, metricsHandler } from "../../src/metrics/metrics-handler.js";
 import { GitHubMock, type Harness, startApp, strictNock } from "../support/app-harness.js";
-import { alice, bob, commentPayload, REPO } from "../support/payloads.js";
+import { alice, bob, commentPayload, INSTALLATION_ID, REPO } from "../support/payloads.js";
 
 /** The value of one series, or undefined when absent. */
 async function value(m: AppMetrics, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
@@ -91,6 +91,17 @@ describe("metrics recorded by the app", () => {
     expect(await value(metrics, "issue_leases_github_requests_total", { method: "write", status: "5xx" })).toBe(1);
     expect(await value(metrics, "issue_leases_effect_latency_seconds", { kind: "reflect", le: "+Inf" })).toBeUndefined();
     expect(await value(metrics, "issue_leases_outbox_effects", { state: "pending" })).toBe(1);
+  });
+
+  it("counts a secondary rate limit, which pauses the installation at least a minute whatever retry-after says", async () => {
+    gh.config(null);
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    gh.expect("POST", "/labels", 403, { message: "You have exceeded a secondary rate limit" }, { "retry-after": "1" });
+    await h.drain();
+    expect(await value(metrics, "issue_leases_github_rate_limited_total")).toBe(1);
+    expect(await value(metrics, "issue_leases_effect_attempts_total", { kind: "reflect", outcome: "paused" })).toBe(1);
+    expect(h.runtime.drainer.paused(h.now() + 59_999)).toEqual([INSTALLATION_ID]);
+    expect(h.runtime.drainer.paused(h.now() + 60_000)).toEqual([]);
   });
 
   it("counts a sweep and the leases it ended", async () => {

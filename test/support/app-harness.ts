@@ -63,6 +63,8 @@ export async function startApp(opts: Partial<AppOptions> & { start?: number } = 
       background: false,
       handleSignals: false,
       appId: APP_ID,
+      // GitHub's pacing is off here (UnthrottledOctokit): its budget too, unless a test gives one.
+      budget: null,
       ...opts,
       onReady: (r) => (runtime = r),
     }),
@@ -169,13 +171,13 @@ export class GitHubMock {
   }
 
   /** Mocks one request; `path` is absolute (`/repos/...`) or relative to the repository. */
-  expect(method: Method, path: string, status = 200, response: unknown = {}): this {
+  expect(method: Method, path: string, status = 200, response: unknown = {}, headers: Record<string, string> = {}): this {
     const full = this.full(path);
     nock(API)
       .intercept((uri: string) => decodePath(uri) === full, method)
       .reply((uri, body) => {
         this.record(method, uri, body);
-        return [status, response as nock.Body];
+        return [status, response as nock.Body, headers];
       });
     return this;
   }

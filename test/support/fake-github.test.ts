@@ -254,6 +254,45 @@ describe("faults", () => {
     expect(fake.comments(full, 1).map((c) => c.body)).toEqual(["one", "two"]);
     expect(fake.refused).toBe(1);
   });
+
+  it("enforces points a minute: a write costs 5, a read 1", async () => {
+    let clock = 1_000_000;
+    const { fake, octokit } = await start({ now: () => clock });
+    fake.setPointsLimit({ max: 11, windowMs: 60_000 });
+    await octokit.rest.issues.removeLabel({ owner, repo, issue_number: 1, name: "x" }).catch(() => undefined);
+    await octokit.rest.issues.listComments({ owner, repo, issue_number: 1 });
+    await octokit.rest.issues.createComment({ owner, repo, issue_number: 1, body: "one" });
+    // 5 + 1 + 5 = 11: one more read is over.
+    const refused = await failure(octokit.rest.issues.listComments({ owner, repo, issue_number: 1 }));
+    expect([refused.status, refused.response?.headers["retry-after"]]).toEqual([403, "60"]);
+    expect(fake.refused).toBe(1);
+    clock += 60_000;
+    await octokit.rest.issues.listComments({ owner, repo, issue_number: 1 });
+  });
+
+  it("enforces a minute's and an hour's limit together, as GitHub's 80 and 500", async () => {
+    let clock = 1_000_000;
+    const { fake, octokit } = await start({ now: () => clock });
+    fake.setContentLimits([
+      { max: 2, windowMs: 60_000 },
+      { max: 3, windowMs: 3_600_000 },
+    ]);
+    const post = (body: string) => octokit.rest.issues.createComment({ owner, repo, issue_number: 1, body });
+    await post("one");
+    await post("two");
+    // The minute is full: refused, and counted in neither window.
+    expect((await failure(post("three"))).response?.headers["retry-after"]).toBe("60");
+    clock += 60_000;
+    await post("three");
+    clock += 60_000;
+    // The minute has room, the hour does not: the first slot frees an hour after "one".
+    const refused = await failure(post("four"));
+    expect([refused.status, refused.response?.headers["retry-after"]]).toEqual([403, String(3600 - 120)]);
+    clock += 3_480_000;
+    await post("four");
+    expect(fake.comments(full, 1).map((c) => c.body)).toEqual(["one", "two", "three", "four"]);
+    expect(fake.refused).toBe(2);
+  });
 });
 
 describe("protocol", () => {

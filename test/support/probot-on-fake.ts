@@ -63,11 +63,15 @@ export async function startAppOnFake(
   });
   let runtime: Runtime | undefined;
   const { throttle: _throttle, ...appOptions } = opts;
+  // GitHub's budget at the throttle's pace: its windows (and the least pause after a secondary limit) scaled alike.
+  const scale = opts.throttle === "off" ? null : opts.throttle.scale;
   await probot.load(
     issueLeases({
       appId: APP_ID,
       handleSignals: false,
+      budget: scale === null ? null : { minuteMs: 60_000 / scale, hourMs: 3_600_000 / scale },
       ...appOptions,
+      drainer: { ...(scale === null ? {} : { minPauseMs: 60_000 / scale }), ...appOptions.drainer },
       ledger,
       onReady: (r) => (runtime = r),
     }),

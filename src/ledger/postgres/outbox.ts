@@ -6,7 +6,7 @@
  */
 import type { LedgerHealth, OutboxStore } from "../roles.js";
 import { DB_CLOCK, nowParam, statement, type PostgresConnection, type Statement } from "./connection.js";
-import type { Effect, EffectFence, NewEffect, OutboxStats } from "../types.js";
+import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "../types.js";
 
 interface OutboxRow {
   id: number;
@@ -35,6 +35,7 @@ function toEffect(r: OutboxRow): Effect {
     createdAt: r.created_at,
     nonce: r.nonce,
     late: r.late,
+    priority: r.priority,
   };
 }
 
@@ -58,7 +59,9 @@ export class PostgresOutbox implements OutboxStore, Pick<LedgerHealth, "outboxSt
              WHERE id IN (
                SELECT o.id FROM ${s}.outbox o
                WHERE o.state = 'pending' AND o.next_at <= (SELECT v FROM now) AND o.locked_until <= (SELECT v FROM now)
-                 AND o.installation <> ALL($3::bigint[]) AND o.id <> ALL($5::bigint[])
+                 AND o.id <> ALL($5::bigint[])
+                 AND NOT EXISTS (SELECT 1 FROM unnest($3::bigint[], $6::int[]) AS h(installation, priority)
+                                 WHERE h.installation = o.installation AND o.priority >= h.priority)
                  AND o.id = (SELECT MIN(p.id) FROM ${s}.outbox p
                              WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
                ORDER BY o.priority, o.next_at, o.id
@@ -97,13 +100,20 @@ export class PostgresOutbox implements OutboxStore, Pick<LedgerHealth, "outboxSt
     now: number,
     limit: number,
     lockMs: number,
-    skipInstallations: number[] = [],
+    hold: Hold[] = [],
     skipIds: number[] = [],
   ): Promise<Effect[]> {
     if (limit <= 0) return [];
     // One statement, so one transaction: if its reply is lost, the effects it
     // took stay locked until `now + lockMs` and are then taken again.
-    const { rows } = await this.db.query<OutboxRow>(this.sql.take, [this.db.stmtNow(now), limit, skipInstallations, lockMs, skipIds]);
+    const { rows } = await this.db.query<OutboxRow>(this.sql.take, [
+      this.db.stmtNow(now),
+      limit,
+      hold.map((h) => h.installation),
+      lockMs,
+      skipIds,
+      hold.map((h) => h.fromPriority),
+    ]);
     return rows.sort((a, b) => a.priority - b.priority || a.next_at - b.next_at || a.id - b.id).map(toEffect);
   }
 

@@ -7,7 +7,7 @@
  */
 import type Database from "better-sqlite3";
 import type { LedgerHealth, OutboxStore } from "../roles.js";
-import type { Effect, EffectFence, NewEffect, OutboxStats } from "../types.js";
+import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "../types.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
 
 export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStats"> {
@@ -82,21 +82,21 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
   }
 
   /** Taken in one BEGIN IMMEDIATE: the heads read and locked together. */
-  async takeEffects(now: number, limit: number, lockMs: number, skipInstallations: number[] = [], skipIds: number[] = []): Promise<Effect[]> {
+  async takeEffects(now: number, limit: number, lockMs: number, hold: Hold[] = [], skipIds: number[] = []): Promise<Effect[]> {
     // Nothing due: no write transaction (a drained outbox is asked after every pass).
     if (this.st.anyDue.get({ now }) === undefined) return [];
-    const skip = new Set(skipInstallations);
+    const skip = new Map(hold.map((h) => [h.installation, h.fromPriority]));
     const applying = new Set(skipIds);
     return this.immediate(() => this.take(now, limit, lockMs, skip, applying));
   }
 
-  private take(now: number, limit: number, lockMs: number, skip: Set<number>, applying: Set<number>): Effect[] {
-    // Over-fetch a little so that skipped installations and effects do not starve the others.
+  private take(now: number, limit: number, lockMs: number, skip: Map<number, number>, applying: Set<number>): Effect[] {
+    // Over-fetch a little so that held installations and effects do not starve the others.
     const rows = this.st.heads.all({ now, limit: limit + skip.size * limit + applying.size });
     const taken: Effect[] = [];
     for (const r of rows) {
       if (taken.length >= limit) break;
-      if (skip.has(r.installation as number) || applying.has(r.id as number)) continue;
+      if ((skip.get(r.installation as number) ?? Number.POSITIVE_INFINITY) <= (r.priority as number) || applying.has(r.id as number)) continue;
       this.st.lock.run({ id: r.id, until: now + lockMs });
       taken.push({
         id: r.id as number,
@@ -109,6 +109,7 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
         createdAt: r.created_at as number,
         nonce: (r.nonce as string | null) ?? null,
         late: r.late === 1,
+        priority: r.priority as number,
       });
     }
     return taken;

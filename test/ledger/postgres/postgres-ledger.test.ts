@@ -233,7 +233,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
       const [a, b] = await replicas(2);
       await enqueue(a!, 1, 2);
       await enqueue(a!, 2, 1);
-      const first = await a!.takeEffects(T0, 1, 1_000, [7]); // issue 2 (installation 7) skipped
+      const first = await a!.takeEffects(T0, 1, 1_000, [{ installation: 7, fromPriority: 0 }]); // issue 2 (installation 7) skipped
       expect(first.map((e) => [e.issue, e.attempts])).toEqual([[1, 1]]);
       // a "dies". Before the lock expires, issue 1 is held back whole; issue 2 flows.
       const meanwhile = await b!.takeEffects(T0 + 500, 10, 1_000);

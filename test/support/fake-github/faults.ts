@@ -9,15 +9,17 @@ export type Fault = { kind: "fail"; status: number } | { kind: "applied-then-fai
 export class Faults {
   private faults: Fault[] = [];
   private readFaults: Array<{ path: RegExp; status: number }> = [];
-  private contentLimit: { max: number; windowMs: number } | null = null;
-  /** Arrival times of content-creating requests admitted within the window. */
-  private contentWindow: number[] = [];
+  /** GitHub's content limits (80 a minute and 500 an hour), each with the arrival times it admitted within its window. */
+  private contentLimits: Array<{ max: number; windowMs: number; window: number[] }> = [];
+  /** GitHub's points a minute (900 for REST: a write 5, a read 1), with what it admitted within its window. */
+  private pointsLimit: { max: number; windowMs: number; window: Array<{ at: number; points: number }>; used: number } | null = null;
 
   /** Drops pending faults and the content limit's window; keeps the limit's setting. */
   clear(): void {
     this.faults = [];
     this.readFaults = [];
-    this.contentWindow = [];
+    for (const limit of this.contentLimits) limit.window = [];
+    if (this.pointsLimit) Object.assign(this.pointsLimit, { window: [], used: 0 });
   }
 
   failNextWritesAfterApplying(n: number, status: number): void {
@@ -36,9 +38,8 @@ export class Faults {
     for (let i = 0; i < n; i++) this.faults.push({ kind: "rate-limit", retryAfter: retryAfterSeconds });
   }
 
-  setContentLimit(opts: { max: number; windowMs: number } | null): void {
-    this.contentLimit = opts;
-    this.contentWindow = [];
+  setContentLimits(limits: Array<{ max: number; windowMs: number }>): void {
+    this.contentLimits = limits.map((l) => ({ ...l, window: [] }));
   }
 
   /** The fault the next write meets, in the order armed. */
@@ -53,17 +54,34 @@ export class Faults {
     return { kind: "fail", status: f!.status };
   }
 
-  /** Null when admitted; otherwise seconds until a slot frees. */
-  admitContent(at: number): number | null {
-    const limit = this.contentLimit;
+  setPointsLimit(limit: { max: number; windowMs: number } | null): void {
+    this.pointsLimit = limit ? { ...limit, window: [], used: 0 } : null;
+  }
+
+  /** Null when the points limit admits a request of `points` (and counts it); otherwise seconds until enough free. */
+  admitPoints(at: number, points: number): number | null {
+    const limit = this.pointsLimit;
     if (!limit) return null;
-    const window = this.contentWindow;
-    while (window.length > 0 && window[0]! <= at - limit.windowMs) window.shift();
-    if (window.length >= limit.max) {
-      const oldest = window[window.length - limit.max] ?? at;
-      return Math.max(1, Math.ceil((oldest + limit.windowMs - at) / 1000));
+    while (limit.window.length > 0 && limit.window[0]!.at <= at - limit.windowMs) limit.used -= limit.window.shift()!.points;
+    if (limit.used + points > limit.max) return Math.max(1, Math.ceil(((limit.window[0]?.at ?? at) + limit.windowMs - at) / 1000));
+    limit.window.push({ at, points });
+    limit.used += points;
+    return null;
+  }
+
+  /** Null when every limit admits it (and it is counted in each); otherwise seconds until a slot frees. */
+  admitContent(at: number): number | null {
+    let wait: number | null = null;
+    for (const limit of this.contentLimits) {
+      const window = limit.window;
+      while (window.length > 0 && window[0]! <= at - limit.windowMs) window.shift();
+      if (window.length >= limit.max) {
+        const oldest = window[window.length - limit.max] ?? at;
+        wait = Math.max(wait ?? 1, Math.ceil((oldest + limit.windowMs - at) / 1000));
+      }
     }
-    window.push(at);
+    if (wait !== null) return wait;
+    for (const limit of this.contentLimits) limit.window.push(at);
     return null;
   }
 }

@@ -191,7 +191,15 @@ export class FakeGitHubServer implements FakeGitHub {
   }
 
   setContentLimit(opts: { max: number; windowMs: number } | null): void {
-    this.faults.setContentLimit(opts);
+    this.faults.setContentLimits(opts ? [opts] : []);
+  }
+
+  setContentLimits(limits: Array<{ max: number; windowMs: number }>): void {
+    this.faults.setContentLimits(limits);
+  }
+
+  setPointsLimit(limit: { max: number; windowMs: number } | null): void {
+    this.faults.setPointsLimit(limit);
   }
 
   writeCount(): number {
@@ -241,7 +249,9 @@ export class FakeGitHubServer implements FakeGitHub {
       return;
     } else {
       const fault = isWrite ? this.faults.writeFault() : this.faults.readFault(r.path);
-      const limited = fault === undefined && r.match.route.kind === "content" ? this.faults.admitContent(r.at) : null;
+      const content = fault === undefined && r.match.route.kind === "content" ? this.faults.admitContent(r.at) : null;
+      // Points: a write 5, a read 1 (GitHub's REST secondary limit of 900 a minute).
+      const limited = content ?? (fault === undefined ? this.faults.admitPoints(r.at, isWrite ? 5 : 1) : null);
       if (fault?.kind === "fail") {
         const message = STATUS_CODES[fault.status] ?? "Error";
         reply = { status: fault.status, json: { message, documentation_url: DOCS, status: String(fault.status) } };

@@ -121,6 +121,10 @@ export interface FakeGitHub {
    * 403 secondary rate limit, with retry-after = seconds until a slot frees.
    */
   setContentLimit(opts: { max: number; windowMs: number } | null): void;
+  /** GitHub's limits together (80 a minute and 500 an hour): a request over any of them is refused, and counted in none. */
+  setContentLimits(limits: Array<{ max: number; windowMs: number }>): void;
+  /** GitHub's points a minute (900 for REST): a write costs 5, a read 1; a request over it is refused 403 secondary rate limit. */
+  setPointsLimit(limit: { max: number; windowMs: number } | null): void;
   /** Requests refused by the content limit. */
   refused: number;
   /** Successful (status < 400) write requests recorded. */

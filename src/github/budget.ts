@@ -1,0 +1,377 @@
+/**
+ * GitHub's budget, kept by the app per installation, below GitHub's
+ * documented secondary limits (GitHub's "Rate limits for the REST API" and
+ * "for the GraphQL API" pages): no more than 80 content-generating requests
+ * a minute and 500 an hour, 900 points a minute for REST (a write costs 5, a
+ * read 1), and fewer than 100 requests at once. An integration that keeps
+ * going past a secondary limit "may be banned", so the app never relies on
+ * GitHub's refusals: every request of the outbox first takes a slot here,
+ * and waits for one when the budget is short.
+ *
+ * - What is waiting goes in tiers: replies to commands first (someone is
+ *   waiting), then expiry and reminder notices, then label-only work. A
+ *   lower tier stops short of the limit (a reserve of 5 % of each window for
+ *   replies, 10 % for replies and notices), and a waiting request of a higher
+ *   tier is served first.
+ * - A request counts from when it is sent until a window's length after its
+ *   answer came: GitHub counts it when it arrives, somewhere in between, so
+ *   no window of GitHub's ever holds more than the app's.
+ * - A secondary limit GitHub answers anyway pauses the installation (`pause`),
+ *   for at least a minute; the drainer takes none of its effects meanwhile.
+ * - The drainer asks `held` before taking effects: an installation whose
+ *   budget is short for a tier has no effect of that tier taken, so that the
+ *   effects it holds in flight are the ones that can go. Effects in flight
+ *   count what they may still create (`demand`): while the budget is short,
+ *   a notice is taken only once the replies in flight have their slots.
+ *
+ * One process's budget: replicas each keep their own (divide the settings
+ * among them; README, "GitHub's limits").
+ */
+
+/** 0: replies to commands; 1: expiry and reminder notices; 2: label-only work. The outbox's `priority`. */
+export type Tier = 0 | 1 | 2;
+
+export interface BudgetSettings {
+  /** Content-generating requests (POST, GraphQL mutations) a minute; GitHub's limit is 80. */
+  contentPerMinute: number;
+  /** Content-generating requests an hour; GitHub's limit is 500. */
+  contentPerHour: number;
+  /** Points a minute (a write 5, a read 1); GitHub's REST limit is 900. */
+  pointsPerMinute: number;
+  /** Requests in flight at once; GitHub's limit is 100. */
+  concurrency: number;
+  /** The windows' lengths (tests shrink them with the rest of GitHub's pacing). */
+  minuteMs: number;
+  hourMs: number;
+  /** Real time by default: the windows are GitHub's, whatever clock the ledger is given. */
+  clock: () => number;
+}
+
+export const DEFAULT_BUDGET: BudgetSettings = {
+  contentPerMinute: 80,
+  contentPerHour: 500,
+  pointsPerMinute: 800,
+  concurrency: 50,
+  minuteMs: 60_000,
+  hourMs: 3_600_000,
+  clock: Date.now,
+};
+
+export interface Cost {
+  /** Creates something on GitHub (a POST or a mutation): counted against the content limits. */
+  content: boolean;
+  points: number;
+}
+
+export const READ: Cost = { content: false, points: 1 };
+export const WRITE: Cost = { content: false, points: 5 };
+export const CONTENT: Cost = { content: true, points: 5 };
+
+/** Part of a window kept back from a tier: none from replies, 5 % from notices, 10 % from label-only work. */
+const RESERVE: Record<Tier, number> = { 0: 0, 1: 0.05, 2: 0.1 };
+
+const limitFor = (max: number, tier: Tier) => max - Math.ceil(max * RESERVE[tier]);
+
+/** A request counted in a window: `at` is Infinity while it is in flight, then when its answer came. */
+interface Entry {
+  at: number;
+  points: number;
+}
+
+interface Waiter {
+  tier: Tier;
+  cost: Cost;
+  seq: number;
+  grant: (slot: Slot) => void;
+}
+
+/** A slot taken: released when the request's answer came (or it failed). */
+export interface Slot {
+  release(): void;
+}
+
+/** Content-generating requests an effect makes at most on the REST path: labels, the assignee, the reply. */
+export const CONTENT_PER_EFFECT = 3;
+
+/** What an effect in flight may still create; its content slots count down, and `end` when it is done. */
+export interface Demand {
+  readonly tier: Tier;
+  remaining: number;
+  end(): void;
+}
+
+class Installation {
+  constructor(readonly id: number) {}
+  readonly content: Entry[] = [];
+  readonly points: Entry[] = [];
+  inFlight = 0;
+  pausedUntil = 0;
+  /** When the hour's budget was last found short for notices: notices fold for an hour after. */
+  hourShortAt = Number.NEGATIVE_INFINITY;
+  readonly waiters: Waiter[] = [];
+  readonly demands = new Set<Demand>();
+  timer: NodeJS.Timeout | null = null;
+}
+
+export class GitHubBudget {
+  readonly settings: BudgetSettings;
+  private readonly installations = new Map<number, Installation>();
+  private seq = 0;
+  /** Requests that waited for a slot, by tier (for metrics). */
+  readonly waited: Record<Tier, number> = { 0: 0, 1: 0, 2: 0 };
+
+  constructor(settings: Partial<BudgetSettings> = {}) {
+    this.settings = { ...DEFAULT_BUDGET, ...settings };
+  }
+
+  private of(installation: number): Installation {
+    let i = this.installations.get(installation);
+    if (!i) {
+      i = new Installation(installation);
+      this.installations.set(installation, i);
+    }
+    return i;
+  }
+
+  /** Drops what has left its window. */
+  private prune(i: Installation, now: number): void {
+    const { minuteMs, hourMs } = this.settings;
+    drop(i.content, (e) => e.at + hourMs <= now);
+    drop(i.points, (e) => e.at + minuteMs <= now);
+  }
+
+  private used(i: Installation, now: number): { minute: number; hour: number; points: number } {
+    const { minuteMs } = this.settings;
+    let minute = 0;
+    for (const e of i.content) if (e.at + minuteMs > now) minute++;
+    let points = 0;
+    for (const e of i.points) points += e.points;
+    return { minute, hour: i.content.length, points };
+  }
+
+  /** Whether a request of `tier` costing `cost` may be sent now. */
+  private fits(i: Installation, tier: Tier, cost: Cost, now: number): boolean {
+    const s = this.settings;
+    if (i.pausedUntil > now || i.inFlight >= s.concurrency) return false;
+    const u = this.used(i, now);
+    if (u.points + cost.points > s.pointsPerMinute) return false;
+    if (!cost.content) return true;
+    return u.minute < limitFor(s.contentPerMinute, tier) && u.hour < limitFor(s.contentPerHour, tier);
+  }
+
+  /**
+   * Waits for a slot for one request and takes it. Waiters are served by
+   * tier, then in order; one that cannot go holds back those after it that
+   * need the same kind of room. Rejects when `signal` aborts.
+   */
+  acquire(installation: number, tier: Tier, cost: Cost, signal?: AbortSignal, demand?: Demand): Promise<Slot> {
+    signal?.throwIfAborted();
+    const i = this.of(installation);
+    const now = this.settings.clock();
+    this.prune(i, now);
+    const granted = (slot: Slot) => {
+      if (demand && cost.content) demand.remaining = Math.max(0, demand.remaining - 1);
+      return slot;
+    };
+    if (i.waiters.length === 0 && this.fits(i, tier, cost, now)) return Promise.resolve(granted(this.take(i, cost)));
+    this.waited[tier] += 1;
+    return new Promise<Slot>((resolve, reject) => {
+      const waiter: Waiter = { tier, cost, seq: ++this.seq, grant: (slot) => resolve(granted(slot)) };
+      const at = i.waiters.findIndex((w) => w.tier > tier);
+      i.waiters.splice(at === -1 ? i.waiters.length : at, 0, waiter);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          const k = i.waiters.indexOf(waiter);
+          if (k === -1) return;
+          i.waiters.splice(k, 1);
+          reject(signal.reason);
+          this.pump(installation);
+        },
+        { once: true },
+      );
+      this.pump(installation);
+    });
+  }
+
+  private take(i: Installation, cost: Cost): Slot {
+    const entry: Entry = { at: Number.POSITIVE_INFINITY, points: cost.points };
+    i.points.push(entry);
+    const content: Entry | null = cost.content ? { at: Number.POSITIVE_INFINITY, points: 0 } : null;
+    if (content) i.content.push(content);
+    i.inFlight += 1;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        const now = this.settings.clock();
+        entry.at = now;
+        if (content) content.at = now;
+        i.inFlight -= 1;
+        this.pump(i.id);
+      },
+    };
+  }
+
+  /** Grants what fits, in order; sets a timer for when more may. */
+  private pump(installation: number): void {
+    const i = this.of(installation);
+    const now = this.settings.clock();
+    this.prune(i, now);
+    let contentBlocked = false;
+    let pointsBlocked = false;
+    for (let k = 0; k < i.waiters.length; ) {
+      const w = i.waiters[k]!;
+      const blocked = (w.cost.content && contentBlocked) || pointsBlocked;
+      if (!blocked && this.fits(i, w.tier, w.cost, now)) {
+        i.waiters.splice(k, 1);
+        w.grant(this.take(i, w.cost));
+        continue;
+      }
+      if (w.cost.content) contentBlocked = true;
+      else pointsBlocked = true;
+      k += 1;
+    }
+    if (i.timer) clearTimeout(i.timer);
+    i.timer = null;
+    if (i.waiters.length === 0) return;
+    const next = this.nextChange(i, now);
+    // In flight only: a release pumps again.
+    if (next === null) return;
+    i.timer = setTimeout(() => {
+      i.timer = null;
+      this.pump(installation);
+    }, Math.max(1, next - now));
+    i.timer.unref?.();
+  }
+
+  /** When the next answered request leaves a window, or the pause ends; null when only a release can help. */
+  private nextChange(i: Installation, now: number): number | null {
+    const { minuteMs, hourMs } = this.settings;
+    let next = i.pausedUntil > now ? i.pausedUntil : Number.POSITIVE_INFINITY;
+    for (const e of i.points) if (Number.isFinite(e.at)) next = Math.min(next, e.at + minuteMs);
+    for (const e of i.content) {
+      if (!Number.isFinite(e.at)) continue;
+      next = Math.min(next, e.at + minuteMs > now ? e.at + minuteMs : e.at + hourMs);
+    }
+    return Number.isFinite(next) ? next : null;
+  }
+
+  /** An effect of `tier` begins: what it may still create counts against lower tiers until it has its slots or ends. */
+  demand(installation: number, tier: Tier): Demand {
+    const i = this.of(installation);
+    const d: Demand = {
+      tier,
+      remaining: CONTENT_PER_EFFECT,
+      end: () => {
+        i.demands.delete(d);
+      },
+    };
+    i.demands.add(d);
+    return d;
+  }
+
+  /** A rate limit GitHub answered: nothing of this installation is sent for `waitMs` (the drainer's `minPauseMs` at least). */
+  pause(installation: number, waitMs: number): number {
+    const i = this.of(installation);
+    const now = this.settings.clock();
+    i.pausedUntil = Math.max(i.pausedUntil, now + waitMs);
+    this.pump(installation);
+    return i.pausedUntil;
+  }
+
+  /** Installations paused now. */
+  paused(): number[] {
+    const now = this.settings.clock();
+    return [...this.installations].filter(([, i]) => i.pausedUntil > now).map(([id]) => id);
+  }
+
+  /**
+   * What the drainer should not take now, per installation: effects of
+   * `fromPriority` and above (0: all of them, while paused or out of
+   * budget). A content request of the tier must fit, with room for the
+   * requests of that tier already waiting.
+   */
+  held(): Array<{ installation: number; fromPriority: number }> {
+    const s = this.settings;
+    const now = s.clock();
+    const out: Array<{ installation: number; fromPriority: number }> = [];
+    for (const [id, i] of this.installations) {
+      this.prune(i, now);
+      if (i.pausedUntil > now) {
+        out.push({ installation: id, fromPriority: 0 });
+        continue;
+      }
+      const u = this.used(i, now);
+      // Short: more than half of either window used (for notices' limits).
+      const pressed = u.minute * 2 >= limitFor(s.contentPerMinute, 1) || u.hour * 2 >= limitFor(s.contentPerHour, 1);
+      for (const tier of [0, 1, 2] as const) {
+        let ahead = i.waiters.filter((w) => w.cost.content && w.tier <= tier).length;
+        let above = 0;
+        for (const d of i.demands) if (d.tier < tier) above += d.remaining;
+        ahead += above;
+        const short =
+          u.minute + ahead >= limitFor(s.contentPerMinute, tier) ||
+          u.hour + ahead >= limitFor(s.contentPerHour, tier) ||
+          (pressed && above > 0);
+        if (tier === 1 && u.hour + ahead >= limitFor(s.contentPerHour, 1)) i.hourShortAt = now;
+        if (short) {
+          out.push({ installation: id, fromPriority: tier });
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether notices that can wait are folded for this installation: while its
+   * hour's budget is short for notices, and for an hour after.
+   */
+  folding(installation: number): boolean {
+    const i = this.installations.get(installation);
+    if (!i) return false;
+    const now = this.settings.clock();
+    this.prune(i, now);
+    if (i.content.length >= limitFor(this.settings.contentPerHour, 1)) i.hourShortAt = now;
+    return i.hourShortAt + this.settings.hourMs > now;
+  }
+
+  /** Content-generating requests counted in the installation's current minute and hour windows (for metrics and tests). */
+  usage(installation: number): { minute: number; hour: number; points: number; inFlight: number } {
+    const i = this.of(installation);
+    const now = this.settings.clock();
+    this.prune(i, now);
+    return { ...this.used(i, now), inFlight: i.inFlight };
+  }
+}
+
+function drop<T>(list: T[], gone: (e: T) => boolean): void {
+  let w = 0;
+  for (const e of list) if (!gone(e)) list[w++] = e;
+  list.length = w;
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, most: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > most) throw new Error(`${name} must be a whole number from 1 to ${most}; it is "${raw}"`);
+  return n;
+}
+
+/**
+ * From GITHUB_CONTENT_PER_MINUTE (default 80, at most GitHub's 80) and
+ * GITHUB_CONTENT_PER_HOUR (default 500, at most GitHub's 500): lower them
+ * to share an installation with other apps or among replicas.
+ * GITHUB_MIN_PAUSE_S (default 60): the least a secondary limit pauses an
+ * installation. A wrong value ends the start, naming it.
+ */
+export function budgetSettings(env: NodeJS.ProcessEnv): Pick<BudgetSettings, "contentPerMinute" | "contentPerHour"> & { minPauseMs: number } {
+  return {
+    contentPerMinute: wholeNumber(env, "GITHUB_CONTENT_PER_MINUTE", DEFAULT_BUDGET.contentPerMinute, 80),
+    contentPerHour: wholeNumber(env, "GITHUB_CONTENT_PER_HOUR", DEFAULT_BUDGET.contentPerHour, 500),
+    minPauseMs: wholeNumber(env, "GITHUB_MIN_PAUSE_S", 60, 3600) * 1000,
+  };
+}
