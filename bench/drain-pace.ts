@@ -75,12 +75,16 @@ export function scaledBudget(scale: number) {
 
 /**
  * The least time, in production seconds, GitHub's content limits allow for
- * `n` content-creating requests: the k-th (from 0) goes no sooner than
- * floor(k / 80) minutes and floor(k / 500) hours after the first.
+ * `n` content-creating requests, sent the moment each window lets them: the
+ * k-th (from 0) no sooner than a minute after the (k − 80)-th and an hour
+ * after the (k − 500)-th.
  */
 export function contentFloorS(n: number): number {
-  if (n <= 0) return 0;
-  return Math.max(Math.floor((n - 1) / CONTENT_PER_MINUTE) * 60, Math.floor((n - 1) / CONTENT_PER_HOUR) * 3600);
+  const at: number[] = [];
+  for (let k = 0; k < n; k++) {
+    at.push(Math.max(k >= CONTENT_PER_MINUTE ? at[k - CONTENT_PER_MINUTE]! + 60 : 0, k >= CONTENT_PER_HOUR ? at[k - CONTENT_PER_HOUR]! + 3600 : 0));
+  }
+  return at[n - 1] ?? 0;
 }
 
 /** Counts requests that the app's own time limit aborted, at the `fetch` every Octokit request goes through. */

@@ -10,9 +10,10 @@
  *
  * - What is waiting goes in tiers: replies to commands first (someone is
  *   waiting), then expiry and reminder notices, then label-only work. A
- *   lower tier stops short of the limit (a reserve of 5 % of each window for
- *   replies, 10 % for replies and notices), and a waiting request of a higher
- *   tier is served first.
+ *   lower tier stops short of the limit (by default 1 % of each window kept
+ *   for replies, 3 % for replies and notices: an expiry wave uses 99 % of
+ *   GitHub's allowance), and a waiting request of a higher tier is served
+ *   first.
  * - A request counts from when it is sent until a window's length after its
  *   answer came: GitHub counts it when it arrives, somewhere in between, so
  *   no window of GitHub's ever holds more than the app's.
@@ -45,6 +46,8 @@ export interface BudgetSettings {
   hourMs: number;
   /** Real time by default: the windows are GitHub's, whatever clock the ledger is given. */
   clock: () => number;
+  /** The part of each window a tier leaves to the tiers above it (replies to commands: none). */
+  reserves: Record<Tier, number>;
 }
 
 export const DEFAULT_BUDGET: BudgetSettings = {
@@ -55,6 +58,7 @@ export const DEFAULT_BUDGET: BudgetSettings = {
   minuteMs: 60_000,
   hourMs: 3_600_000,
   clock: Date.now,
+  reserves: { 0: 0, 1: 0.01, 2: 0.03 },
 };
 
 export interface Cost {
@@ -67,10 +71,6 @@ export const READ: Cost = { content: false, points: 1 };
 export const WRITE: Cost = { content: false, points: 5 };
 export const CONTENT: Cost = { content: true, points: 5 };
 
-/** Part of a window kept back from a tier: none from replies, 5 % from notices, 10 % from label-only work. */
-const RESERVE: Record<Tier, number> = { 0: 0, 1: 0.05, 2: 0.1 };
-
-const limitFor = (max: number, tier: Tier) => max - Math.ceil(max * RESERVE[tier]);
 
 /** A request counted in a window: `at` is Infinity while it is in flight, then when its answer came. */
 interface Entry {
@@ -124,6 +124,11 @@ export class GitHubBudget {
     this.settings = { ...DEFAULT_BUDGET, ...settings };
   }
 
+  /** A window's limit for a tier: the limit less what the tier leaves to those above it. */
+  private limitFor(max: number, tier: Tier): number {
+    return max - Math.ceil(max * this.settings.reserves[tier]);
+  }
+
   private of(installation: number): Installation {
     let i = this.installations.get(installation);
     if (!i) {
@@ -156,7 +161,7 @@ export class GitHubBudget {
     const u = this.used(i, now);
     if (u.points + cost.points > s.pointsPerMinute) return false;
     if (!cost.content) return true;
-    return u.minute < limitFor(s.contentPerMinute, tier) && u.hour < limitFor(s.contentPerHour, tier);
+    return u.minute < this.limitFor(s.contentPerMinute, tier) && u.hour < this.limitFor(s.contentPerHour, tier);
   }
 
   /**
@@ -305,17 +310,17 @@ export class GitHubBudget {
       }
       const u = this.used(i, now);
       // Short: more than half of either window used (for notices' limits).
-      const pressed = u.minute * 2 >= limitFor(s.contentPerMinute, 1) || u.hour * 2 >= limitFor(s.contentPerHour, 1);
+      const pressed = u.minute * 2 >= this.limitFor(s.contentPerMinute, 1) || u.hour * 2 >= this.limitFor(s.contentPerHour, 1);
       for (const tier of [0, 1, 2] as const) {
         let ahead = i.waiters.filter((w) => w.cost.content && w.tier <= tier).length;
         let above = 0;
         for (const d of i.demands) if (d.tier < tier) above += d.remaining;
         ahead += above;
         const short =
-          u.minute + ahead >= limitFor(s.contentPerMinute, tier) ||
-          u.hour + ahead >= limitFor(s.contentPerHour, tier) ||
+          u.minute + ahead >= this.limitFor(s.contentPerMinute, tier) ||
+          u.hour + ahead >= this.limitFor(s.contentPerHour, tier) ||
           (pressed && above > 0);
-        if (tier === 1 && u.hour + ahead >= limitFor(s.contentPerHour, 1)) i.hourShortAt = now;
+        if (tier === 1 && u.hour + ahead >= this.limitFor(s.contentPerHour, 1)) i.hourShortAt = now;
         if (short) {
           out.push({ installation: id, fromPriority: tier });
           break;
@@ -334,7 +339,7 @@ export class GitHubBudget {
     if (!i) return false;
     const now = this.settings.clock();
     this.prune(i, now);
-    if (i.content.length >= limitFor(this.settings.contentPerHour, 1)) i.hourShortAt = now;
+    if (i.content.length >= this.limitFor(this.settings.contentPerHour, 1)) i.hourShortAt = now;
     return i.hourShortAt + this.settings.hourMs > now;
   }
 

@@ -19,8 +19,9 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** With reserves of 5 % and 10 %, which small limits make distinct (the defaults, 1 % and 3 %, are tested below). */
 const budgetOf = (perMinute: number, perHour: number, more: Partial<ConstructorParameters<typeof GitHubBudget>[0]> = {}) =>
-  new GitHubBudget({ contentPerMinute: perMinute, contentPerHour: perHour, clock: () => Date.now(), ...more });
+  new GitHubBudget({ contentPerMinute: perMinute, contentPerHour: perHour, clock: () => Date.now(), reserves: { 0: 0, 1: 0.05, 2: 0.1 }, ...more });
 
 /** Acquires, recording when the slot was granted. */
 function track(budget: GitHubBudget, tier: Tier, log: string[], name: string, signal?: AbortSignal): Promise<Slot> {
@@ -177,6 +178,26 @@ describe("GitHub's budget", () => {
     await vi.advanceTimersByTimeAsync(MIN);
     expect(budget.usage(INST)).toMatchObject({ minute: 0, hour: 1, inFlight: 0 });
     (await budget.acquire(INST, 0, CONTENT)).release();
+  });
+
+  it("by default an expiry wave may use 99 % of GitHub's allowance, and label-only work 97 %", async () => {
+    const budget = new GitHubBudget({ clock: () => Date.now() });
+    for (let i = 0; i < 77; i++) (await budget.acquire(INST, 0, CONTENT)).release();
+    expect(budget.held()).toEqual([{ installation: INST, fromPriority: 2 }]);
+    (await budget.acquire(INST, 0, CONTENT)).release();
+    (await budget.acquire(INST, 0, CONTENT)).release();
+    expect(budget.held()).toEqual([{ installation: INST, fromPriority: 1 }]);
+    await vi.advanceTimersByTimeAsync(MIN);
+    for (let m = 0; m < 6; m++) {
+      for (let i = 0; i < 69; i++) (await budget.acquire(INST, 1, CONTENT)).release();
+      await vi.advanceTimersByTimeAsync(MIN);
+    }
+    // 79 + 6 × 69 = 493 in the hour: notices may take two more (495), label-only work none (485).
+    expect(budget.usage(INST).hour).toBe(493);
+    expect(budget.held()).toEqual([{ installation: INST, fromPriority: 2 }]);
+    (await budget.acquire(INST, 1, CONTENT)).release();
+    (await budget.acquire(INST, 1, CONTENT)).release();
+    expect(budget.held()).toEqual([{ installation: INST, fromPriority: 1 }]);
   });
 
   it("settings from the environment: GitHub's limits by default, never above them", () => {

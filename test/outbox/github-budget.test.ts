@@ -100,7 +100,8 @@ describe("GitHub's budget, through the whole app", () => {
     let offset = 0;
     app = await startAppOnFake(fake, {
       throttle: { scale: SCALE },
-      budget: { contentPerMinute: PER_MINUTE, contentPerHour: PER_HOUR, minuteMs: MINUTE, hourMs: HOUR },
+      // Reserves of 5 % and 10 % (the defaults are 1 % and 3 %): with limits this small, the tiers then differ.
+      budget: { contentPerMinute: PER_MINUTE, contentPerHour: PER_HOUR, minuteMs: MINUTE, hourMs: HOUR, reserves: { 0: 0, 1: 0.05, 2: 0.1 } },
       clock: () => Date.now() + offset,
       sweepIntervalMs: 20,
       // Four effects in flight at most: notices waiting for the budget must not take the places of replies.
