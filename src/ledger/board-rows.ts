@@ -1,6 +1,7 @@
 /**
  * Rows of the board's queries as both backends read them, and the sum of
- * per-holder counts the side panel shows (sqlite/board.ts, postgres/board.ts).
+ * per-holder counts the side panel shows (sqlite/board-reads.ts,
+ * postgres/board-reads.ts).
  */
 import { leaseOfRow, type LiveLeaseRow } from "./lease-rows.js";
 import { type Holder, holderOf } from "./types.js";

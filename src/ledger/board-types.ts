@@ -1,4 +1,4 @@
-/** The ledger's types for the board (sqlite/board.ts, postgres/board.ts). */
+/** The ledger's types for the board (sqlite/board-*.ts, postgres/board-*.ts). */
 import type { HeldBy, Holder, Lease, RepoInfo } from "./types.js";
 
 /** An issue as the board shows it: its title and labels, from the last webhook that carried them. */

@@ -41,8 +41,10 @@ export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory
   protected abstract readonly outbox: OutboxStore & Pick<LedgerHealth, "outboxStats">;
   /** The store's repositories and reflections. */
   protected abstract readonly repos: RepoMemory & Reflections;
-  /** The store's board: what it remembers from webhooks, and its reads. */
-  protected abstract readonly board: BoardMemory & BoardReads;
+  /** The store's board: what it remembers from webhooks. */
+  protected abstract readonly boardMemory: BoardMemory;
+  /** The store's board: its page of leases and side panels. */
+  protected abstract readonly boardReads: BoardReads;
 
   /**
    * Runs the plan `make(now)` makes as one transaction, whose promise settles
@@ -144,30 +146,30 @@ export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory
   }
 
   async rememberCard(card: IssueCard, now: number, create: boolean): Promise<boolean> {
-    return this.board.rememberCard(card, now, create);
+    return this.boardMemory.rememberCard(card, now, create);
   }
 
   async dropCard(key: { repoId: number; issue: number }, now: number): Promise<void> {
-    return this.board.dropCard(key, now);
+    return this.boardMemory.dropCard(key, now);
   }
 
   async rememberVisibility(repo: RepoVisibility, now: number): Promise<boolean> {
-    return this.board.rememberVisibility(repo, now);
+    return this.boardMemory.rememberVisibility(repo, now);
   }
 
   async forgetRepos(forget: RepoForget, now: number): Promise<number> {
-    return this.board.forgetRepos(forget, now);
+    return this.boardMemory.forgetRepos(forget, now);
   }
 
   async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {
-    return this.board.boardRepo(name);
+    return this.boardReads.boardRepo(name);
   }
 
   async boardLeases(query: BoardQuery, now: number): Promise<BoardPage> {
-    return this.board.boardLeases(query, now);
+    return this.boardReads.boardLeases(query, now);
   }
 
   async boardPanels(query: BoardPanelsQuery, now: number): Promise<BoardPanels> {
-    return this.board.boardPanels(query, now);
+    return this.boardReads.boardPanels(query, now);
   }
 }

@@ -5,7 +5,8 @@ import type { Plan } from "../plan.js";
 import type { Ledger } from "../roles.js";
 import { SchemaBehindError } from "../schema-behind-error.js";
 import type { HeldLock, HistoryEntry, Holder, IssueKey, Lease, RenameOptions, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../types.js";
-import { PostgresBoard } from "./board.js";
+import { PostgresBoardMemory } from "./board-memory.js";
+import { PostgresBoardReads } from "./board-reads.js";
 import { isConnectionError, nowParam, PostgresConnection, type PostgresLedgerOptions } from "./connection.js";
 import { migratePostgres, postgresSchemaVersion } from "./migrate.js";
 import { PostgresOutbox } from "./outbox.js";
@@ -64,8 +65,10 @@ export class PostgresLedger extends LedgerBase implements Ledger {
   /** The pool, and the retries around what runs on it (connection.ts). */
   private readonly db: PostgresConnection;
   private readonly sql;
-  /** The board's memory and reads (board.ts). */
-  protected readonly board: PostgresBoard;
+  /** What the board remembers from webhooks (board-memory.ts). */
+  protected readonly boardMemory: PostgresBoardMemory;
+  /** The board's page of leases and side panels (board-reads.ts). */
+  protected readonly boardReads: PostgresBoardReads;
   /** Runs the operations written once (lease-plans.ts, work-plans.ts) in a transaction (run-plan.ts). */
   private readonly plans: PostgresPlans;
   /** The outbox's statements and operations (postgres/outbox.ts). */
@@ -86,7 +89,8 @@ export class PostgresLedger extends LedgerBase implements Ledger {
     const s = pg.escapeIdentifier(this.schema);
     this.outbox = new PostgresOutbox(s, this.db);
     this.repos = new PostgresRepos(s, this.db);
-    this.board = new PostgresBoard(s, this.db);
+    this.boardMemory = new PostgresBoardMemory(s, this.db);
+    this.boardReads = new PostgresBoardReads(s, this.db);
     this.locks = new PostgresSessionLocks({
       connectionString: opts.connectionString,
       schema: this.schema,

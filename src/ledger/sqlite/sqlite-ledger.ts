@@ -17,7 +17,8 @@ import type {
   TokenFloorResult,
 } from "../types.js";
 import { holderOf } from "../types.js";
-import { SqliteBoard } from "./board.js";
+import { SqliteBoardMemory } from "./board-memory.js";
+import { SqliteBoardReads } from "./board-reads.js";
 import { GroupCommit } from "./group-commit.js";
 import { holdRowLock } from "./keep-lock.js";
 import { type LeaseStatements, toLease } from "./lease-statements.js";
@@ -215,10 +216,14 @@ export class SqliteLedger extends LedgerBase implements Ledger {
 
 
 
-  // The board's statements (board.ts), prepared on first use.
-  private boardSt: SqliteBoard | undefined;
-  protected get board(): SqliteBoard {
-    return (this.boardSt ??= new SqliteBoard(this.db, this.immediate, this.unsynced));
+  // The board's statements (board-memory.ts, board-reads.ts), each half prepared on first use.
+  private boardMemorySt: SqliteBoardMemory | undefined;
+  protected get boardMemory(): SqliteBoardMemory {
+    return (this.boardMemorySt ??= new SqliteBoardMemory(this.db, this.immediate, this.unsynced));
+  }
+  private boardReadsSt: SqliteBoardReads | undefined;
+  protected get boardReads(): SqliteBoardReads {
+    return (this.boardReadsSt ??= new SqliteBoardReads(this.db));
   }
 
 
