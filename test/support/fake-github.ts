@@ -1,6 +1,7 @@
 /**
  * An in-process fake of the slice of the GitHub REST API that issue-leases
- * uses, for end-to-end tests, fault tests and benchmarks.
+ * uses, and of its GraphQL API (a few queries, and the mutations on labels,
+ * assignees and comments), for end-to-end tests, fault tests and benchmarks.
  *
  * It speaks HTTP (node:http only) so the real app, Octokit plugins included
  * (auth, retry, throttling, config), runs unmodified against it: point
@@ -15,7 +16,15 @@
  * - assignees without access are dropped silently (see `refuseAssignee`);
  * - list endpoints paginate with `per_page`/`page` and a `Link` header;
  * - secondary rate limits answer 403 with a `retry-after` header and a
- *   message Octokit's throttling plugin recognises.
+ *   message Octokit's throttling plugin recognises;
+ * - GraphQL runs a document's aliased mutations in order, each on its own: a
+ *   failed one answers null under its alias and an error with GitHub's
+ *   `type` (NOT_FOUND, ...), the others still apply. Its node ids are the
+ *   `node_id`s REST answers carry (a user's `U_<userId(login)>` resolves once
+ *   the state mentions the login, e.g. after `setPermission`). A mutation
+ *   document is one write and one content-creating request, however many
+ *   mutations it holds; a query is a read. Every document is checked
+ *   against GitHub's published schema.
  *
  * Repos and issues spring into existence on first use, so a test only seeds
  * what it asserts on. Handlers run synchronously once the body is read, so
@@ -24,7 +33,11 @@
  * The fake lives in fake-github/: server.ts (HTTP, recording, faults),
  * route-table.ts and routes.ts (matching, and the routes in order), state.ts
  * and json-shapes.ts (the data and GitHub's JSON for it), and the handlers
- * by area (*-routes.ts, graphql.ts). Everyone imports it from here.
+ * by area (*-routes.ts). GraphQL is graphql.ts (the endpoint and its two
+ * queries), graphql-schema.ts (GitHub's schema, which checks every
+ * document), graphql-mutations.ts (the mutations, run by graphql-js on the
+ * state with the REST routes' code) and graphql-nodes.ts (node ids and
+ * GitHub's GraphQL objects). Everyone imports it from here.
  */
 import { FakeGitHubServer } from "./fake-github/server.js";
 import type { FakeGitHub, FakeGitHubOptions } from "./fake-github/types.js";

@@ -1,14 +1,21 @@
 /**
  * What a test arms to make the fake misbehave: writes that fail (before or
- * after they are applied) or meet a secondary rate limit, reads that fail,
+ * after they are applied) or meet a secondary rate limit (REST's 403, or
+ * GraphQL's 200 RATE_LIMITED for a mutation document), reads that fail,
  * and the content limit GitHub puts on content-creating requests.
  * server.ts asks here before it runs a handler.
  */
-export type Fault = { kind: "fail"; status: number } | { kind: "applied-then-fail"; status: number } | { kind: "rate-limit"; retryAfter: number };
+export type Fault =
+  | { kind: "fail"; status: number }
+  | { kind: "applied-then-fail"; status: number }
+  | { kind: "rate-limit"; retryAfter: number }
+  | { kind: "graphql-rate-limit" };
 
 export class Faults {
   private faults: Fault[] = [];
   private readFaults: Array<{ path: RegExp; status: number }> = [];
+  /** GraphQL mutation documents still to answer RATE_LIMITED (200, as GitHub's GraphQL does), before any other write fault. */
+  private graphqlLimited = 0;
   /** GitHub's content limits (80 a minute and 500 an hour), each with the arrival times it admitted within its window. */
   private contentLimits: Array<{ max: number; windowMs: number; window: number[] }> = [];
   /** GitHub's points a minute (900 for REST: a write 5, a read 1), with what it admitted within its window. */
@@ -18,6 +25,7 @@ export class Faults {
   clear(): void {
     this.faults = [];
     this.readFaults = [];
+    this.graphqlLimited = 0;
     for (const limit of this.contentLimits) limit.window = [];
     if (this.pointsLimit) Object.assign(this.pointsLimit, { window: [], used: 0 });
   }
@@ -38,12 +46,20 @@ export class Faults {
     for (let i = 0; i < n; i++) this.faults.push({ kind: "rate-limit", retryAfter: retryAfterSeconds });
   }
 
+  rateLimitNextGraphql(n: number): void {
+    this.graphqlLimited += n;
+  }
+
   setContentLimits(limits: Array<{ max: number; windowMs: number }>): void {
     this.contentLimits = limits.map((l) => ({ ...l, window: [] }));
   }
 
-  /** The fault the next write meets, in the order armed. */
-  writeFault(): Fault | undefined {
+  /** The fault the next write meets, in the order armed; a GraphQL mutation document meets GraphQL's rate limit first. */
+  writeFault(mutation: boolean): Fault | undefined {
+    if (mutation && this.graphqlLimited > 0) {
+      this.graphqlLimited--;
+      return { kind: "graphql-rate-limit" };
+    }
     return this.faults.shift();
   }
 

@@ -10,11 +10,16 @@ import { buildClientSchema, type GraphQLSchema, parse, validate } from "graphql"
 
 let built: GraphQLSchema | null = null;
 
+/** GitHub's schema, built once: what documents are validated against, and what graphql.ts executes mutations with. */
+export function githubSchema(): GraphQLSchema {
+  built ??= buildClientSchema(schema.json as unknown as Parameters<typeof buildClientSchema>[0]);
+  return built;
+}
+
 /** The schema's complaints about `document` (a syntax error included): empty when GitHub would run it. */
 export function schemaErrors(document: string): string[] {
-  built ??= buildClientSchema(schema.json as unknown as Parameters<typeof buildClientSchema>[0]);
   try {
-    return validate(built, parse(document)).map((e) => e.message);
+    return validate(githubSchema(), parse(document)).map((e) => e.message);
   } catch (error) {
     return [error instanceof Error ? error.message : String(error)];
   }

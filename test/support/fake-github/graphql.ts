@@ -1,13 +1,43 @@
-/** GitHub's GraphQL endpoint, as much of it as the API's callers need. */
+/**
+ * GitHub's GraphQL endpoint, as much of it as the app and the API's callers
+ * need: two queries answered here, and the mutations graphql-mutations.ts
+ * runs. Every document is first checked against GitHub's schema.
+ */
+import { getOperationAST, parse, type DocumentNode, type OperationDefinitionNode } from "graphql";
+import { runMutations } from "./graphql-mutations.js";
 import { schemaErrors } from "./graphql-schema.js";
 import { DOCS, type Reply } from "./replies.js";
 import { bodyField, isRecord } from "./request-fields.js";
-import type { Ctx } from "./route-table.js";
+import type { Ctx, RouteKind } from "./route-table.js";
 import type { RouteDeps } from "./routes.js";
 
 /**
- * The two GraphQL queries the fake answers, for a registered token (else 401, GitHub's "Bad credentials"): `viewer`,
- * and a repository's issue as the API's moderation asks for it (`repository { interactionAbility issueOrPullRequest }`).
+ * What a GraphQL request is to the fake's pipeline: a mutation document writes and creates content (once, however
+ * many mutations it holds), anything else reads. A document that does not parse reads; the handler refuses it.
+ */
+export function graphqlKind(body: unknown): RouteKind {
+  return operationOf(body)?.operation.operation === "mutation" ? "mutation" : "read";
+}
+
+/** The request's document and the operation it runs (by `operationName` when it holds several), or null. */
+function operationOf(body: unknown): { document: DocumentNode; operation: OperationDefinitionNode } | null {
+  const query = bodyField(body, "query");
+  const name = bodyField(body, "operationName");
+  if (typeof query !== "string") return null;
+  try {
+    const document = parse(query);
+    const operation = getOperationAST(document, typeof name === "string" ? name : undefined);
+    return operation ? { document, operation } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The endpoint: a document outside GitHub's schema is refused (200, `errors`, no `data`, recorded as unmatched); a
+ * mutation document runs (graphql-mutations.ts); and two queries are answered, for a registered token (else 401,
+ * GitHub's "Bad credentials"): `viewer`, and a repository's issue as the API's moderation asks for it
+ * (`repository { interactionAbility issueOrPullRequest }`).
  */
 export function graphql(d: RouteDeps, ctx: Ctx): Reply {
   const { data } = d;
@@ -15,6 +45,8 @@ export function graphql(d: RouteDeps, ctx: Ctx): Reply {
   const caller = ctx.token === null ? undefined : data.apiTokens.get(ctx.token);
   const invalid = typeof query === "string" ? schemaErrors(query) : ["a GraphQL request needs a query"];
   if (invalid.length > 0) return { status: 200, json: { errors: invalid.map((message) => ({ message })) }, invalid: true };
+  const op = operationOf(ctx.body);
+  if (op?.operation.operation === "mutation") return runMutations(d, op.document, ctx.body);
   if (typeof query === "string" && /\bissueOrPullRequest\b/.test(query)) {
     if (!caller) return { status: 401, json: { message: "Bad credentials", documentation_url: DOCS } };
     return issueAbility(d, ctx, caller);

@@ -1,11 +1,14 @@
 /**
  * Issues (list, read, update), their assignees and their comments. Issues
- * spring into existence on first use (state.ts, issueOf).
+ * spring into existence on first use (state.ts, issueOf). What GraphQL's
+ * assignee and comment mutations share with these routes is exported here.
  */
+import type { CommentRecord, IssueRecord, RepoRecord } from "./records.js";
 import { invalid, notFound, type Reply } from "./replies.js";
 import { bodyField, isRecord, sinceParam, stringList } from "./request-fields.js";
 import { R, type Ctx, type RouteTable } from "./route-table.js";
 import type { RouteDeps } from "./routes.js";
+import type { FakeState } from "./state.js";
 import { commentBodyProblem, labelNameList } from "./validation.js";
 
 export function issueRoutes(t: RouteTable, d: RouteDeps): void {
@@ -27,12 +30,7 @@ export function issueRoutes(t: RouteTable, d: RouteDeps): void {
     const repo = data.repoOf(ctx);
     const comment = repo.comments.get(Number(ctx.params.id));
     if (!comment) return notFound();
-    const body = bodyField(ctx.body, "body");
-    const problem = commentBodyProblem(body);
-    if (problem) return problem;
-    comment.body = body as string;
-    comment.updatedAt = data.now();
-    return { status: 200, json: shapes.commentJson(repo, comment) };
+    return editComment(data, comment, bodyField(ctx.body, "body")) ?? { status: 200, json: shapes.commentJson(repo, comment) };
   });
   t.add("DELETE", `${R}/issues/comments/:id`, "write", (ctx) => {
     const repo = data.repoOf(ctx);
@@ -58,8 +56,7 @@ export function assigneeRoutes(t: RouteTable, { data, shapes }: RouteDeps): void
     if (logins === null) return invalid([{ resource: "Issue", code: "missing_field", field: "assignees" }]);
     const repo = data.repoOf(ctx);
     const issue = data.issueOf(repo, Number(ctx.params.n));
-    issue.assignees = data.assignable(logins, issue.assignees);
-    data.touch(issue);
+    addAssignees(data, issue, logins);
     return { status: 201, json: shapes.issueJson(repo, issue) };
   });
   t.add("DELETE", `${R}/issues/:n/assignees`, "write", (ctx) => {
@@ -67,14 +64,13 @@ export function assigneeRoutes(t: RouteTable, { data, shapes }: RouteDeps): void
     if (logins === null) return invalid([{ resource: "Issue", code: "missing_field", field: "assignees" }]);
     const repo = data.repoOf(ctx);
     const issue = data.issueOf(repo, Number(ctx.params.n));
-    const drop = new Set(logins.map((l) => l.toLowerCase()));
-    issue.assignees = issue.assignees.filter((l) => !drop.has(l.toLowerCase()));
-    data.touch(issue);
+    removeAssignees(data, issue, logins);
     return { status: 200, json: shapes.issueJson(repo, issue) };
   });
 }
 
-export function commentRoutes(t: RouteTable, { data, shapes, app }: RouteDeps): void {
+export function commentRoutes(t: RouteTable, d: RouteDeps): void {
+  const { data, shapes } = d;
   t.add("GET", `${R}/issues/:n/comments`, "read", (ctx) => {
     const repo = data.repoOf(ctx);
     const n = Number(ctx.params.n);
@@ -83,13 +79,38 @@ export function commentRoutes(t: RouteTable, { data, shapes, app }: RouteDeps): 
     return shapes.list(ctx, all, (c) => shapes.commentJson(repo, c));
   });
   t.add("POST", `${R}/issues/:n/comments`, "content", (ctx) => {
-    const body = bodyField(ctx.body, "body");
-    const problem = commentBodyProblem(body);
-    if (problem) return problem;
     const repo = data.repoOf(ctx);
-    const comment = data.createComment(repo, Number(ctx.params.n), body as string, app.botLogin);
-    return { status: 201, json: shapes.commentJson(repo, comment) };
+    const comment = postAppComment(d, repo, Number(ctx.params.n), bodyField(ctx.body, "body"));
+    return "status" in comment ? comment : { status: 201, json: shapes.commentJson(repo, comment) };
   });
+}
+
+/** Assigns those with access (GitHub drops the others silently), after the current assignees. */
+export function addAssignees(data: FakeState, issue: IssueRecord, logins: string[]): void {
+  issue.assignees = data.assignable(logins, issue.assignees);
+  data.touch(issue);
+}
+
+/** Unassigns the logins (case-insensitively); one not assigned is no error. */
+export function removeAssignees(data: FakeState, issue: IssueRecord, logins: string[]): void {
+  const drop = new Set(logins.map((l) => l.toLowerCase()));
+  issue.assignees = issue.assignees.filter((l) => !drop.has(l.toLowerCase()));
+  data.touch(issue);
+}
+
+/** A comment by the app's bot (so it carries performed_via_github_app), after GitHub's checks on the body; else their 422. */
+export function postAppComment({ data, app }: RouteDeps, repo: RepoRecord, issue: number, body: unknown): CommentRecord | Reply {
+  const problem = commentBodyProblem(body);
+  return problem ?? data.createComment(repo, issue, body as string, app.botLogin);
+}
+
+/** Replaces a comment's body after GitHub's checks; their 422 when it fails them, else null. */
+export function editComment(data: FakeState, comment: CommentRecord, body: unknown): Reply | null {
+  const problem = commentBodyProblem(body);
+  if (problem) return problem;
+  comment.body = body as string;
+  comment.updatedAt = data.now();
+  return null;
 }
 
 function listIssues({ data, shapes }: RouteDeps, ctx: Ctx): Reply {

@@ -41,3 +41,14 @@ export function secondaryRateLimit(retryAfterSeconds: number, requestId: string)
     },
   };
 }
+
+/**
+ * GitHub's GraphQL answer to a document over a rate limit: 200, no data, one RATE_LIMITED error (no retry-after),
+ * so a client that only looks at the status misses it.
+ */
+export function graphqlRateLimited(installationId: number): Reply {
+  return {
+    status: 200,
+    json: { data: null, errors: [{ type: "RATE_LIMITED", message: `API rate limit exceeded for installation ID ${installationId}.` }] },
+  };
+}

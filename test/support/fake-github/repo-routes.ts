@@ -4,7 +4,7 @@
  * assignability and org membership.
  */
 import { createHash } from "node:crypto";
-import { graphql } from "./graphql.js";
+import { graphql, graphqlKind } from "./graphql.js";
 import type { InteractionLimit } from "./records.js";
 import { forbidden, notFound, type Reply } from "./replies.js";
 import { fullName } from "./request-fields.js";
@@ -44,8 +44,8 @@ export function installationRoutes(t: RouteTable, { data, shapes }: RouteDeps): 
 export function repoRoutes(t: RouteTable, d: RouteDeps): void {
   const { data, shapes } = d;
   t.add("GET", R, "read", (ctx) => (data.tokenSees(ctx) ? { status: 200, json: shapes.repoJson(data.repoOf(ctx)) } : notFound()));
-  // GraphQL: github.com serves /graphql; GitHub Enterprise Server /api/graphql (beside /api/v3).
-  for (const path of ["/graphql", "/api/graphql"]) t.add("POST", path, "read", (ctx) => graphql(d, ctx));
+  // GraphQL: github.com serves /graphql; GitHub Enterprise Server /api/graphql (beside /api/v3). A query reads, a mutation writes.
+  for (const path of ["/graphql", "/api/graphql"]) t.add("POST", path, graphqlKind, (ctx) => graphql(d, ctx));
   t.add("GET", `${R}/contents/*path`, "read", (ctx) => getContent(d, ctx));
   t.add("GET", `${R}/collaborators/:user/permission`, "read", (ctx) => {
     const login = ctx.params.user!;

@@ -5,7 +5,16 @@
  */
 import type { Reply } from "./replies.js";
 
-export type RouteKind = "read" | "write" | "content" | "token";
+/**
+ * What a request is to the fake's pipeline (server.ts): a read, a write, a
+ * content-creating write (GitHub's content limits), a GraphQL mutation
+ * document (a content-creating write that GraphQL's own faults also meet),
+ * or an installation-token request (never recorded nor faulted).
+ */
+export type RouteKind = "read" | "write" | "content" | "mutation" | "token";
+
+/** A route's kind, or how to tell it from the request's body: a GraphQL query reads, a mutation writes. */
+export type KindOf = RouteKind | ((body: unknown) => RouteKind);
 
 export interface Ctx {
   params: Record<string, string>;
@@ -22,7 +31,7 @@ export interface Ctx {
 
 export type Handler = (ctx: Ctx) => Reply;
 
-export interface Route { method: string; segments: string[]; kind: RouteKind; handle: Handler }
+export interface Route { method: string; segments: string[]; kind: KindOf; handle: Handler }
 
 export interface RouteMatch { route: Route; params: Record<string, string> }
 
@@ -35,7 +44,7 @@ const NUMERIC_PARAMS = new Set(["n", "id", "installation"]);
 export class RouteTable {
   private readonly routes: Route[] = [];
 
-  add(method: string, pattern: string, kind: RouteKind, handle: Handler): void {
+  add(method: string, pattern: string, kind: KindOf, handle: Handler): void {
     this.routes.push({ method, segments: pattern.split("/").slice(1), kind, handle });
   }
 
@@ -70,6 +79,11 @@ export class RouteTable {
     }
     return null;
   }
+}
+
+/** The kind of a request to `route` with this body. */
+export function kindOf(route: Route, body: unknown): RouteKind {
+  return typeof route.kind === "function" ? route.kind(body) : route.kind;
 }
 
 function safeDecode(part: string): string | null {

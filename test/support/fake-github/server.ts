@@ -10,8 +10,8 @@ import type { AddressInfo } from "node:net";
 import { Faults } from "./faults.js";
 import { readBody, send, type BodyOutcome } from "./http-io.js";
 import { JsonShapes } from "./json-shapes.js";
-import { DOCS, notFound, secondaryRateLimit, type Reply } from "./replies.js";
-import { RouteTable, type Ctx, type RouteMatch } from "./route-table.js";
+import { DOCS, graphqlRateLimited, notFound, secondaryRateLimit, type Reply } from "./replies.js";
+import { kindOf, RouteTable, type Ctx, type RouteMatch } from "./route-table.js";
 import { defineRoutes } from "./routes.js";
 import { FakeState } from "./state.js";
 import type { FakeGitHub, FakeGitHubOptions, InteractionLimit, IssueSeed, Permission, PullRequestSeed, RecordedRequest, TokenSeed } from "./types.js";
@@ -190,6 +190,10 @@ export class FakeGitHubServer implements FakeGitHub {
     this.faults.rateLimitNextWrites(n, retryAfterSeconds);
   }
 
+  rateLimitNextGraphql(n: number): void {
+    this.faults.rateLimitNextGraphql(n);
+  }
+
   setContentLimit(opts: { max: number; windowMs: number } | null): void {
     this.faults.setContentLimits(opts ? [opts] : []);
   }
@@ -234,8 +238,11 @@ export class FakeGitHubServer implements FakeGitHub {
   ): void {
     const requestId = `${(++this.requestSeq).toString(16).toUpperCase().padStart(4, "0")}:FAKE`;
     const body = r.outcome.kind === "ok" ? r.outcome.body : undefined;
-    // GraphQL queries are POSTs, and reads (routes of kind "read").
-    const isWrite = WRITE_METHODS.has(r.method) && r.match?.route.kind !== "read";
+    // GraphQL is POSTs: a query document reads, a mutation document writes (its route's kind depends on the body).
+    const kind = r.match ? kindOf(r.match.route, body) : null;
+    const isWrite = WRITE_METHODS.has(r.method) && kind !== "read";
+    // Whether a successful answer counts in writeCount(): not when a fault answered 200 in GitHub's place.
+    let faulted = false;
     let reply: Reply;
     if (!r.match) {
       reply = notFound();
@@ -243,13 +250,16 @@ export class FakeGitHubServer implements FakeGitHub {
       reply = { status: 413, json: { message: "Payload Too Large", documentation_url: DOCS, status: "413" } };
     } else if (r.outcome.kind === "bad-json") {
       reply = { status: 400, json: { message: "Problems parsing JSON", documentation_url: DOCS, status: "400" } };
-    } else if (r.match.route.kind === "token") {
+    } else if (kind === "token") {
       // Token requests are auth plumbing, not app behaviour: never recorded, never faulted.
       send(res, this.shapes.tokenReply(), requestId, this.now());
       return;
     } else {
-      const fault = isWrite ? this.faults.writeFault() : this.faults.readFault(r.path);
-      const content = fault === undefined && r.match.route.kind === "content" ? this.faults.admitContent(r.at) : null;
+      const fault = isWrite ? this.faults.writeFault(kind === "mutation") : this.faults.readFault(r.path);
+      faulted = fault !== undefined;
+      // A mutation document is counted once, however many mutations it holds.
+      const creates = kind === "content" || kind === "mutation";
+      const content = fault === undefined && creates ? this.faults.admitContent(r.at) : null;
       // Points: a write 5, a read 1 (GitHub's REST secondary limit of 900 a minute).
       const limited = content ?? (fault === undefined ? this.faults.admitPoints(r.at, isWrite ? 5 : 1) : null);
       if (fault?.kind === "fail") {
@@ -257,6 +267,8 @@ export class FakeGitHubServer implements FakeGitHub {
         reply = { status: fault.status, json: { message, documentation_url: DOCS, status: String(fault.status) } };
       } else if (fault?.kind === "rate-limit") {
         reply = secondaryRateLimit(fault.retryAfter, requestId);
+      } else if (fault?.kind === "graphql-rate-limit") {
+        reply = graphqlRateLimited(this.shapes.app.installationId);
       } else if (limited !== null) {
         this.refused++;
         reply = secondaryRateLimit(limited, requestId);
@@ -285,7 +297,7 @@ export class FakeGitHubServer implements FakeGitHub {
     const record: RecordedRequest = { method: r.method, path: r.path, query: r.query, status: reply.status, body, at: r.at };
     this.requests.push(record);
     if (!r.match || reply.invalid) this.unmatched.push(record);
-    if (isWrite && reply.status < 400) this.successfulWrites++;
+    if (isWrite && !faulted && !reply.invalid && reply.status < 400) this.successfulWrites++;
     send(res, reply, requestId, this.now());
   }
 }

@@ -116,18 +116,33 @@ export interface FakeGitHub {
   /** The next n writes answer 403 secondary rate limit with `retry-after`. */
   rateLimitNextWrites(n: number, retryAfterSeconds: number): void;
   /**
+   * The next n GraphQL mutation documents answer as GitHub's GraphQL does
+   * over a rate limit: HTTP 200, `data: null` and one error of type
+   * RATE_LIMITED, and change nothing. They meet this before any fault armed
+   * with the methods above; queries never do.
+   */
+  rateLimitNextGraphql(n: number): void;
+  /**
    * Content-creating requests (POST of comments, labels, issue labels,
-   * assignees, check runs) beyond `max` within a sliding `windowMs` answer
-   * 403 secondary rate limit, with retry-after = seconds until a slot frees.
+   * assignees, check runs, and GraphQL mutation documents, each counted once
+   * however many mutations it holds) beyond `max` within a sliding
+   * `windowMs` answer 403 secondary rate limit, with retry-after = seconds
+   * until a slot frees.
    */
   setContentLimit(opts: { max: number; windowMs: number } | null): void;
   /** GitHub's limits together (80 a minute and 500 an hour): a request over any of them is refused, and counted in none. */
   setContentLimits(limits: Array<{ max: number; windowMs: number }>): void;
-  /** GitHub's points a minute (900 for REST): a write costs 5, a read 1; a request over it is refused 403 secondary rate limit. */
+  /**
+   * GitHub's points a minute (900 for REST): a write (a GraphQL mutation document included) costs 5, a read (a GraphQL
+   * query) 1; a request over it is refused 403 secondary rate limit.
+   */
   setPointsLimit(limit: { max: number; windowMs: number } | null): void;
   /** Requests refused by the content limit. */
   refused: number;
-  /** Successful (status < 400) write requests recorded. */
+  /**
+   * Successful (status < 400) write requests recorded; a GraphQL mutation document is one write, counted when GitHub
+   * ran it (even if some of its mutations failed), not when the schema or RATE_LIMITED refused it.
+   */
   writeCount(): number;
   /** Artificial latency per request, before it is handled. */
   delayMs: number;
