@@ -97,13 +97,13 @@ export function timedFetch(timeoutMs = REQUEST_TIMEOUT_MS, onResponse?: Response
     const limit = AbortSignal.timeout(timeoutMs);
     // globalThis.fetch at call time, not at import: test interceptors replace it.
     const sent = globalThis.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, limit]) : limit });
-    if (!onResponse) return sent;
+    if (!onResponse) return sent.then(noRetryOn429);
     const method = init?.method ?? (input instanceof Request ? input.method : "GET");
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     return sent.then(
       (response) => {
         onResponse(method, url, response.status);
-        return response;
+        return noRetryOn429(response);
       },
       (error: unknown) => {
         onResponse(method, url, null);
@@ -111,6 +111,22 @@ export function timedFetch(timeoutMs = REQUEST_TIMEOUT_MS, onResponse?: Response
       },
     );
   };
+}
+
+/** The header a 429 answer carries once it is told as a 403 (see `noRetryOn429`). */
+export const TOO_MANY_REQUESTS = "x-issue-leases-status";
+
+/**
+ * A 429 (GitHub's other answer to a secondary rate limit) told as a 403:
+ * Octokit's retry plugin retries a 429 within seconds (it leaves 403 alone),
+ * where GitHub asks for at least a minute. The outbox pauses the installation
+ * instead (after-failure.ts reads the header).
+ */
+function noRetryOn429(response: Response): Response {
+  if (response.status !== 429) return response;
+  const headers = new Headers(response.headers);
+  headers.set(TOO_MANY_REQUESTS, "429");
+  return new Response(response.body, { status: 403, statusText: "Forbidden", headers });
 }
 
 /** Told of every request sent through the port: its answer's status, or null when none came (network error, timeout). */

@@ -4,7 +4,7 @@
  * installation only), drop an effect whose issue is gone, park one that
  * retrying cannot fix or that failed too often, or retry with backoff.
  */
-import { type HttpError, httpStatus } from "../github/github-port.js";
+import { type HttpError, httpStatus, TOO_MANY_REQUESTS } from "../github/github-port.js";
 
 export type NextStep =
   | { action: "pause"; waitMs: number }
@@ -37,9 +37,10 @@ function graphqlRateLimited(error: unknown): boolean {
  */
 export function rateLimitWait(error: unknown, now: number, minPauseMs = 60_000): number | null {
   if (graphqlRateLimited(error)) return minPauseMs;
-  const status = httpStatus(error);
-  if (status !== 403 && status !== 429) return null;
   const headers = (error as HttpError).response?.headers ?? {};
+  // A 429 the port told as a 403, so that Octokit would not retry it at once.
+  const status = headers[TOO_MANY_REQUESTS] === "429" ? 429 : httpStatus(error);
+  if (status !== 403 && status !== 429) return null;
   const retryAfter = Number(headers["retry-after"]);
   if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter)) return Math.max(minPauseMs, retryAfter * 1000);
   if (String(headers["x-ratelimit-remaining"]) === "0") {

@@ -143,16 +143,19 @@ export class Reflector {
     // stayed "applied" in the reflection, and a new lease on the issue,
     // claimed before the release was drained, never got it back.
     const shown = present.filter((name) => !among(removed, name));
-    // A label the issue had before the app showed the lease is not the app's: neither added nor taken off.
-    const missing = (lease: Lease | null) =>
-      desiredLabels(templates, lease).filter((d) => !among(shown, d.name) && !among(snapshot, d.name));
+    // A label the issue had before the app showed the lease is not the app's: neither added nor taken off. One the
+    // app deleted from the repository (another issue's effect, when no live lease used it) is on no issue any more,
+    // whatever this issue's reflection says: a lease that calls for it again gets it back.
+    const missing = (lease: Lease | null, deleted: readonly string[]) =>
+      desiredLabels(templates, lease).filter((d) => (!among(shown, d.name) || among(deleted, d.name)) && !among(snapshot, d.name));
     let current = await ledger.current(key, clock());
     const added: string[] = [];
-    if (missing(current).length > 0) {
+    const repoBefore = (await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null;
+    if (missing(current, repoBefore?.deleted ?? []).length > 0) {
       await this.turns.run(key.repoId, github, signal, async (repo, github) => {
         // Decided again in the turn: the lease may have ended while this waited for it.
         current = await ledger.current(key, clock());
-        const toAdd = missing(current);
+        const toAdd = missing(current, repo.deleted);
         if (toAdd.length === 0) return;
         for (const d of toAdd) {
           if (d.kind === "claimed") {

@@ -271,6 +271,18 @@ const FOUND: Step[][] = [
     { op: "deleteRepoLabel", who: "alice", pick: 0 },
     { op: "claim", who: "alice", issue: 2, ttl: "2m" },
   ],
+  // #2's expiry deleted `claimed-by: alice` from the repository (no live lease
+  // used it), which took it off #3 too; #3, claimed again by alice before its
+  // own expiry was drained, still counted it as shown and never got it back.
+  [
+    { op: "claim", who: "alice", issue: 3, ttl: "2m" },
+    { op: "claim", who: "alice", issue: 2, ttl: "2m" },
+    { op: "drainAll" },
+    { op: "expire", ms: 7_200_000 },
+    { op: "claim", who: "bob", issue: 1, ttl: "2m" },
+    { op: "drainSome", passes: 1 },
+    { op: "claim", who: "alice", issue: 3, ttl: "2m" },
+  ],
 ];
 
 describe("labels on GitHub follow the ledger (issue 9)", () => {

@@ -712,12 +712,12 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [sweep("sweep-1")] });
       await ledger.acquire(key(2), bob, HOUR, T0 + 1, { effects: () => [sweep("sweep-2a"), effect("reply-2b")] });
       await ledger.acquire(key(3), carol, HOUR, T0 + 2, { effects: () => [effect("reply-3")] });
-      // The reply to a command goes ahead of older sweep effects of other issues...
-      expect((await ledger.takeEffects(T0 + 10, 1, MIN)).map((e) => e.kind)).toEqual(["reply-3"]);
-      // ...but issue 2's reply waits behind its own sweep effect.
-      const rest = await ledger.takeEffects(T0 + 10, 10, MIN);
-      expect(rest.map((e) => e.kind)).toEqual(["sweep-1", "sweep-2a"]);
-      await ledger.completeEffect(fenceOf(rest[1]!), T0 + 11);
+      // Replies to commands go ahead of older sweep effects of other issues; issue 2's reply waits behind its own
+      // sweep effect, which goes at the reply's priority (the older of the two replies' issues first).
+      const first = await ledger.takeEffects(T0 + 10, 2, MIN);
+      expect(first.map((e) => e.kind)).toEqual(["sweep-2a", "reply-3"]);
+      expect((await ledger.takeEffects(T0 + 10, 10, MIN)).map((e) => e.kind)).toEqual(["sweep-1"]);
+      await ledger.completeEffect(fenceOf(first[0]!), T0 + 11);
       expect((await ledger.takeEffects(T0 + 12, 10, MIN)).map((e) => e.kind)).toEqual(["reply-2b"]);
     });
 
@@ -766,6 +766,19 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await take(T0 + 20, [{ installation: 9, fromPriority: 2 }])).toEqual(["notice", "other", "reply"]);
       expect(await take(T0 + 30, [{ installation: 9, fromPriority: 0 }, { installation: 8, fromPriority: 0 }])).toEqual([]);
       expect(await take(T0 + 40, [])).toEqual(["labels", "notice", "other", "reply"]);
+    });
+
+    it("an issue's earlier effects go at the priority of a later one ahead of theirs: a reply never waits behind its issue's label-only work", async () => {
+      const at = (kind: string, priority: number): NewEffect => ({ ...effect(kind, {}, 9), priority });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [at("labels", 2)] });
+      await ledger.acquire(key(2), alice, HOUR, T0, { effects: () => [at("labels2", 2)] });
+      await ledger.note(key(1), alice, T0 + 1, { effects: () => [at("reply", 0)] });
+      const held = [{ installation: 9, fromPriority: 1 }];
+      // Issue 1's head went up to the reply's priority; issue 2's label-only work stays held.
+      const first = await ledger.takeEffects(T0 + 10, 10, MIN, held);
+      expect(first.map((e) => [e.kind, e.priority])).toEqual([["labels", 0]]);
+      await ledger.completeEffect(fenceOf(first[0]!), T0 + 11);
+      expect((await ledger.takeEffects(T0 + 12, 10, MIN, held)).map((e) => [e.kind, e.priority])).toEqual([["reply", 0]]);
     });
 
     it("completeEffect, failEffect with a retry time, parking, unparking and stats", async () => {

@@ -96,6 +96,21 @@ describe("GitHub's budget, through the whole app", () => {
   });
 
 
+  it("a 429 is not retried by Octokit within seconds: the installation pauses for its least pause, then the claim lands once", async () => {
+    // Throttled 20 times faster: the least pause is 3 s; Octokit's retry plugin would retry after 1 s.
+    app = await startAppOnFake(fake, { throttle: { scale: 20 }, sweepIntervalMs: 60_000, drainer: { pollMs: 10 } });
+    const a = app;
+    fake.failNextWrites(1, 429);
+    await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 1 }));
+    await waitFor("the reply", () => replies(fake, 1).length === 1, 30_000, 10);
+    const writes = fake.requests.filter((r) => r.method !== "GET");
+    const limited = writes.findIndex((r) => r.status === 429);
+    expect(limited).toBeGreaterThanOrEqual(0);
+    expect(writes.filter((r) => r.status === 429)).toHaveLength(1);
+    expect(writes[limited + 1]!.at - writes[limited]!.at).toBeGreaterThanOrEqual(2900);
+    expect(commentPosts(fake).get(1)).toBe(1);
+  });
+
   it("more commands than an hour's budget: every reply lands once, no limit is passed, replies to commands go before expiry notices", async () => {
     let offset = 0;
     app = await startAppOnFake(fake, {

@@ -48,6 +48,9 @@ export class PostgresOutbox implements OutboxStore, Pick<LedgerHealth, "outboxSt
     private readonly db: PostgresConnection,
   ) {
     this.sql = {
+      // An issue's effects apply in order: those before a new effect go at its priority if it is ahead of theirs,
+      // so that a reply to a command never waits behind label-only work of its issue held back by GitHub's budget.
+      inherit: `UPDATE ${s}.outbox SET priority = $3 WHERE repo_id = $1 AND issue = $2 AND state = 'pending' AND priority > $3`,
       enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
                 VALUES ($1, $2, $3, $4, $5, $6, $6, $7, replace(gen_random_uuid()::text, '-', ''))`,
       // Only the head (oldest pending effect) of each issue is eligible, so one
@@ -91,9 +94,17 @@ export class PostgresOutbox implements OutboxStore, Pick<LedgerHealth, "outboxSt
     };
   }
 
-  /** One effect's INSERT, for the caller to send in the transaction of the decision it follows. */
-  enqueue(repoId: number, issue: number, effect: NewEffect, now: number): Statement {
-    return statement(this.sql.enqueue, [repoId, issue, effect.installation, effect.kind, JSON.stringify(effect.payload), now, effect.priority ?? 0]);
+  /**
+   * One effect's statements, for the caller to send in the transaction of the
+   * decision it follows: the issue's pending effects brought up to its
+   * priority, and its INSERT.
+   */
+  enqueue(repoId: number, issue: number, effect: NewEffect, now: number): Statement[] {
+    const priority = effect.priority ?? 0;
+    return [
+      statement(this.sql.inherit, [repoId, issue, priority]),
+      statement(this.sql.enqueue, [repoId, issue, effect.installation, effect.kind, JSON.stringify(effect.payload), now, priority]),
+    ];
   }
 
   async takeEffects(

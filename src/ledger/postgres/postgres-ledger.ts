@@ -149,8 +149,7 @@ export class PostgresLedger extends LedgerBase implements Ledger {
       // In the order of the issues, one statement each: an issue's effects apply in the order of their ids.
       for (const lease of renamed.sort((a, b) => a.repoId - b.repoId || a.issue - b.issue)) {
         for (const effect of opts?.effects?.(lease, repos.get(lease.repoId) ?? null) ?? []) {
-          const e = this.outbox.enqueue(lease.repoId, lease.issue, effect, now);
-          await c.query(e.text, e.values);
+          for (const e of this.outbox.enqueue(lease.repoId, lease.issue, effect, now)) await c.query(e.text, e.values);
         }
       }
       return { value: renamed };

@@ -213,7 +213,7 @@ export class PostgresPlans {
       case "putDelivery":
         return [statement(this.sql.putDelivery, [s.id, s.result])];
       case "enqueue":
-        return [this.outbox.enqueue(s.repoId, s.issue, s.effect, s.now)];
+        return this.outbox.enqueue(s.repoId, s.issue, s.effect, s.now);
       default:
         throw new Error(`not a write: ${s.op}`);
     }

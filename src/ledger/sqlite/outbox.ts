@@ -20,6 +20,9 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
     private readonly unsynced: UnsyncedCommit,
   ) {
     this.st = {
+      // An issue's effects apply in order: those before a new effect go at its priority if it is ahead of theirs,
+      // so that a reply to a command never waits behind label-only work of its issue held back by GitHub's budget.
+      inherit: db.prepare("UPDATE outbox SET priority = @priority WHERE repo_id = @repoId AND issue = @issue AND state = 'pending' AND priority > @priority"),
       enqueue: db.prepare(
         `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
          VALUES (@repoId, @issue, @installation, @kind, @payload, @now, @now, @priority, lower(hex(randomblob(12))))`,
@@ -69,6 +72,7 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
 
   enqueue(repoId: number, issue: number, effects: NewEffect[], now: number): void {
     for (const effect of effects) {
+      this.st.inherit.run({ repoId, issue, priority: effect.priority ?? 0 });
       this.st.enqueue.run({
         repoId,
         issue,
