@@ -17,7 +17,8 @@ import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/ope
 import type { Ledger } from "./ledger/roles.js";
 import { Drainer } from "./outbox/drainer.js";
 import { type GitHubPort, octokitPort } from "./github/github-port.js";
-import { type BudgetSettings, budgetSettings, GitHubBudget } from "./github/budget.js";
+import { GitHubBudget } from "./github/budget.js";
+import { type BudgetSettings, budgetSettings } from "./github/budget-settings.js";
 import { healthReport } from "./metrics/health.js";
 import { HolderLogins } from "./leasing/holder-logins.js";
 import { rememberRepos } from "./leasing/remember-repos.js";

@@ -29,48 +29,7 @@
  * among them; README, "GitHub's limits").
  */
 
-/** 0: replies to commands; 1: expiry and reminder notices; 2: label-only work. The outbox's `priority`. */
-export type Tier = 0 | 1 | 2;
-
-export interface BudgetSettings {
-  /** Content-generating requests (POST, GraphQL mutations) a minute; GitHub's limit is 80. */
-  contentPerMinute: number;
-  /** Content-generating requests an hour; GitHub's limit is 500. */
-  contentPerHour: number;
-  /** Points a minute (a write 5, a read 1); GitHub's REST limit is 900. */
-  pointsPerMinute: number;
-  /** Requests in flight at once; GitHub's limit is 100. */
-  concurrency: number;
-  /** The windows' lengths (tests shrink them with the rest of GitHub's pacing). */
-  minuteMs: number;
-  hourMs: number;
-  /** Real time by default: the windows are GitHub's, whatever clock the ledger is given. */
-  clock: () => number;
-  /** The part of each window a tier leaves to the tiers above it (replies to commands: none). */
-  reserves: Record<Tier, number>;
-}
-
-export const DEFAULT_BUDGET: BudgetSettings = {
-  contentPerMinute: 80,
-  contentPerHour: 500,
-  pointsPerMinute: 800,
-  concurrency: 50,
-  minuteMs: 60_000,
-  hourMs: 3_600_000,
-  clock: Date.now,
-  reserves: { 0: 0, 1: 0.01, 2: 0.03 },
-};
-
-export interface Cost {
-  /** Creates something on GitHub (a POST or a mutation): counted against the content limits. */
-  content: boolean;
-  points: number;
-}
-
-export const READ: Cost = { content: false, points: 1 };
-export const WRITE: Cost = { content: false, points: 5 };
-export const CONTENT: Cost = { content: true, points: 5 };
-
+import { type BudgetSettings, type Cost, DEFAULT_BUDGET, type Tier } from "./budget-settings.js";
 
 /** A request counted in a window: `at` is Infinity while it is in flight, then when its answer came. */
 interface Entry {
@@ -81,7 +40,6 @@ interface Entry {
 interface Waiter {
   tier: Tier;
   cost: Cost;
-  seq: number;
   grant: (slot: Slot) => void;
 }
 
@@ -116,9 +74,6 @@ class Installation {
 export class GitHubBudget {
   readonly settings: BudgetSettings;
   private readonly installations = new Map<number, Installation>();
-  private seq = 0;
-  /** Requests that waited for a slot, by tier (for metrics). */
-  readonly waited: Record<Tier, number> = { 0: 0, 1: 0, 2: 0 };
 
   constructor(settings: Partial<BudgetSettings> = {}) {
     this.settings = { ...DEFAULT_BUDGET, ...settings };
@@ -179,9 +134,8 @@ export class GitHubBudget {
       return slot;
     };
     if (i.waiters.length === 0 && this.fits(i, tier, cost, now)) return Promise.resolve(granted(this.take(i, cost)));
-    this.waited[tier] += 1;
     return new Promise<Slot>((resolve, reject) => {
-      const waiter: Waiter = { tier, cost, seq: ++this.seq, grant: (slot) => resolve(granted(slot)) };
+      const waiter: Waiter = { tier, cost, grant: (slot) => resolve(granted(slot)) };
       const at = i.waiters.findIndex((w) => w.tier > tier);
       i.waiters.splice(at === -1 ? i.waiters.length : at, 0, waiter);
       signal?.addEventListener(
@@ -356,27 +310,4 @@ function drop<T>(list: T[], gone: (e: T) => boolean): void {
   let w = 0;
   for (const e of list) if (!gone(e)) list[w++] = e;
   list.length = w;
-}
-
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, most: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > most) throw new Error(`${name} must be a whole number from 1 to ${most}; it is "${raw}"`);
-  return n;
-}
-
-/**
- * From GITHUB_CONTENT_PER_MINUTE (default 80, at most GitHub's 80) and
- * GITHUB_CONTENT_PER_HOUR (default 500, at most GitHub's 500): lower them
- * to share an installation with other apps or among replicas.
- * GITHUB_MIN_PAUSE_S (default 60): the least a secondary limit pauses an
- * installation. A wrong value ends the start, naming it.
- */
-export function budgetSettings(env: NodeJS.ProcessEnv): Pick<BudgetSettings, "contentPerMinute" | "contentPerHour"> & { minPauseMs: number } {
-  return {
-    contentPerMinute: wholeNumber(env, "GITHUB_CONTENT_PER_MINUTE", DEFAULT_BUDGET.contentPerMinute, 80),
-    contentPerHour: wholeNumber(env, "GITHUB_CONTENT_PER_HOUR", DEFAULT_BUDGET.contentPerHour, 500),
-    minPauseMs: wholeNumber(env, "GITHUB_MIN_PAUSE_S", 60, 3600) * 1000,
-  };
 }

@@ -3,7 +3,8 @@
  * (budget.ts) before each request and giving it back when the answer came.
  * What each call costs is written here, once: a POST creates content.
  */
-import { CONTENT, type Cost, type Demand, type GitHubBudget, READ, type Tier, WRITE } from "./budget.js";
+import type { Demand, GitHubBudget } from "./budget.js";
+import { CONTENT, type Cost, READ, type Tier, WRITE } from "./budget-settings.js";
 import type { GitHubPort } from "./github-port.js";
 
 /** Every call of the port and what it costs against GitHub's limits. */

@@ -5,7 +5,8 @@
  * served by tier, pauses, and what the drainer is told to hold back.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { budgetSettings, CONTENT, GitHubBudget, READ, type Slot, type Tier, WRITE } from "../../src/github/budget.js";
+import { GitHubBudget, type Slot } from "../../src/github/budget.js";
+import { budgetSettings, CONTENT, READ, type Tier, WRITE } from "../../src/github/budget-settings.js";
 import { rateLimitWait } from "../../src/outbox/after-failure.js";
 
 const MIN = 60_000;
