@@ -53,6 +53,7 @@ export const CONTENT_PER_EFFECT = 3;
 
 /** What an effect in flight may still create; its content slots count down, and `end` when it is done. */
 export interface Demand {
+  readonly installation: number;
   readonly tier: Tier;
   remaining: number;
   end(): void;
@@ -221,6 +222,7 @@ export class GitHubBudget {
   demand(installation: number, tier: Tier): Demand {
     const i = this.of(installation);
     const d: Demand = {
+      installation,
       tier,
       remaining: CONTENT_PER_EFFECT,
       end: () => {
@@ -232,18 +234,10 @@ export class GitHubBudget {
   }
 
   /** A rate limit GitHub answered: nothing of this installation is sent for `waitMs` (the drainer's `minPauseMs` at least). */
-  pause(installation: number, waitMs: number): number {
+  pause(installation: number, waitMs: number): void {
     const i = this.of(installation);
-    const now = this.settings.clock();
-    i.pausedUntil = Math.max(i.pausedUntil, now + waitMs);
+    i.pausedUntil = Math.max(i.pausedUntil, this.settings.clock() + waitMs);
     this.pump(installation);
-    return i.pausedUntil;
-  }
-
-  /** Installations paused now. */
-  paused(): number[] {
-    const now = this.settings.clock();
-    return [...this.installations].filter(([, i]) => i.pausedUntil > now).map(([id]) => id);
   }
 
   /**

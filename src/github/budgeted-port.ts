@@ -4,8 +4,8 @@
  * What each call costs is written here, once: a POST creates content.
  */
 import type { Demand, GitHubBudget } from "./budget.js";
-import { CONTENT, type Cost, READ, type Tier, WRITE } from "./budget-settings.js";
-import type { GitHubPort } from "./github-port.js";
+import { CONTENT, type Cost, READ, WRITE } from "./budget-settings.js";
+import { aroundEachCall, type GitHubPort } from "./github-port.js";
 
 /** Every call of the port and what it costs against GitHub's limits. */
 export const PORT_COSTS: Record<keyof GitHubPort, Cost> = {
@@ -25,28 +25,17 @@ export const PORT_COSTS: Record<keyof GitHubPort, Cost> = {
   closingIssues: READ,
 };
 
-/** `demand`: what the effect may still create (budget.ts), counted down as its content requests get slots. */
-export function budgeted(
-  port: GitHubPort,
-  budget: GitHubBudget,
-  installation: number,
-  tier: Tier,
-  signal?: AbortSignal,
-  demand?: Demand,
-): GitHubPort {
-  return new Proxy(port, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      const cost = PORT_COSTS[prop as keyof GitHubPort];
-      if (typeof value !== "function" || !cost) return value;
-      return async (...args: unknown[]) => {
-        const slot = await budget.acquire(installation, tier, cost, signal, demand);
-        try {
-          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-        } finally {
-          slot.release();
-        }
-      };
-    },
+/**
+ * `port` taking a slot of the budget before each call, for the effect whose
+ * `demand` (its installation, its tier, what it may still create) is given.
+ */
+export function budgeted(port: GitHubPort, budget: GitHubBudget, demand: Demand, signal?: AbortSignal): GitHubPort {
+  return aroundEachCall(port, async (name, call) => {
+    const slot = await budget.acquire(demand.installation, demand.tier, PORT_COSTS[name], signal, demand);
+    try {
+      return await call();
+    } finally {
+      slot.release();
+    }
   });
 }

@@ -134,14 +134,19 @@ export type ResponseObserver = (method: string, url: string, status: number | nu
 
 /** The port, failing every call once `signal` is aborted (an effect whose lock another process took). */
 export function fenced(port: GitHubPort, signal: AbortSignal): GitHubPort {
+  return aroundEachCall(port, (_name, call) => {
+    signal.throwIfAborted();
+    return call();
+  });
+}
+
+/** The port with `around` about each of its calls: `name` is the call's, `call` makes it with the arguments given. */
+export function aroundEachCall(port: GitHubPort, around: (name: keyof GitHubPort, call: () => unknown) => unknown): GitHubPort {
   return new Proxy(port, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        signal.throwIfAborted();
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
+      return (...args: unknown[]) => around(prop as keyof GitHubPort, () => (value as (...a: unknown[]) => unknown).apply(target, args));
     },
   });
 }

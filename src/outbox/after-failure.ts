@@ -22,11 +22,14 @@ export interface RetryPolicy {
   minPauseMs: number;
 }
 
+/** How GitHub words a secondary rate limit in an error's message. */
+const SECONDARY = /secondary rate limit|abuse/i;
+
 /** A GraphQL answer of 200 whose errors say a rate limit (`RATE_LIMITED`, or a secondary limit's message). */
 function graphqlRateLimited(error: unknown): boolean {
   const errors = (error as { errors?: unknown } | null)?.errors;
   if (!Array.isArray(errors)) return false;
-  return errors.some((e: { type?: unknown; message?: unknown }) => e?.type === "RATE_LIMITED" || /secondary rate limit|abuse/i.test(String(e?.message ?? "")));
+  return errors.some((e: { type?: unknown; message?: unknown }) => e?.type === "RATE_LIMITED" || SECONDARY.test(String(e?.message ?? "")));
 }
 
 /**
@@ -48,7 +51,7 @@ export function rateLimitWait(error: unknown, now: number, minPauseMs = 60_000):
     if (Number.isFinite(reset)) return Math.max(1000, reset - now);
   }
   const message = String((error as HttpError).message ?? "");
-  if (/secondary rate limit|abuse/i.test(message)) return minPauseMs;
+  if (SECONDARY.test(message)) return minPauseMs;
   return status === 429 ? minPauseMs : null;
 }
 

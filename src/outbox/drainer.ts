@@ -271,7 +271,7 @@ export class Drainer {
         const { budget } = this.o;
         const port = fenced(await this.o.github(effect.installation), signal);
         demand = budget?.demand(effect.installation, tierOf(effect));
-        const github = budget ? budgeted(port, budget, effect.installation, tierOf(effect), signal, demand) : port;
+        const github = budget && demand ? budgeted(port, budget, demand, signal) : port;
         const fold = budget?.folding(effect.installation) ?? false;
         if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal, { fold });
         else if (effect.kind === CHECK) await this.check(effect, effect.payload as CheckPayload, github);

@@ -150,8 +150,10 @@ export class Reflector {
       desiredLabels(templates, lease).filter((d) => (!among(shown, d.name) || among(deleted, d.name)) && !among(snapshot, d.name));
     let current = await ledger.current(key, clock());
     const added: string[] = [];
-    const repoBefore = (await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null;
-    if (missing(current, repoBefore?.deleted ?? []).length > 0) {
+    // The repository's memory is read only when the issue's own reflection finds nothing missing and the lease
+    // calls for labels: a free issue (a release, an expiry) needs no read.
+    const deletedInRepo = async () => ((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.deleted ?? [];
+    if (missing(current, []).length > 0 || (current !== null && missing(current, await deletedInRepo()).length > 0)) {
       await this.turns.run(key.repoId, github, signal, async (repo, github) => {
         // Decided again in the turn: the lease may have ended while this waited for it.
         current = await ledger.current(key, clock());

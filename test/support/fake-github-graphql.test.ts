@@ -4,25 +4,19 @@
  * format, and the fake's faults and limits on mutation documents.
  */
 import { Octokit } from "@octokit/rest";
-import { afterEach, describe, expect, it } from "vitest";
-import { startFakeGitHub, userId, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
+import { describe, expect, it } from "vitest";
+import { userId, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
+import { fakesPerTest } from "./fake-github-client.js";
 
 const owner = "acme";
 const repo = "widgets";
 const full = `${owner}/${repo}`;
 const alice = `U_${userId("alice")}`;
 
-const started: FakeGitHub[] = [];
-
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((fake) => fake.close()));
-});
+const startFake = fakesPerTest();
 
 async function start(opts?: FakeGitHubOptions): Promise<{ fake: FakeGitHub; octokit: Octokit }> {
-  const fake = await startFakeGitHub(opts);
-  started.push(fake);
-  // No retries or throttling: these tests look at raw answers.
-  const octokit = new Octokit({ baseUrl: fake.baseUrl, auth: "x", log: { debug() {}, info() {}, warn() {}, error() {} } });
+  const { fake, octokit } = await startFake(opts);
   // Users GitHub knows: the fake knows those its state mentions.
   fake.setPermission(full, "alice", "write");
   fake.setPermission(full, "bob", "write");

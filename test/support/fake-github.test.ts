@@ -1,26 +1,14 @@
 import { generateKeyPairSync } from "node:crypto";
 import { Octokit } from "@octokit/rest";
 import { Probot } from "probot";
-import { afterEach, describe, expect, it } from "vitest";
-import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
+import { describe, expect, it } from "vitest";
+import { fakesPerTest } from "./fake-github-client.js";
 
 const owner = "acme";
 const repo = "widgets";
 const full = `${owner}/${repo}`;
 
-const started: FakeGitHub[] = [];
-
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((fake) => fake.close()));
-});
-
-async function start(opts?: FakeGitHubOptions): Promise<{ fake: FakeGitHub; octokit: Octokit }> {
-  const fake = await startFakeGitHub(opts);
-  started.push(fake);
-  // No retries or throttling: these tests look at raw answers.
-  const octokit = new Octokit({ baseUrl: fake.baseUrl, auth: "x", log: { debug() {}, info() {}, warn() {}, error() {} } });
-  return { fake, octokit };
-}
+const start = fakesPerTest();
 
 /** The RequestError Octokit throws, or a failure if the call succeeded. */
 async function failure(call: Promise<unknown>): Promise<{ status: number; response?: { headers: Record<string, string | number | undefined>; data: unknown } }> {
