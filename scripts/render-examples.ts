@@ -13,7 +13,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { evaluateLeaseCheck, leaseTokens, tooManyReferences, type CheckResult } from "../src/checks/lease-check.js";
 import { parseCommand, isParseError } from "../src/commands/parse-command.js";
-import { DEFAULT_CONFIG } from "../src/config/config.js";
+import { DEFAULT_CONFIG, parseConfig } from "../src/config/config.js";
+import { helpView } from "../src/leasing/help.js";
 import { RELEASE_OTHERS_FORBIDDEN } from "../src/leasing/handle-command.js";
 import { closedReason } from "../src/leasing/handle-issue-event.js";
 import type { Lease } from "../src/ledger/types.js";
@@ -44,6 +45,18 @@ const lease: Lease = {
   heldBy: { kind: "time" },
 };
 const view = leaseView(lease)!;
+
+/** The config of the `/help` example. */
+const HELP_CONFIG = (() => {
+  const parsed = parseConfig({
+    commands: { take: "claim", "assign-me": "claim", abandon: "release" },
+    mentions: true,
+    max_leases_per_holder: 2,
+    limits_by_label: { "good first issue": 1 },
+  });
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.config;
+})();
 
 interface ReplyExample {
   title: string;
@@ -188,6 +201,22 @@ function replyExamples(): Record<string, ReplyExample> {
           { holder: "dave", token: 2, from: AT - 14 * DAY, to: AT - 7 * DAY, ended: "expired" },
           { holder: "alice", token: 3, from: AT, to: AT + 7 * DAY, ended: "live" },
         ],
+      },
+    },
+    help: {
+      title: "`help`: `/help` in a repository with aliases and limits",
+      context:
+        "bob comments `/help` in a repository whose config has `commands: { take: claim, assign-me: claim, abandon: release }`, " +
+        "`mentions: true`, `max_leases_per_holder: 2` and `limits_by_label: { \"good first issue\": 1 }`.",
+      reply: {
+        ...base,
+        op: "help",
+        outcome: "help",
+        command: "/help",
+        actor: "bob",
+        lease: null,
+        comment: 1796126409,
+        help: helpView(HELP_CONFIG, "issue-leases"),
       },
     },
   };

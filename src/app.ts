@@ -78,6 +78,24 @@ function loadConfig(context: Context, cache: ConfigCache, repoId: number): Promi
   return loadRepoConfig(cache, repoId, context);
 }
 
+/**
+ * The app's slug (`GET /app`, as the app itself), asked once and only when a
+ * repository reads the mention form; null while GitHub cannot say, asked
+ * again next time.
+ */
+function appSlug(app: Probot): () => Promise<string | null> {
+  let slug: Promise<string | null> | null = null;
+  return () =>
+    (slug ??= app
+      .auth()
+      .then((octokit) => octokit.request("GET /app"))
+      .then((res) => (res.data?.slug ?? null))
+      .catch(() => {
+        slug = null;
+        return null;
+      }));
+}
+
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
   return async (app: Probot, { addHandler }) => {
     const clock = opts.clock ?? Date.now;
@@ -160,7 +178,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       port: { onResponse: metrics?.githubResponse },
     };
 
-    routeComments(app, { ...routed, ledger, appId, log });
+    routeComments(app, { ...routed, ledger, appId, log, appSlug: appSlug(app) });
 
     app.on(
       ["pull_request.opened", "pull_request.edited", "pull_request.synchronize", "pull_request.reopened", "pull_request.closed"],

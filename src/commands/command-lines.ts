@@ -33,32 +33,9 @@
  * Everything here runs in time linear in the length of the body.
  */
 
-export type CommandName = "claim" | "renew" | "release" | "lease";
+import { type CommandLine, type CommandWords, splitCommandLine } from "./command-words.js";
 
-const COMMAND_NAMES: readonly string[] = ["claim", "renew", "release", "lease"] satisfies CommandName[];
-
-/** A command line, trimmed, split into its name and its (trimmed) arguments. */
-export interface CommandLine {
-  name: CommandName;
-  args: string;
-  line: string;
-}
-
-// The command word, then the end of the line, whitespace, or punctuation that
-// ends a sentence or a clause (`/claim.`, `/claim!`, `/release:`).
-const COMMAND_WORD = /^\/([a-z]{1,8})(?=$|[\s.!?,;:])/i;
-const WORD_END_PUNCTUATION = /^[.!?,;:]+/;
-
-/** A line whose first text is a command word, split; null for any other line. */
-export function splitCommandLine(text: string): CommandLine | null {
-  const line = text.trim();
-  const word = COMMAND_WORD.exec(line);
-  if (word === null) return null;
-  const name = word[1]!.toLowerCase();
-  if (!COMMAND_NAMES.includes(name)) return null;
-  const args = line.slice(word[0].length).replace(WORD_END_PUNCTUATION, "").trim();
-  return { name: name as CommandName, args, line };
-}
+export type { CommandLine, CommandName, CommandWords } from "./command-words.js";
 
 interface Fence {
   char: string;
@@ -73,8 +50,8 @@ interface ParagraphLine {
   command: CommandLine | null;
 }
 
-/** The command lines of a body, in order, leaving out quotes, code and HTML comments. */
-export function findCommandLines(body: string): CommandLine[] {
+/** The command lines of a body, in order, leaving out quotes, code and HTML comments; `words`: a repository's aliases and mention form. */
+export function findCommandLines(body: string, words: CommandWords = {}): CommandLine[] {
   const found: CommandLine[] = [];
   let fence: Fence | null = null;
   let inComment = false;
@@ -150,7 +127,8 @@ export function findCommandLines(body: string): CommandLine[] {
     const { text, open } = hideComments(line);
     inComment = open;
     // The command word must be the line's first text as written: "<!-- -->/claim" is not a command.
-    paragraph.push({ text, command: first.startsWith("/") ? splitCommandLine(text) : null });
+    const word = first.startsWith("/") || ((words.mention !== undefined || words.anyWord === true) && first.startsWith("@"));
+    paragraph.push({ text, command: word ? splitCommandLine(text, words) : null });
     paragraphOpen = text.trim() !== "" && !ATX_HEADING.test(first) && !THEMATIC_BREAK.test(first);
   }
   endParagraph();

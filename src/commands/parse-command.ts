@@ -6,6 +6,7 @@
  *   /renew [DURATION] [note]            extend your lease
  *   /release [@login] [note]            end your own lease, or @login's
  *   /lease [note]                       say who holds the issue
+ *   /help, /lease help                  list the commands this repository reads
  *
  * A command line is a line whose first text, after any spaces or tabs, is one
  * of those four words in any case (`/Claim`), followed by the end of the line,
@@ -14,6 +15,10 @@
  * commands. Text on other lines is fine ("Thanks!\n/claim"), and so are CRLF
  * line endings. What GitHub shows as a quote or as code is never a command
  * (see command-lines.ts for the CommonMark rules followed).
+ *
+ * A repository may add aliases (`/take` for `/claim`) and the mention form
+ * (`@<app-slug> claim`): `words`, see command-words.ts. An alias is read
+ * exactly as the command it stands for; messages name the word as typed.
  *
  * The first command line runs. The others do not, and `ignored` counts them so
  * that the reply can say so.
@@ -43,10 +48,10 @@
  * the body.
  */
 
-import { type CommandLine, type CommandName, findCommandLines } from "./command-lines.js";
+import { type CommandLine, type CommandName, type CommandWords, findCommandLines } from "./command-lines.js";
 import { DURATION_FORMS, parseDuration } from "./parse-duration.js";
 
-export type { CommandName } from "./command-lines.js";
+export type { CommandName, CommandWords } from "./command-lines.js";
 
 export type Command =
   /** ttl in ms; null when no duration was given and the repo's default applies. `target`: the login to give the lease to. */
@@ -54,7 +59,9 @@ export type Command =
   | { kind: "renew"; ttl: number | null; line: string; ignored: number; note?: string }
   /** target is a login without the "@"; null means the commenter. */
   | { kind: "release"; target: string | null; line: string; ignored: number; note?: string }
-  | { kind: "lease"; line: string; ignored: number; note?: string };
+  | { kind: "lease"; line: string; ignored: number; note?: string }
+  /** `/help` or `/lease help`: what this repository reads. */
+  | { kind: "help"; line: string; ignored: number };
 
 /** A command line whose arguments did not parse; `message` says what is accepted and never echoes the user's text. */
 export interface ParseError {
@@ -66,10 +73,20 @@ export interface ParseError {
 }
 
 /** The first command in a comment body, a ParseError for it, or null when the body has no command. */
-export function parseCommand(body: string): Command | ParseError | null {
-  const lines = findCommandLines(body);
+export function parseCommand(body: string, words?: CommandWords): Command | ParseError | null {
+  const lines = findCommandLines(body, words);
   const first = lines[0];
   return first === undefined ? null : interpret(first, lines.length - 1);
+}
+
+/**
+ * Whether a body has a line that a repository's words could make a command
+ * (a slash word, or a word after a mention), read by the same rules: only
+ * then is the repository's config needed to parse it. A command in a quote or
+ * in code is none, and costs no config read.
+ */
+export function mayNeedWords(body: string): boolean {
+  return findCommandLines(body, { anyWord: true }).length > 0;
 }
 
 export function isParseError(x: Command | ParseError | null): x is ParseError {
@@ -82,10 +99,12 @@ const TAKES: Record<CommandName, { mention: boolean; duration: boolean }> = {
   renew: { mention: false, duration: true },
   release: { mention: true, duration: false },
   lease: { mention: false, duration: false },
+  help: { mention: false, duration: false },
 };
 
-function interpret({ name, args, line }: CommandLine, ignored: number): Command | ParseError {
-  const read = readArgs(name, args);
+function interpret({ name, word, args, line }: CommandLine, ignored: number): Command | ParseError {
+  if (name === "help" || (name === "lease" && /^help[.!?]*$/i.test(args))) return { kind: "help", line, ignored };
+  const read = readArgs(name, word, args);
   if (typeof read === "string") return { kind: "error", command: name, line, message: read, ignored };
   const note = read.note === "" ? {} : { note: read.note };
   switch (name) {
@@ -114,23 +133,24 @@ const TRAILING_PUNCTUATION = /[.,;:!?)]+$/;
 // At most 39 characters with no way to backtrack between the alternatives, so linear.
 const LOGIN = /^[a-z\d](?:[a-z\d]|[-_](?=[a-z\d])){0,38}(?:\[bot\])?$/i;
 
-/** The arguments of a command line, or the message of a ParseError. */
-function readArgs(name: CommandName, args: string): Args | string {
+/** The arguments of a command line typed as `word` (the command's or an alias), or the message of a ParseError. */
+function readArgs(name: Exclude<CommandName, "help">, typed: string, args: string): Args | string {
   const takes = TAKES[name];
+  const say = (message: (name: CommandName, shown: string) => string) => message(name, `/${typed}`);
   const read: Args = { target: null, ttl: null, note: args };
   if (!takes.mention && !takes.duration) return read;
   for (let slot = 0; slot < 2; slot++) {
     const word = firstWord(read.note);
     if (word.startsWith("@") && read.target === null) {
-      if (!takes.mention) return MESSAGES.noMention(name);
+      if (!takes.mention) return say(MESSAGES.noMention);
       const login = word.slice(1).replace(TRAILING_PUNCTUATION, "");
-      if (!LOGIN.test(login)) return MESSAGES.mention(name);
+      if (!LOGIN.test(login)) return say(MESSAGES.mention);
       read.target = login;
       read.note = read.note.slice(word.length).trimStart();
     } else if (NUMBER_LIKE.test(word) && read.ttl === null) {
-      if (!takes.duration) return MESSAGES.noDuration(name);
+      if (!takes.duration) return say(MESSAGES.noDuration);
       const duration = readDuration(read.note, word);
-      if (duration === null) return MESSAGES.duration(name);
+      if (duration === null) return say(MESSAGES.duration);
       read.ttl = duration.ms;
       read.note = read.note.slice(duration.length).trimStart();
     } else {
@@ -138,9 +158,9 @@ function readArgs(name: CommandName, args: string): Args | string {
     }
   }
   const next = firstWord(read.note);
-  if (read.target !== null && next.startsWith("@")) return MESSAGES.mention(name);
+  if (read.target !== null && next.startsWith("@")) return say(MESSAGES.mention);
   if (NUMBER_LIKE.test(next) && (read.ttl !== null || !takes.duration)) {
-    return takes.duration ? MESSAGES.duration(name) : MESSAGES.noDuration(name);
+    return takes.duration ? say(MESSAGES.duration) : say(MESSAGES.noDuration);
   }
   return read;
 }
@@ -162,17 +182,17 @@ function readDuration(text: string, word: string): { ms: number; length: number 
 }
 
 const MESSAGES = {
-  duration: (name: CommandName) =>
-    `\`/${name}\` reads a number right after it as a duration: write one such as ${DURATION_FORMS}, ` +
+  duration: (_name: CommandName, shown: string) =>
+    `\`${shown}\` reads a number right after it as a duration: write one such as ${DURATION_FORMS}, ` +
     "or start your note with a word.",
-  noDuration: (name: CommandName) =>
-    `\`/${name}\` takes no duration${name === "release" ? ": it ends the lease now" : ""}. ` +
+  noDuration: (name: CommandName, shown: string) =>
+    `\`${shown}\` takes no duration${name === "release" ? ": it ends the lease now" : ""}. ` +
     "Write it on its own, or start your note with a word.",
-  mention: (name: CommandName) =>
-    `\`/${name}\` takes one \`@login\`, such as \`@octocat\` or \`@alice_contoso\` ` +
+  mention: (_name: CommandName, shown: string) =>
+    `\`${shown}\` takes one \`@login\`, such as \`@octocat\` or \`@alice_contoso\` ` +
     "(letters, digits, and single hyphens or underscores between them).",
-  noMention: (name: CommandName) =>
+  noMention: (name: CommandName, shown: string) =>
     name === "renew"
-      ? "`/renew` extends your own lease and takes no `@login`; a maintainer can `/release @login` someone else's."
-      : `\`/${name}\` takes no \`@login\`.`,
+      ? `\`${shown}\` extends your own lease and takes no \`@login\`; a maintainer can \`/release @login\` someone else's.`
+      : `\`${shown}\` takes no \`@login\`.`,
 };

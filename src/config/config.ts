@@ -71,5 +71,7 @@ function freeze(config: Config): Config {
   for (const limit of config.limitsByLabel) Object.freeze(limit);
   Object.freeze(config.limitsByLabel);
   Object.freeze(config.exemptLabels);
+  for (const alias of config.aliases) Object.freeze(alias);
+  Object.freeze(config.aliases);
   return Object.freeze(config);
 }

@@ -6,7 +6,7 @@
  * organisation's `.github`), and a link, an image or a mention in quotes would
  * render in a comment posted as the app.
  */
-import { codeSpan } from "../github/render.js";
+import { codeSpan } from "../github/code-span.js";
 
 // Echoed user values are cut to this many characters.
 const ECHO_MAX = 40;

@@ -19,7 +19,7 @@
 import type { Context } from "probot";
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type YAMLError } from "yaml";
 import { CONFIG_FILE, UnreadableConfig } from "./config.js";
-import { codeSpan } from "../github/render.js";
+import { codeSpan } from "../github/code-span.js";
 
 
 /** What a config file may be; see the module's comment. */

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { formatDuration } from "../commands/parse-duration.js";
+import { type Alias, commandsSchema } from "./commands-field.js";
 import { describeKind, echo, keyList, notThis, ownOnly } from "./echo.js";
 import {
   booleanSchema,
@@ -53,6 +54,10 @@ export interface Config {
   countInReview: boolean;
   /** A lease on an issue carrying one of these labels does not expire. */
   exemptLabels: string[];
+  /** Extra words for the commands (`/take` for `/claim`), lower case and without the slash. */
+  aliases: readonly Alias[];
+  /** Whether `@<app-slug> claim` (and each alias after the mention) is read as a command. */
+  mentions: boolean;
 }
 
 export const labelsShape = {
@@ -152,6 +157,16 @@ export const configShape = {
   exempt_labels: exemptLabelsSchema()
     .default([])
     .describe("Labels that keep a lease from expiring while its issue carries one (long-running or pinned work); none by default."),
+  commands: commandsSchema()
+    .default([])
+    .describe(
+      "Extra words for the commands, each mapped to `claim`, `renew`, `release` or `lease`: `take: claim` makes `/take` a `/claim`, " +
+        "read with the same durations, notes and rules. A word that would shadow a command or that comments use in conversation " +
+        "(`thanks`, `done`, `/s`) is refused. None by default.",
+    ),
+  mentions: booleanSchema()
+    .default(false)
+    .describe("Whether `@<app-slug> claim` (or any other command or alias after a mention of the app) is read as the command, as other bots read theirs."),
 };
 
 export const configSchema = z
@@ -219,5 +234,7 @@ export const configSchema = z
       renewOnActivity: c.renew_on_activity,
       countInReview: c.count_in_review,
       exemptLabels: c.exempt_labels,
+      aliases: c.commands,
+      mentions: c.mentions,
     }),
   );

@@ -21,6 +21,7 @@
  * private meanwhile.
  */
 import type { Logger } from "probot";
+import { findCommandLines } from "../commands/command-lines.js";
 import { isParseError, parseCommand } from "../commands/parse-command.js";
 import type { BoardMemory } from "../ledger/roles.js";
 import type { IssueCard, RepoForget } from "../ledger/board-types.js";
@@ -95,12 +96,17 @@ function reportedBy(name: string, p: Payload): RepoRef[] {
   return [];
 }
 
-/** A comment whose command claims the issue: a lease may follow, so its card is kept. */
+/**
+ * A comment whose command claims the issue, or may (a slash word that a
+ * repository's alias could make a `/claim`, such as `/take`): a lease may
+ * follow, so its card is kept.
+ */
 function claims(p: Payload): boolean {
   const body = p.comment?.body;
   if (!body || p.action === "deleted") return false;
   const command = parseCommand(body);
-  return command !== null && !isParseError(command) && command.kind === "claim";
+  if (command !== null) return !isParseError(command) && command.kind === "claim";
+  return findCommandLines(body, { anyWord: true }).some((line) => line.line.startsWith("/"));
 }
 
 export function rememberer(deps: RememberDeps): (name: string, payload: unknown) => Promise<void> {

@@ -6,8 +6,10 @@
  */
 import { formatDuration } from "../commands/parse-duration.js";
 import type { HeldBy, Lease } from "../ledger/types.js";
+import { codeSpan } from "./code-span.js";
+import { type HelpView, renderHelp } from "./render-help.js";
 
-export type Op = "claim" | "renew" | "release" | "expire" | "remind" | "status";
+export type Op = "claim" | "renew" | "release" | "expire" | "remind" | "status" | "help";
 export type Outcome =
   | "acquired"
   | "held"
@@ -18,7 +20,8 @@ export type Outcome =
   | "reminded"
   | "invalid"
   | "forbidden"
-  | "status";
+  | "status"
+  | "help";
 
 /** A lease as a reply shows it. */
 export interface LeaseView {
@@ -71,6 +74,8 @@ export interface Reply {
   comment?: number;
   /** The command came through the HTTP API, not a comment (there is no comment to quote or name). */
   via?: "api";
+  /** For `help`: what this repository reads (render-help.ts). */
+  help?: HelpView;
 }
 
 export interface RenderExtras {
@@ -88,16 +93,6 @@ export function leaseView(lease: Lease | null): LeaseView | null {
   if (lease.heldBy.kind !== "time") view.heldBy = lease.heldBy;
   if (lease.holder.instance !== undefined) view.instance = lease.holder.instance;
   return view;
-}
-
-/** A single-line code span that shows `text` literally: no mentions, no markdown. */
-export function codeSpan(text: string, max = 120): string {
-  let s = text.replace(/[\r\n]+/g, " ");
-  if (s.length > max) s = `${s.slice(0, max)}…`;
-  const longest = Math.max(0, ...Array.from(s.matchAll(/`+/g), (m) => m[0].length));
-  const fence = "`".repeat(longest + 1);
-  const pad = s.startsWith("`") || s.endsWith("`") ? " " : "";
-  return `${fence}${pad}${s}${pad}${fence}`;
 }
 
 /**
@@ -240,6 +235,8 @@ function headline(r: Reply): string {
       return "That command was not understood, so nothing changed.";
     case "forbidden":
       return "That command is not allowed here, so nothing changed.";
+    case "help":
+      return renderHelp(r.help!);
     case "status":
       return l
         ? `This issue is held by ${holderOf(l)} with lease token **${l.token}**, acquired ${when(l.acquiredAt, r.at)}; it ${expiry(l, r.at)}.`

@@ -4,8 +4,11 @@
  * records the delivery and writes the reply and label effects to the outbox.
  * Applying them to GitHub is the drainer's job; nothing here posts.
  */
-import { type Command, isParseError, type ParseError, parseCommand } from "../commands/parse-command.js";
+import { type Command, type CommandWords, isParseError, mayNeedWords, type ParseError, parseCommand } from "../commands/parse-command.js";
+import { aliasMap } from "../config/commands-field.js";
 import type { ConfigResult } from "../config/config.js";
+import type { Config } from "../config/schema.js";
+import { helpView } from "./help.js";
 import { LeaseCommand, type LeaseResult } from "./lease-command.js";
 import type { ForceReleaseResult } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
@@ -37,6 +40,8 @@ export interface CommandDeps {
   permission: (login: string) => Promise<Permission>;
   /** An account by login, asked of GitHub (for `/claim @user`); null when there is none. */
   account?: (login: string) => Promise<Account | null>;
+  /** The app's slug, for the mention form (`@slug claim`), asked only where the config turns it on; null when unknown. */
+  appSlug?: () => Promise<string | null>;
 }
 
 export interface Handled {
@@ -48,9 +53,9 @@ export interface Handled {
 const WRITERS: Permission[] = ["admin", "maintain", "write"];
 
 /** Whether an edit added the command (or changed it): an edit elsewhere in a comment does not run it again. */
-function editAddedCommand(now: Command | ParseError, previousBody: string | null | undefined): boolean {
+function editAddedCommand(now: Command | ParseError, previousBody: string | null | undefined, words?: CommandWords): boolean {
   if (previousBody === undefined) return true;
-  const before = parseCommand(previousBody ?? "");
+  const before = parseCommand(previousBody ?? "", words);
   return before === null || before.line.toLowerCase() !== now.line.toLowerCase();
 }
 
@@ -58,10 +63,38 @@ function opOf(kind: Command["kind"] | ParseError["command"]): Op {
   return kind === "lease" ? "status" : kind;
 }
 
+/**
+ * The comment's command and the repository's config. The config is read
+ * first only when the body may hold a word of the repository's own (an
+ * alias, the mention form): a comment with neither costs no config read.
+ */
+async function readCommand(
+  ev: CommentEvent,
+  deps: CommandDeps,
+): Promise<{ parsed: Command | ParseError; config: ConfigResult; words: CommandWords } | null> {
+  let config: ConfigResult | null = null;
+  let words: CommandWords = {};
+  if (mayNeedWords(ev.body)) {
+    config = await deps.config();
+    if (config.ok) words = await wordsOf(config.config, deps.appSlug);
+  }
+  const parsed = parseCommand(ev.body, words);
+  if (parsed === null || !editAddedCommand(parsed, ev.previousBody, words)) return null;
+  return { parsed, config: config ?? (await deps.config()), words };
+}
+
+/** A repository's words for the parser: its aliases, and the app's slug where mentions are read. */
+export async function wordsOf(config: Config, appSlug?: () => Promise<string | null>): Promise<CommandWords> {
+  const words: CommandWords = config.aliases.length > 0 ? { aliases: aliasMap(config.aliases) } : {};
+  const slug = config.mentions && appSlug ? await appSlug() : null;
+  return slug ? { ...words, mention: slug.toLowerCase() } : words;
+}
+
 /** Runs the comment's command, if it has one. Returns null when there is nothing to do. */
 export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promise<Handled | null> {
-  const parsed = parseCommand(ev.body);
-  if (parsed === null || !editAddedCommand(parsed, ev.previousBody)) return null;
+  const read = await readCommand(ev, deps);
+  if (read === null) return null;
+  const { parsed, config: configResult, words } = read;
 
   const { ledger, now } = deps;
   const op = opOf(isParseError(parsed) ? parsed.command : parsed.kind);
@@ -77,7 +110,6 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
     ...(ev.commentId !== undefined ? { comment: ev.commentId } : {}),
     ...extra,
   });
-  const configResult = await deps.config();
   const command = new LeaseCommand(
     {
       delivery: ev.delivery,
@@ -107,7 +139,7 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
       // Acting on someone else's lease: ask GitHub, never trust the payload.
       const permission = await deps.permission(ev.author.login);
       if (!WRITERS.includes(permission)) return done(await command.refuse("forbidden", "permission", RELEASE_OTHERS_FORBIDDEN));
-      const config = (configResult as Extract<ConfigResult, { ok: true }>).config;
+      const config = okConfig(configResult);
       const applied = await ledger.forceRelease(command.key, { id: ev.author.id, login: ev.author.login }, now, {
         ifHolder: parsed.target ?? undefined,
         ...command.budgeted((res: ForceReleaseResult) =>
@@ -119,11 +151,18 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
       // No tenure guard is passed, so `stale` cannot come back: a refusal, as not_holder.
       return done({ outcome: applied.outcome === "released" ? "released" : "not_holder", duplicate: applied.duplicate });
     }
+    case "help":
+      return done({ outcome: "help", duplicate: (await command.note("help", { help: helpView(okConfig(configResult), words.mention) })).duplicate });
     case "lease": {
       const tenures = tenuresOf(await ledger.history(command.key, 200), now).slice(-5);
       return done({ outcome: "status", duplicate: (await command.note("status", { tenures })).duplicate });
     }
   }
+}
+
+/** The config of a command past `configRefusal()`, which answers every command while the config is broken. */
+function okConfig(result: ConfigResult): Config {
+  return (result as Extract<ConfigResult, { ok: true }>).config;
 }
 
 /** The refusal of `/release @user` to someone without write, maintain or admin permission. */

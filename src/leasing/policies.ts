@@ -19,7 +19,7 @@ import type { Config } from "../config/schema.js";
 import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "../ledger/types.js";
 import type { Permission } from "../github/github-port.js";
 import { labelKind } from "../github/labels.js";
-import { codeSpan } from "../github/render.js";
+import { codeSpan } from "../github/code-span.js";
 
 /** A GitHub account as `GET /users/{login}` gives it. */
 export interface Account {

@@ -18,6 +18,8 @@ export interface CommentRouteDeps extends IssueEventDeps {
   ledger: IssueEventDeps["ledger"] & FollowLinks;
   /** This app's id, to recognise its own comments. */
   appId: number | undefined;
+  /** This app's slug, for the mention form (`@slug claim`); asked of GitHub only where a repository reads mentions. */
+  appSlug?: () => Promise<string | null>;
   log: { info: (obj: object, msg: string) => void };
 }
 
@@ -74,6 +76,7 @@ export function routeComments(app: Probot, deps: CommentRouteDeps): void {
         config: () => deps.config(context, repository.id),
         permission: (login) => port.permission({ owner: ev.repo.owner, repo: ev.repo.name }, login),
         account: (login) => port.account(login),
+        ...(deps.appSlug ? { appSlug: deps.appSlug } : {}),
       });
       // A new comment that is no command is activity: the holder's renews their lease, silently (handle-activity.ts).
       if (!handled && context.payload.action === "created") {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseCommand, type Command, type ParseError } from "../../src/commands/parse-command.js";
 
 const FRAGMENTS = [
-  "/claim", "/renew", "/release", "/lease", "/CLAIM", "/claimed",
+  "/claim", "/renew", "/release", "/lease", "/CLAIM", "/claimed", "/help", " help",
   " 2h", " 3 days", " soon", " @x", " @dependabot[bot]", "@x", "@", " @alice_contoso", ".", "!", "    ", "\t", "# ",
   "```", "~~~", "````", "`", "``", "> ", ">", "- ", "1. ",
   "<!--", "-->", "<!-->",
@@ -17,7 +17,7 @@ const body = fc
   })
   .map((parts) => parts.join(""));
 
-const KINDS = ["claim", "renew", "release", "lease", "error"];
+const KINDS = ["claim", "renew", "release", "lease", "help", "error"];
 
 /** Fails unless `result` is null or a well-formed Command or ParseError. */
 function expectWellFormed(result: Command | ParseError | null): void {
@@ -26,7 +26,7 @@ function expectWellFormed(result: Command | ParseError | null): void {
   expect(Number.isInteger(result.ignored) && result.ignored >= 0).toBe(true);
   expect(result.line).toBe(result.line.trim());
   // The word ends at the end of the line, whitespace, or punctuation (`/claim.`).
-  expect(result.line).toMatch(/^\/(claim|renew|release|lease)([\s.!?,;:]|$)/i);
+  expect(result.line).toMatch(/^\/(claim|renew|release|lease|help)([\s.!?,;:]|$)/i);
   expect(result.line).not.toMatch(/[\r\n]/);
   switch (result.kind) {
     case "claim":
@@ -43,6 +43,7 @@ function expectWellFormed(result: Command | ParseError | null): void {
       expect(result.message.length).toBeGreaterThan(0);
       break;
     case "lease":
+    case "help":
       break;
   }
 }

@@ -39,6 +39,8 @@ describe("parseConfig defaults", () => {
       renewOnActivity: true,
       countInReview: false,
       exemptLabels: [],
+      aliases: [],
+      mentions: false,
     };
     expect(DEFAULT_CONFIG).toEqual(expected);
     for (const raw of [null, undefined, {}]) expect(configOf(parseConfig(raw))).toEqual(expected);
@@ -85,6 +87,8 @@ describe("parseConfig keys", () => {
         renew_on_activity: false,
         count_in_review: true,
         exempt_labels: ["pinned", "long running"],
+        commands: { take: "claim", "/Assign-Me": "claim", "unassign-me": "release", extend: "renew", who: "lease" },
+        mentions: true,
       }),
     );
     expect(config).toEqual({
@@ -108,6 +112,14 @@ describe("parseConfig keys", () => {
       renewOnActivity: false,
       countInReview: true,
       exemptLabels: ["pinned", "long running"],
+      aliases: [
+        { word: "take", command: "claim" },
+        { word: "assign-me", command: "claim" },
+        { word: "unassign-me", command: "release" },
+        { word: "extend", command: "renew" },
+        { word: "who", command: "lease" },
+      ],
+      mentions: true,
     });
   });
 
@@ -162,6 +174,8 @@ describe("parseConfig keys", () => {
         "renew_on_activity",
         "count_in_review",
         "exempt_labels",
+        "commands",
+        "mentions",
       ].sort(),
     );
     for (const field of Object.values(shape)) {

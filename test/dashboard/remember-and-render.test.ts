@@ -54,6 +54,30 @@ describe("remembering from webhooks", () => {
     await ledger.close();
   });
 
+  it("keeps the card of a comment whose slash word a repository's alias may make a claim (`/take`), not of a mention or prose", async () => {
+    const ledger = new SqliteLedger(":memory:");
+    const remember = rememberer({ ledger, clock: () => T0, log: quietLog() });
+    const key = { repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue: 1 };
+    const bodies: Array<[number, string]> = [
+      [1, "On it.\n/take 2h"],
+      [2, "@alice could you look?"],
+      [3, "> /take"],
+    ];
+    for (const [issue, body] of bodies) {
+      const p = commentPayload({ body, issue });
+      p.issue.title = `Issue ${issue}`;
+      await remember("issue_comment", p);
+      await ledger.acquire({ ...key, issue }, { id: 1000 + issue, login: `user${issue}` }, HOUR, T0);
+    }
+    const page = await ledger.boardLeases({ visible: [], page: 0, pageSize: 100 }, T0 + 1);
+    expect(page.leases.map((l) => [l.issue, l.title]).sort()).toEqual([
+      [1, "Issue 1"],
+      [2, null],
+      [3, null],
+    ]);
+    await ledger.close();
+  });
+
   it("logs and goes on when the ledger fails, and writes again on the next event", async () => {
     const ledger = new SqliteLedger(":memory:");
     const log = quietLog();

@@ -152,9 +152,9 @@ export class GitHubMock {
     readonly repo = "Hello-World",
   ) {}
 
-  /** `path` absolute (`/repos/...`, `/users/...`), or relative to the repository. */
+  /** `path` absolute (`/repos/...`, `/users/...`, `/app`), or relative to the repository. */
   private full(path: string): string {
-    return path.startsWith("/repos/") || path.startsWith("/users/") ? path : `/repos/${this.owner}/${this.repo}${path}`;
+    return path.startsWith("/repos/") || path.startsWith("/users/") || path === "/app" ? path : `/repos/${this.owner}/${this.repo}${path}`;
   }
 
   /** Records a call the app made, its JSON body parsed. */
