@@ -134,6 +134,9 @@ export function booleanSchema() {
 
 export const CLAIMERS = ["anyone", "collaborators", "members"] as const;
 
+/** What an assignment in the issue's sidebar does (`assignment`): gives and ends leases, or nothing. */
+export const ASSIGNMENT = ["claims", "ignore"] as const;
+
 // More exempt labels than this is a pasted list, not a policy.
 const EXEMPT_MAX = 20;
 

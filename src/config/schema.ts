@@ -10,6 +10,7 @@ import { formatDuration } from "../commands/parse-duration.js";
 import { type Alias, commandsSchema } from "./commands-field.js";
 import { describeKind, echo, keyList, notThis, ownOnly } from "./echo.js";
 import {
+  ASSIGNMENT,
   booleanSchema,
   CLAIMERS,
   DAY,
@@ -36,6 +37,8 @@ export interface Config {
   claimers: "anyone" | "collaborators" | "members";
   bots: boolean;
   assign: boolean;
+  /** `claims`: an assignment by someone with write permission gives the assignee a lease, unassigning the holder ends it; `ignore`: nothing. */
+  assignment: "claims" | "ignore";
   labels: { claimed: string | false; holder: string | false; token: string | false; inReview: string | false };
   requireLeaseForPullRequests: boolean;
   /** Live leases one person may hold on issues carrying a label, per label (names compared case-insensitively); empty: none. */
@@ -118,6 +121,16 @@ export const configShape = {
   assign: booleanSchema()
     .default(true)
     .describe("Whether the holder is also assigned to the issue on GitHub, and unassigned when the lease ends."),
+  assignment: z
+    .enum(ASSIGNMENT, {
+      error: (issue) => `must be one of ${ASSIGNMENT.map((c) => `\`${c}\``).join(", ")}${notThis(issue.input)}.`,
+    })
+    .default("ignore")
+    .describe(
+      "What assigning someone in the issue's sidebar does: `claims`: an assignment made by someone with write, maintain or admin " +
+        "permission (asked of GitHub) gives the assignee a lease for `default_ttl`, under the same rules and limits as `/claim`, " +
+        "and unassigning the holder (by the holder, or by someone with that permission) ends it; `ignore` (the default): nothing.",
+    ),
   labels: z
     .object(labelsShape, { error: (issue) => `must be a mapping with the keys ${keyList(Object.keys(labelsShape))}${notThis(issue.input)}.` })
     .strict()
@@ -226,6 +239,7 @@ export const configSchema = z
       claimers: c.claimers,
       bots: c.bots,
       assign: c.assign,
+      assignment: c.assignment,
       labels: { claimed: c.labels.claimed, holder: c.labels.holder, token: c.labels.token, inReview: c.labels.in_review },
       requireLeaseForPullRequests: c.require_lease_for_pull_requests,
       limitsByLabel: Object.entries(c.limits_by_label).map(([label, limit]) => ({ label: label.trim(), limit })),

@@ -24,6 +24,8 @@ export interface LeaseActor extends Holder {
   type: string;
   /** GitHub's `author_association` with the repository (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE…). */
   association: string;
+  /** GitHub said (asked first) the actor may write: an assignment's event carries no association; `claimers` is met, replies unlimited. */
+  writer?: boolean;
 }
 
 /** The reply to post for an outcome, or null to post none. */
@@ -49,6 +51,8 @@ export interface LeaseTarget {
    * minutes must not notify anyone.
    */
   changesOnly?: boolean;
+  /** What the event showed GitHub did to an assignee (assignment as a claim): the outbox does not do it again. */
+  shown?: { login: string; assigned: boolean };
 }
 
 /** Which rule refused a command: `reason` in the API's 403 and 422 answers. */
@@ -95,7 +99,7 @@ export class LeaseCommand {
     this.key = { repoId: t.repo.id, repo: `${t.repo.owner}/${t.repo.name}`, issue: t.issue.number };
     const { id, login, instance } = t.actor;
     this.holder = instance === undefined ? { id, login } : { id, login, instance };
-    this.limit = repliesPerHour(t.actor.association, config.ok ? config.config : DEFAULT_CONFIG);
+    this.limit = t.actor.writer ? 0 : repliesPerHour(t.actor.association, config.ok ? config.config : DEFAULT_CONFIG);
   }
 
   /** The refusal of a broken config, which every command gets until it is fixed; null when the config is good. */
@@ -213,7 +217,8 @@ export class LeaseCommand {
   effect(reply: Reply | null, reconcile: boolean, config?: Config): NewEffect[] {
     if (reply === null && !reconcile) return [];
     const { t } = this;
-    const fields = { reconcile, reply, ...(config ? { labels: config.labels, assign: config.assign, snapshot: t.issue.labels } : {}) };
+    const shown = reconcile && t.shown ? { assignee: t.shown } : {};
+    const fields = { reconcile, reply, ...(config ? { labels: config.labels, assign: config.assign, snapshot: t.issue.labels } : {}), ...shown };
     return [reflectEffect(t.installation, this.key.repo, fields)];
   }
 }
@@ -278,6 +283,7 @@ function mayClaim(actor: LeaseActor, config: Config): { rule: Rule; reason: stri
   if (!config.bots && actor.type === "Bot") {
     return { rule: "bots", reason: "Bots may not claim issues in this repository (`bots: false` in `.github/issue-leases.yml`)." };
   }
+  if (actor.writer) return null;
   const association = actor.association.toUpperCase();
   if (config.claimers === "collaborators" && !["OWNER", "MEMBER", "COLLABORATOR"].includes(association)) {
     return { rule: "claimers", reason: "Only collaborators of this repository can claim issues here (`claimers: collaborators`)." };

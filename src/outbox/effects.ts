@@ -32,6 +32,14 @@ export interface ReflectPayload {
    * would write its reflection over the handler's).
    */
   removed?: string[];
+  /**
+   * What an `issues.assigned` or `issues.unassigned` read as a claim or a
+   * release showed (leasing/handle-assignment.ts): GitHub has that login
+   * assigned, or not, whatever the app last did; so the app neither assigns
+   * someone GitHub shows assigned nor unassigns someone no longer assigned.
+   * Carried by the effect, like `removed`, to be applied in the issue's order.
+   */
+  assignee?: { login: string; assigned: boolean };
   /** Reconcile labels and assignee (false for replies to refused commands: nothing changed). */
   reconcile: boolean;
   /**

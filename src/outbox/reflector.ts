@@ -87,6 +87,7 @@ export class Reflector {
         prior,
         snapshot: p.snapshot ?? [],
         removed: p.removed ?? [],
+        ...(p.assignee ? { seen: p.assignee } : {}),
         signal,
       });
       current = state.current;
@@ -131,6 +132,7 @@ export class Reflector {
       prior: Reflection | null;
       snapshot: string[];
       removed: string[];
+      seen?: { login: string; assigned: boolean };
       signal: AbortSignal;
     },
   ): Promise<{ reflection: Reflection; current: Lease | null }> {
@@ -191,10 +193,14 @@ export class Reflector {
     let assignee = prior?.assignee ?? null;
     let refused = prior?.refused ?? null;
     const want = o.assign && current ? current.holder.login : null;
+    // What the event showed of GitHub's assignees (an assignment read as a claim or a release): not done again.
+    const { seen } = o;
+    if (seen && !seen.assigned && same(assignee, seen.login)) assignee = null;
     if (assignee && !same(assignee, want)) {
       await github.removeAssignee(r, key.issue, assignee);
       assignee = null;
     }
+    if (seen?.assigned && want && same(seen.login, want)) [assignee, refused] = [want, null];
     if (want && !same(assignee, want) && !same(refused, want)) {
       if (await github.addAssignee(r, key.issue, want)) assignee = want;
       else refused = want;

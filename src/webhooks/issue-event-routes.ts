@@ -1,12 +1,15 @@
 /**
  * Wiring of the events that end or restore a lease without a command:
  * closing (issues and pull requests), a transferred or deleted issue, and a
- * label removed by hand (on an issue or a pull request). Each payload is
- * reduced to a plain value for the handlers in handle-issue-event.ts.
+ * label removed by hand (on an issue or a pull request); and of an issue's
+ * assignments, read as claims and releases with `assignment: claims`. Each
+ * payload is reduced to a plain value for the handlers in
+ * handle-issue-event.ts and handle-assignment.ts.
  */
 import type { Context, Probot } from "probot";
 import type { ConfigResult } from "../config/config.js";
 import { handleIssueClosed, handleIssueGone, handleLabelRemoved, type IssueEvent } from "../leasing/handle-issue-event.js";
+import { type AssignmentEvent, handleAssigned, handleUnassigned } from "../leasing/handle-assignment.js";
 import type { Holder } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads, Reflections } from "../ledger/roles.js";
 import { octokitPort, type PortOptions } from "../github/github-port.js";
@@ -108,5 +111,49 @@ export function routeIssueEvents(app: Probot, deps: IssueEventDeps): void {
   );
   app.on("pull_request.unlabeled", (context) =>
     unlabeled(context, context.payload, context.payload.pull_request.number, context.payload.pull_request.updated_at),
+  );
+
+  /**
+   * An issue's assignee added or removed (`assignment: claims`). What apps
+   * and bots do is never read: this app assigns and unassigns holders itself
+   * (`assign: true`), and its own acts must not come back as commands; a bot
+   * takes a lease with `/claim` or the API. Costs no request then.
+   */
+  app.on(["issues.assigned", "issues.unassigned"], (context) =>
+    track(async () => {
+      const { issue, assignee, sender, repository } = context.payload;
+      if (!assignee || sender.type === "Bot") return;
+      const common = await base(context.id, context.payload, issue.number, eventTime(issue.updated_at));
+      if (!common) return;
+      await deps.seen(repository.id, { id: assignee.id, login: assignee.login });
+      const { delivery, installation, repo, actor, at } = common;
+      const createdAt = eventTime(issue.created_at);
+      const ev: AssignmentEvent = {
+        delivery,
+        installation,
+        repo,
+        issue: {
+          number: issue.number,
+          state: issue.state,
+          labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : (l.name ?? ""))),
+          ...(createdAt !== undefined ? { createdAt } : {}),
+          ...(issue.user ? { authorId: issue.user.id } : {}),
+        },
+        sender: actor,
+        assignee: { id: assignee.id, login: assignee.login, type: assignee.type ?? "User" },
+        ...(at !== undefined ? { at } : {}),
+      };
+      const port = octokitPort(context.octokit, deps.port);
+      const handle = context.payload.action === "assigned" ? handleAssigned : handleUnassigned;
+      const handled = await handle(ev, {
+        ledger,
+        now: clock(),
+        config: () => deps.config(context, repository.id),
+        permission: (login) => port.permission({ owner: repo.owner, repo: repo.name }, login),
+      });
+      if (!handled || handled.duplicate) return;
+      await deps.rememberRepo(repository.id, repository.full_name, installation);
+      deps.kick();
+    }),
   );
 }

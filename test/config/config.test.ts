@@ -31,6 +31,7 @@ describe("parseConfig defaults", () => {
       claimers: "anyone",
       bots: true,
       assign: true,
+      assignment: "ignore",
       labels: { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}", inReview: "claimed: in review" },
       requireLeaseForPullRequests: false,
       limitsByLabel: [],
@@ -79,6 +80,7 @@ describe("parseConfig keys", () => {
         claimers: "members",
         bots: false,
         assign: false,
+        assignment: "claims",
         labels: { claimed: "in progress", holder: "taken by @{holder}", token: false, in_review: "in review" },
         require_lease_for_pull_requests: true,
         limits_by_label: { "good first issue": 1, " help wanted ": 3 },
@@ -101,6 +103,7 @@ describe("parseConfig keys", () => {
       claimers: "members",
       bots: false,
       assign: false,
+      assignment: "claims",
       labels: { claimed: "in progress", holder: "taken by @{holder}", token: false, inReview: "in review" },
       requireLeaseForPullRequests: true,
       limitsByLabel: [
@@ -158,6 +161,7 @@ describe("parseConfig keys", () => {
     expect(Object.keys(shape).sort()).toEqual(
       [
         "assign",
+        "assignment",
         "bots",
         "claimers",
         "default_ttl",
@@ -294,6 +298,15 @@ describe("parseConfig errors", () => {
 
     const bots = errorOf(parseConfig({ bots: "yes" }));
     expect(bots).toContain("`bots`: must be `true` or `false`");
+  });
+
+  it("rejects an assignment value other than claims or ignore, saying which are", () => {
+    for (const value of ["claim", true]) {
+      const error = errorOf(parseConfig({ assignment: value }));
+      expect(error).toContain(file);
+      expect(error).toContain("`assignment`: must be one of `claims`, `ignore`");
+    }
+    expect(errorOf(parseConfig({ assignment: "claim" }))).toContain("not `claim`.");
   });
 
   it("rejects unknown top-level keys, naming them and guessing the meant key", () => {

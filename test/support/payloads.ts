@@ -99,20 +99,26 @@ export function isoSeconds(ms: number): string {
  */
 export function issuesPayload(
   action: string,
-  spec: { issue?: number; sender?: UserSpec; label?: string; labels?: string[]; at?: number },
+  spec: { issue?: number; sender?: UserSpec; label?: string; labels?: string[]; at?: number; assignee?: UserSpec; state?: "open" | "closed" },
 ): Record<string, any> {
   const base = example("issues", action === "closed" ? "reopened" : action);
   base.action = action;
   // GitHub's transferred example is from another repository; every other example is Codertocat/Hello-World.
   if (base.repository.id !== REPO.id) base.repository = example("issues", "reopened").repository;
   base.issue.number = spec.issue ?? 1;
-  if (action === "closed") base.issue.state = "closed";
+  if (action === "closed" || spec.state === "closed") base.issue.state = "closed";
   if (spec.at !== undefined) {
     base.issue.updated_at = isoSeconds(spec.at);
     if (action === "closed") base.issue.closed_at = isoSeconds(spec.at);
   }
   base.issue.labels = (spec.labels ?? []).map((name, i) => ({ id: i + 1, node_id: `L_${i}`, url: "", name, color: "ededed", default: false, description: null }));
   base.sender = user(base.sender, spec.sender ?? maintainer);
+  // `assigned`/`unassigned`: who, and the issue's assignees after it (GitHub's example has one, Codertocat).
+  if (spec.assignee !== undefined) {
+    base.assignee = user(base.assignee, spec.assignee);
+    base.issue.assignees = action === "assigned" ? [base.assignee] : [];
+    base.issue.assignee = base.issue.assignees[0] ?? null;
+  }
   if (spec.label !== undefined) base.label = { id: 99, node_id: "L_99", url: "", name: spec.label, color: "ededed", default: false, description: null };
   base.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   return base;
