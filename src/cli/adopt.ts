@@ -39,8 +39,8 @@ several assignees goes to the first, and the others stay assigned.
 Asks GitHub as the app: APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH), and
 GHE_HOST for GitHub Enterprise Server, from the environment or ./.env.
 
-  --ttl DURATION  instead of default_ttl, within the repository's min_ttl and
-                  max_ttl (${DURATION_FORMS}); none: no expiry
+  --ttl DURATION  instead of default_ttl (30m, 2h, 3d, 2w), within the
+                  repository's min_ttl and max_ttl; none: no expiry
   --reply         post a reply on each issue adopted, mentioning its holder
   --json          {"repo", "adopted": […], "skipped": […]} instead of tables
 

@@ -57,9 +57,10 @@ export async function runImportConfig(positionals: string[], values: Values, io:
   const imported = importConfig(text, from);
   io.out(imported.render().trimEnd());
   const s = (n: number) => (n === 1 ? "" : "s");
+  const unmapped = imported.unmapped.length;
   io.err(
     `imported from ${imported.peer}: ${imported.settings.length} setting${s(imported.settings.length)}; ` +
-      `${imported.unmapped.length} with no equivalent, named at the end as comments`,
+      (unmapped === 0 ? "every setting read has an equivalent" : `${unmapped} with no equivalent, named at the end as comments`),
   );
   return EXIT.ok;
 }
