@@ -5,4 +5,6 @@ export interface CliIo {
   /** Milliseconds since the epoch. */
   clock(): number;
   env: NodeJS.ProcessEnv;
+  /** Standard input, whole, up to `maxBytes` (more is an error); null when it is a terminal. Absent: none to read. */
+  readStdin?(maxBytes: number): Promise<string | null>;
 }

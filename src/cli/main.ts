@@ -25,9 +25,23 @@ try {
   process.exit(1);
 }
 
+/** A file piped in (`import-config < triagebot.toml`); a terminal is not read: the command would wait for nothing. */
+async function readStdin(maxBytes: number): Promise<string | null> {
+  if (process.stdin.isTTY) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw new Error(`standard input is over ${Math.round(maxBytes / 1024)} KiB: no claim bot's config is that big`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 process.exitCode = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   clock: Date.now,
   env: process.env,
+  readStdin,
 });

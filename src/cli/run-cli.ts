@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_DATABASE_URL } from "../ledger/open-ledger.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
+import { ADOPT_HELP, runAdopt } from "./adopt.js";
 import { BACKUP_HELP } from "./backup.js";
 import { runAgentCli } from "./agent-cli.js";
 import { AGENT_SUMMARY } from "./agent-help.js";
@@ -21,6 +22,7 @@ import { DOCTOR_HELP, runDoctor } from "./doctor.js";
 import { findRepo } from "./find-repo.js";
 import { FORCE_RELEASE_HELP, forceReleaseReason, RELEASE_RENAMED, runForceRelease } from "./force-release.js";
 import { HISTORY_HELP, runHistory } from "./history.js";
+import { IMPORT_CONFIG_HELP, runImportConfig } from "./import-config.js";
 import { LIST_HELP, repoOption, runList } from "./list.js";
 import { oneLine, openDatabase } from "./open-database.js";
 import { RESTORE_HELP } from "./restore.js";
@@ -53,6 +55,8 @@ const COMMANDS = {
   backup: { options: { force: { type: "boolean" } }, help: BACKUP_HELP },
   restore: { options: { "token-gap": { type: "string" }, "token-floor": { type: "string" } }, help: RESTORE_HELP },
   "token-floor": { options: { gap: { type: "string" }, floor: { type: "string" } }, help: TOKEN_FLOOR_HELP },
+  "import-config": { options: { from: { type: "string" } }, help: IMPORT_CONFIG_HELP },
+  adopt: { options: { ttl: { type: "string" }, reply: { type: "boolean" }, json: { type: "boolean" } }, help: ADOPT_HELP },
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -71,6 +75,10 @@ Operator commands (read the database directly):
   backup FILE [--force]                                copy the SQLite ledger, safely while the app runs
   restore BACKUP [--token-gap N | --token-floor N]     put a backup in place (app stopped); tokens stay unique
   token-floor [--gap N | --floor N]                    after pg_restore: new tenures get tokens above every one issued
+
+Switching from another claim bot:
+  import-config [FILE] [--from BOT]                    print the .github/issue-leases.yml its config amounts to
+  adopt owner/name [--ttl D] [--reply] [--json]        leases for the issues already assigned (asks GitHub as the app)
 
 ${AGENT_SUMMARY}
 
@@ -179,9 +187,14 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
 
+  // Reads a file and prints: no database, no GitHub.
+  if (name === "import-config") return await runImportConfig(positionals, values, io);
+
   const url = (typeof values.database === "string" && values.database) || io.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   if (name === "backup") return await runBackup(url, positionals, values, io);
   if (name === "restore") return await runRestore(url, positionals, values, io);
+  // Asks GitHub first, then opens the database (a typo in the repository's name costs no connection).
+  if (name === "adopt") return await runAdopt(url, positionals, values, io);
 
   // Arguments are checked before the database is opened: a typo costs no connection.
   let ref: IssueRef | null = null;

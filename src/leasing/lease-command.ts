@@ -275,7 +275,7 @@ export function ttlRefusal(asked: number | null, config: Config): string | null 
  * would be reminded at the next sweep, right after the reply that already
  * says when it ends: no reminder.
  */
-function remindBefore(ttl: number | null, config: Config): number | null {
+export function remindBefore(ttl: number | null, config: Config): number | null {
   return config.reminderBefore !== null && ttl !== null && ttl > config.reminderBefore ? config.reminderBefore : null;
 }
 

@@ -123,7 +123,10 @@ function listIssues({ data, shapes }: RouteDeps, ctx: Ctx): Reply {
     .filter((i) => {
       if (state !== "all" && i.state !== state) return false;
       if (i.updatedAt < since) return false;
-      if (assignee !== undefined && assignee !== "*" && !i.assignees.some((a) => a.toLowerCase() === assignee)) return false;
+      // GitHub's `assignee`: `*` any assignee, `none` none, else that login.
+      if (assignee === "*" && i.assignees.length === 0) return false;
+      if (assignee === "none" && i.assignees.length > 0) return false;
+      if (assignee !== undefined && assignee !== "*" && assignee !== "none" && !i.assignees.some((a) => a.toLowerCase() === assignee)) return false;
       const names = i.labelIds.map((id) => data.labelById(repo, id).name.toLowerCase());
       return wanted.every((w) => names.includes(w));
     })
