@@ -26,6 +26,8 @@ export interface HelpView {
   authorFirst: number | null;
   exemptLabels: readonly string[];
   maxRepliesPerHour: number;
+  /** `assignment: claims`: a maintainer's assignment in the sidebar gives a lease, unassigning the holder ends it. */
+  assignmentClaims: boolean;
 }
 
 const ROWS: Array<[keyof HelpView["aliases"] | "help", string, string]> = [
@@ -46,6 +48,9 @@ export function renderHelp(h: HelpView): string {
     ["| Command | Also written | What it does |", "| --- | --- | --- |", ...rows].join("\n"),
   ];
   if (h.mention !== null) parts.push(`Each can also follow a mention of the app, without its slash: \`@${h.mention} claim\`.`);
+  if (h.assignmentClaims) {
+    parts.push("Assigning someone in the issue's sidebar, by someone with write permission, gives them a lease; unassigning the holder ends it.");
+  }
   parts.push(durations(h));
   parts.push(limits(h));
   return parts.join("\n\n");

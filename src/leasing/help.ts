@@ -21,5 +21,6 @@ export function helpView(config: Config, mention: string | undefined): HelpView 
     authorFirst: config.authorFirst,
     exemptLabels: config.exemptLabels,
     maxRepliesPerHour: config.maxRepliesPerHour,
+    assignmentClaims: config.assignment === "claims",
   };
 }

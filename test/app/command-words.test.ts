@@ -109,6 +109,7 @@ max_leases_per_holder: 2
 limits_by_label:
   "good first issue": 1
 max_replies_per_hour: 1
+assignment: claims
 `;
 
 describe("/help", () => {
@@ -131,6 +132,7 @@ describe("/help", () => {
     expect(help).toContain("One person may hold at most 2 leases in this repository and 1 lease on issues labelled `good first issue`.");
     expect(help).toContain("The app answers one person's commands at most once an hour here");
     expect(help).not.toContain("mention of the app");
+    expect(help).toContain("Assigning someone in the issue's sidebar, by someone with write permission, gives them a lease");
     expect(parseMarker(help)).toMatchObject({ op: "help", outcome: "help", issue: 1, holder: null, token: null });
     expect(await h.ledger.current(key(1), h.now())).toBeNull();
 
