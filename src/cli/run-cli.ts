@@ -14,6 +14,7 @@ import { DEFAULT_DATABASE_URL } from "../ledger/open-ledger.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { BACKUP_HELP } from "./backup.js";
+import { CHECK_CONFIG_HELP, runCheckConfig } from "./check-config.js";
 import { runAgentCli } from "./agent-cli.js";
 import { AGENT_SUMMARY } from "./agent-help.js";
 import { DATABASE_HELP } from "./database-help.js";
@@ -53,6 +54,7 @@ const COMMANDS = {
   backup: { options: { force: { type: "boolean" } }, help: BACKUP_HELP },
   restore: { options: { "token-gap": { type: "string" }, "token-floor": { type: "string" } }, help: RESTORE_HELP },
   "token-floor": { options: { gap: { type: "string" }, floor: { type: "string" } }, help: TOKEN_FLOOR_HELP },
+  "check-config": { options: { json: { type: "boolean" } }, help: CHECK_CONFIG_HELP },
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -71,6 +73,9 @@ Operator commands (read the database directly):
   backup FILE [--force]                                copy the SQLite ledger, safely while the app runs
   restore BACKUP [--token-gap N | --token-floor N]     put a backup in place (app stopped); tokens stay unique
   token-floor [--gap N | --floor N]                    after pg_restore: new tenures get tokens above every one issued
+
+For maintainers of a repository (offline: no database, no network):
+  check-config [FILE] [--json]                         check .github/issue-leases.yml before committing it
 
 ${AGENT_SUMMARY}
 
@@ -179,6 +184,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
 
+  if (name === "check-config") return runCheckConfig(positionals, values, io);
   const url = (typeof values.database === "string" && values.database) || io.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   if (name === "backup") return await runBackup(url, positionals, values, io);
   if (name === "restore") return await runRestore(url, positionals, values, io);
