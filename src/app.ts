@@ -13,6 +13,7 @@ import { routeComments } from "./webhooks/comment-routes.js";
 import { handlePullRequest, recheckPullRequests } from "./leasing/handle-pull-request.js";
 import { type IssueEventDeps, routeIssueEvents } from "./webhooks/issue-event-routes.js";
 import { routeWork } from "./webhooks/work-routes.js";
+import { routeConfigChecks } from "./webhooks/config-check-routes.js";
 import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/roles.js";
 import { Drainer } from "./outbox/drainer.js";
@@ -218,6 +219,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     app.on("push", async (context) => {
       if (ConfigCache.pushTouchesConfig(context.payload)) configs.invalidate(context.payload.repository.id);
     });
+
+    // The check run `issue-leases config` on a push or pull request that changes the file.
+    routeConfigChecks(app, { ledger, clock, track, kick: () => drainer.kick() });
 
     routeIssueEvents(app, routed);
 

@@ -2,7 +2,8 @@
 /**
  * `issue-leases`, the operator CLI (run through the package's bin,
  * bin/issue-leases.mjs): list leases, show an issue's history, force-release
- * a lease, check, back up and restore the database (`src/cli/run-cli.ts`);
+ * a lease, check, back up and restore the database, and check a config file
+ * before it is committed (`src/cli/run-cli.ts`);
  * and the client commands for agents, `issue-leases agent …`
  * (`src/cli/agent-cli.ts`).
  */
@@ -17,9 +18,10 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 
 // Into process.env itself, as Probot does: the ledger reads DATABASE_SCHEMA from there.
 // Not for the client commands (`agent …`): they talk to the API, and the
-// app's .env (its own GitHub settings) is none of an agent's business.
+// app's .env (its own GitHub settings) is none of an agent's business. Nor for
+// `check-config`, run in a repository of the maintainer's, whose .env is not the app's.
 try {
-  if (process.argv[2] !== "agent") applyDotenv(process.env, process.cwd());
+  if (process.argv[2] !== "agent" && process.argv[2] !== "check-config") applyDotenv(process.env, process.cwd());
 } catch (err) {
   process.stderr.write(`issue-leases: cannot read .env (${err instanceof Error ? err.message : String(err)})\n`);
   process.exit(1);

@@ -15,6 +15,7 @@ import { CliError, EXIT, usageError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { ADOPT_HELP, runAdopt } from "./adopt.js";
 import { BACKUP_HELP } from "./backup.js";
+import { CHECK_CONFIG_HELP, runCheckConfig } from "./check-config.js";
 import { runAgentCli } from "./agent-cli.js";
 import { AGENT_SUMMARY } from "./agent-help.js";
 import { DATABASE_HELP } from "./database-help.js";
@@ -57,6 +58,7 @@ const COMMANDS = {
   "token-floor": { options: { gap: { type: "string" }, floor: { type: "string" } }, help: TOKEN_FLOOR_HELP },
   "import-config": { options: { from: { type: "string" } }, help: IMPORT_CONFIG_HELP },
   adopt: { options: { ttl: { type: "string" }, reply: { type: "boolean" }, json: { type: "boolean" } }, help: ADOPT_HELP },
+  "check-config": { options: { json: { type: "boolean" } }, help: CHECK_CONFIG_HELP },
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -79,6 +81,9 @@ Operator commands (read the database directly):
 Switching from another claim bot:
   import-config [FILE] [--from BOT]                    print the .github/issue-leases.yml its config amounts to
   adopt owner/name [--ttl D] [--reply] [--json]        leases for the issues already assigned (asks GitHub as the app)
+
+For maintainers of a repository (offline: no database, no network):
+  check-config [FILE] [--json]                         check .github/issue-leases.yml before committing it
 
 ${AGENT_SUMMARY}
 
@@ -187,8 +192,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
 
-  // Reads a file and prints: no database, no GitHub.
+  // Read a file and print: no database, no GitHub.
   if (name === "import-config") return await runImportConfig(positionals, values, io);
+  if (name === "check-config") return runCheckConfig(positionals, values, io);
 
   const url = (typeof values.database === "string" && values.database) || io.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   if (name === "backup") return await runBackup(url, positionals, values, io);

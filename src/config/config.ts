@@ -30,16 +30,42 @@ export const CONFIG_NAME = "issue-leases.yml";
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
 
+/** A file of the config: a repository, and a path in it. */
+export interface FileRef {
+  owner: string;
+  repo: string;
+  path: string;
+}
+
+/** A problem at a position in a file (line and column counted from 1), as a config check lists it (config-check.ts). */
+export interface PlacedProblem {
+  line: number;
+  column: number;
+  /** The rest of the line after `FILE:LINE:COLUMN: `, in words its readers may see (as `problem`). */
+  message: string;
+}
+
+/** Where an unreadable file's problems are: the file, and each problem at its position. */
+export interface UnreadablePlaces {
+  ref: FileRef;
+  /** The repository's own `.github/issue-leases.yml`. */
+  own: boolean;
+  problems: PlacedProblem[];
+}
+
 /**
  * What the loader hands over when a file exists but cannot be used (too big,
  * not YAML, a bad `_extends`; GitHub's answer was fine): `file`, its name as a
  * reply shows it, and `problem`, the rest of the sentence, in words its
- * readers may see (files.ts).
+ * readers may see (files.ts). `places`, when known: the same told at
+ * positions of the file (every syntax error the parser found), for a
+ * config check's lines.
  */
 export class UnreadableConfig {
   constructor(
     readonly problem: string,
     readonly file = `\`${CONFIG_FILE}\``,
+    readonly places?: UnreadablePlaces,
   ) {}
 }
 

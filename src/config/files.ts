@@ -14,22 +14,20 @@
  *
  * Kept apart, so that a reply can tell which file a value came from and the
  * line it is on, and show values only from the repository's own file
- * (issues.ts): a commenter may not be able to read the others.
+ * (issues.ts): a commenter may not be able to read the others. The config
+ * check (config-check.ts) reads the repository's file as it is at a commit
+ * (`readConfigFilesAt`), and lists each problem of a file that cannot be
+ * used at its line and column (`UnreadableConfig.places`).
  */
 import type { Context } from "probot";
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type YAMLError } from "yaml";
-import { CONFIG_FILE, UnreadableConfig } from "./config.js";
+import { CONFIG_FILE, type FileRef, type PlacedProblem, UnreadableConfig } from "./config.js";
 import { codeSpan } from "../github/code-span.js";
 
+export type { FileRef } from "./config.js";
 
 /** What a config file may be; see the module's comment. */
 export const CONFIG_LIMITS = Object.freeze({ bytes: 64 * 1024, entries: 1000, extends: 3, aliases: 100 });
-
-export interface FileRef {
-  owner: string;
-  repo: string;
-  path: string;
-}
 
 /** A position in a file, counted from 1. */
 export interface Position {
@@ -62,24 +60,38 @@ export function fileName(ref: FileRef, own: boolean): string {
  * (other than a 404) are thrown: they are not the config's.
  */
 export async function readConfigFiles(octokit: Octokit, owner: string, repo: string): Promise<ConfigFile[] | UnreadableConfig> {
-  let last = await readConfigFile(octokit, { owner, repo, path: CONFIG_FILE }, true);
-  if (last === null && repo !== ".github") last = await readOrgFile(octokit, owner);
-  if (last === null) return [];
-  if (last instanceof UnreadableConfig) return last;
-  const files = [last];
+  let first = await readConfigFile(octokit, { owner, repo, path: CONFIG_FILE }, true);
+  if (first === null && repo !== ".github") first = await readOrgFile(octokit, owner);
+  if (first === null) return [];
+  if (first instanceof UnreadableConfig) return first;
+  return followExtends(octokit, owner, first);
+}
 
-  // `_extends` as Probot follows it: from the last file read, each target's own `_extends` next.
+/**
+ * The repository's own file as it is at `commit`, and the files it extends
+ * (as the app will read them: from their default branches); null when the
+ * commit has no such file. For the config check of a push or pull request.
+ */
+export async function readConfigFilesAt(octokit: Octokit, owner: string, repo: string, commit: string): Promise<ConfigFile[] | UnreadableConfig | null> {
+  const own = await readConfigFile(octokit, { owner, repo, path: CONFIG_FILE }, true, commit);
+  if (own === null || own instanceof UnreadableConfig) return own;
+  return followExtends(octokit, owner, own);
+}
+
+/** `first` and the files its `_extends` lead to, as Probot follows them: from the last file read, each target's own `_extends` next. */
+async function followExtends(octokit: Octokit, owner: string, first: ConfigFile): Promise<ConfigFile[] | UnreadableConfig> {
+  const files = [first];
+  let last = first;
   for (let value = last.config["_extends"]; value !== undefined; value = last.config["_extends"]) {
-    const name = fileName(last.ref, last.own);
     delete last.config["_extends"];
+    // Told at the `_extends` key of the file that has it.
+    const refused = (problem: string) => unreadable(last, problem, last.position(["_extends"]));
     if (files.length > CONFIG_LIMITS.extends) {
-      return new UnreadableConfig(`follows \`_extends\` more than ${CONFIG_LIMITS.extends} times; extend a file that extends no further.`, name);
+      return refused(`follows \`_extends\` more than ${CONFIG_LIMITS.extends} times; extend a file that extends no further.`);
     }
     const ref = extendsTarget(value, owner);
-    if (ref === null) {
-      return new UnreadableConfig("has an `_extends` that names no file: use `repo`, `owner/repo` or `repo:path.yml`.", name);
-    }
-    if (files.some((f) => sameFile(f.ref, ref))) return new UnreadableConfig("has an `_extends` that leads back to a file already read.", name);
+    if (ref === null) return refused(NAMES_NO_FILE);
+    if (files.some((f) => sameFile(f.ref, ref))) return refused("has an `_extends` that leads back to a file already read.");
     const next = await readConfigFile(octokit, ref, false);
     // A target that does not exist adds nothing, as in Probot.
     if (next === null) return files;
@@ -95,29 +107,40 @@ export function readOrgFile(octokit: Octokit, owner: string): Promise<ConfigFile
   return readConfigFile(octokit, { owner, repo: ".github", path: CONFIG_FILE }, false);
 }
 
-/** One file: null when it does not exist (404). */
-async function readConfigFile(octokit: Octokit, ref: FileRef, own: boolean): Promise<ConfigFile | UnreadableConfig | null> {
+/** What `_extends` says when its value is not a file's name (a local check says it too: check-config). */
+export const NAMES_NO_FILE = "has an `_extends` that names no file: use `repo`, `owner/repo` or `repo:path.yml`.";
+
+/** A file that cannot be used, its problem told at `at` (the file's start when unknown). */
+function unreadable(file: { ref: FileRef; own: boolean }, problem: string, at: Position | null, placed?: PlacedProblem[]): UnreadableConfig {
+  const problems = placed ?? [{ line: at?.line ?? 1, column: at?.column ?? 1, message: problem }];
+  return new UnreadableConfig(problem, fileName(file.ref, file.own), { ref: file.ref, own: file.own, problems });
+}
+
+/** One file (at `commit`, or the default branch): null when it does not exist (404). */
+async function readConfigFile(octokit: Octokit, ref: FileRef, own: boolean, commit?: string): Promise<ConfigFile | UnreadableConfig | null> {
   let data: unknown;
   let type: string | undefined;
   try {
-    const response = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", { ...ref, mediaType: { format: "raw" } });
+    const response = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
+      ...ref,
+      ...(commit !== undefined ? { ref: commit } : {}),
+      mediaType: { format: "raw" },
+    });
     data = response.data;
     type = response.headers["content-type"];
   } catch (error) {
     if ((error as { status?: number }).status === 404) return null;
     throw error;
   }
-  const name = fileName(ref, own);
   // What Probot's plugin says too: the raw format of a directory is its listing, as JSON.
-  if (type === "application/json; charset=utf-8") return new UnreadableConfig("is a directory or a submodule, not a file.", name);
+  if (type === "application/json; charset=utf-8") return unreadable({ ref, own }, "is a directory or a submodule, not a file.", null);
   const text = typeof data === "string" ? data : data instanceof ArrayBuffer ? new TextDecoder().decode(data) : JSON.stringify(data);
   return parseConfigFile(ref, own, text);
 }
 
 /** Parses one file's text, within CONFIG_LIMITS: too big a file is refused before the parser sees it. */
 export function parseConfigFile(ref: FileRef, own: boolean, text: string): ConfigFile | UnreadableConfig {
-  const name = fileName(ref, own);
-  const refused = (problem: string) => new UnreadableConfig(problem, name);
+  const refused = (problem: string, at: Position | null = null, placed?: PlacedProblem[]) => unreadable({ ref, own }, problem, at, placed);
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > CONFIG_LIMITS.bytes) {
     return refused(`is ${kib(bytes)}, over the ${kib(CONFIG_LIMITS.bytes)} a config may have, so it was not read; a config needs a few lines.`);
@@ -131,8 +154,14 @@ export function parseConfigFile(ref: FileRef, own: boolean, text: string): Confi
 
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, logLevel: "error" });
-  const error = doc.errors[0];
-  if (error !== undefined) return refused(`could not be read as YAML: ${syntaxProblem(error, own)}; fix its syntax.`);
+  if (doc.errors.length > 0) {
+    // A reply tells the first error; a check lists every one, each at its own position.
+    const placed = doc.errors.map((e) => {
+      const at = e.linePos?.[0];
+      return { line: at?.line ?? 1, column: at?.col ?? 1, message: `could not be read as YAML: ${syntaxProblem(e, own, false)}; fix its syntax.` };
+    });
+    return refused(`could not be read as YAML: ${syntaxProblem(doc.errors[0]!, own)}; fix its syntax.`, null, placed);
+  }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: CONFIG_LIMITS.aliases });
@@ -143,15 +172,15 @@ export function parseConfigFile(ref: FileRef, own: boolean, text: string): Confi
     return refused("could not be read as YAML: an alias (`*name`) has no anchor (`&name`) before it; fix its syntax.");
   }
   if (value === null || value === undefined) value = {};
-  if (typeof value !== "object" || Array.isArray(value)) {
-    return refused("is not a mapping of keys to values, such as `default_ttl: 7d`.");
-  }
   const position = (path: readonly PropertyKey[]): Position | null => {
     const offset = offsetOf(doc.contents, path);
     if (offset === null) return null;
     const { line, col } = lines.linePos(offset);
     return { line, column: col };
   };
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return refused("is not a mapping of keys to values, such as `default_ttl: 7d`.", position([]));
+  }
   return { ref, own, config: value as Record<string, unknown>, position };
 }
 
@@ -174,9 +203,9 @@ function kib(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
-/** Where the YAML broke, and, in the repository's own file (which its readers can see), what the parser said. */
-function syntaxProblem(error: YAMLError, own: boolean): string {
-  const at = error.linePos?.[0];
+/** Where the YAML broke (unless `where` is false), and, in the repository's own file (which its readers can see), what the parser said. */
+function syntaxProblem(error: YAMLError, own: boolean, withPosition = true): string {
+  const at = withPosition ? error.linePos?.[0] : undefined;
   const where = at === undefined ? "" : `line ${at.line}, column ${at.col}`;
   let what = "it is not valid YAML";
   if (error.code === "MULTIPLE_DOCS") what = "it holds more than one YAML document (a `---` line)";
@@ -214,7 +243,8 @@ function rangeStart(node: unknown): number | null {
 // Probot's config plugin's own pattern for `_extends`: `repo`, `owner/repo`, either with `:path.yml`.
 const EXTENDS = /^(?:([a-z\d](?:[a-z\d]|-(?=[a-z\d])){0,38})\/)?([-_.\w\d]+)(?::([-_./\w\d]+\.ya?ml))?$/i;
 
-function extendsTarget(value: unknown, owner: string): FileRef | null {
+/** The file an `_extends` value names (`owner`: the repository's owner), or null when it names none. */
+export function extendsTarget(value: unknown, owner: string): FileRef | null {
   if (typeof value !== "string") return null;
   const m = EXTENDS.exec(value);
   if (m === null) return null;

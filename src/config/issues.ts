@@ -7,6 +7,9 @@
  * organisation's `.github`) names that file and the line instead of showing
  * what is written there: the commenter may not be able to read it. Only the
  * rule is said, and only the config's own key names (never a user's key).
+ *
+ * The same problems, one by one with where each is written, make the lines
+ * of a config check (`listProblems`, config-check.ts).
  */
 import type { z } from "zod";
 import { keyList, safeKey, showValues } from "./echo.js";
@@ -15,25 +18,48 @@ import { configShape, labelsShape } from "./schema.js";
 // More problems than this are summarised, so a pasted wrong file gets a short reply.
 const PROBLEMS_MAX = 10;
 
-/** Where a value of the merged config was written: in the repository's own file, or elsewhere (a file's name as shown, and the line). */
-export type Site = { own: true } | { own: false; file: string; line?: number; column?: number };
+/**
+ * Where a value of the merged config was written: in the repository's own
+ * file, or elsewhere (a file's name as a reply shows it, and as a check's
+ * lines name it, `owner/repo:path`); with its position when it is written there.
+ */
+export type Site =
+  | { own: true; line?: number; column?: number }
+  | { own: false; file: string; source: string; line?: number; column?: number };
 /** The site of the value at a path of the config (a key of the file, or below one). */
 export type Locate = (path: readonly PropertyKey[]) => Site;
 
 const OWN: Locate = () => ({ own: true });
 
-/** The message for zod's `issues` with `raw`, the parsed YAML, in a file shown to users as `file`; `locate` says where each value came from. */
-export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[], raw: unknown, locate: Locate = OWN): string {
-  const problems: Array<{ own: boolean; text: string }> = [];
-  // A long list is cut short below: work out no more than is shown (a guess per unknown key costs an edit distance).
+/** One problem of a config, in words its readers may see. */
+export interface ConfigProblem {
+  /** All in the repository's own file: values are shown. */
+  own: boolean;
+  /** The files a reply names: those that set the keys involved. */
+  sites: Site[];
+  /** Where a check puts it: the value the problem is about, then each other key involved (`min_ttl` against `max_ttl`). */
+  places: Site[];
+  /** `` `key.path`: message ``, without the file. */
+  text: string;
+}
+
+/**
+ * The problems of zod's `issues` with `raw`, the parsed YAML; `locate` says
+ * where each value came from. At most `max` are worked out (a guess per
+ * unknown key costs an edit distance); `more` counts the rest.
+ */
+export function listProblems(
+  issues: readonly z.core.$ZodIssue[],
+  raw: unknown,
+  locate: Locate = OWN,
+  max = Infinity,
+): { problems: ConfigProblem[]; more: number } {
+  const problems: ConfigProblem[] = [];
   let more = 0;
-  const full = () => problems.length >= PROBLEMS_MAX;
-  const add = (sites: Site[], path: PropertyKey[], message: string) => {
-    const elsewhere = sites.filter((s): s is Extract<Site, { own: false }> => !s.own);
-    const own = elsewhere.length === 0;
-    const where = [...new Set(elsewhere.map(siteName))].join(" and ");
-    const text = line(path, showValues(message, own), own);
-    problems.push({ own, text: own ? text : `${where}: ${text}` });
+  const full = () => problems.length >= max;
+  const add = (sites: Site[], places: Site[], path: PropertyKey[], message: string) => {
+    const own = sites.every((s) => s.own);
+    problems.push({ own, sites, places, text: line(path, showValues(message, own), own) });
   };
   for (const issue of issues) {
     if (full()) {
@@ -49,7 +75,7 @@ export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[], 
           continue;
         }
         const site = locate([...path, key]);
-        add([site], site.own ? [...path, key] : path, unknownKey(site.own ? key : null, known));
+        add([site], [site], site.own ? [...path, key] : path, unknownKey(site.own ? key : null, known));
       }
       continue;
     }
@@ -60,8 +86,22 @@ export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[], 
     }
     // A problem of several keys (`min_ttl` against `max_ttl`) is in each file that set one of them.
     const keys = Array.isArray(params["keys"]) ? (params["keys"] as string[]).map((k) => [k]) : [path];
-    add(keys.map(locate), path, message);
+    const sites = keys.map(locate);
+    // A check marks the value itself, then each other key (not the key the value is under: `exempt_labels` of `exempt_labels.1`).
+    const others = keys.filter((k) => k.some((segment, i) => segment !== path[i]));
+    add(sites, [locate(path), ...others.map(locate)], path, message);
   }
+  return { problems, more };
+}
+
+/** The message for zod's `issues` with `raw`, the parsed YAML, in a file shown to users as `file`; `locate` says where each value came from. */
+export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[], raw: unknown, locate: Locate = OWN): string {
+  // A long list is cut short: a pasted wrong file gets a short reply.
+  const { problems: listed, more } = listProblems(issues, raw, locate, PROBLEMS_MAX);
+  const problems = listed.map((p) => {
+    const elsewhere = p.sites.filter((s): s is Extract<Site, { own: false }> => !s.own);
+    return { own: p.own, text: p.own ? p.text : `${[...new Set(elsewhere.map(siteName))].join(" and ")}: ${p.text}` };
+  });
   if (problems.length === 0) problems.push({ own: true, text: line([], "is not valid.", true) });
 
   if (problems.length === 1 && more === 0) {

@@ -42,7 +42,7 @@ export async function readConfigSources(context: Pick<Context, "octokit" | "repo
   const files = await readConfigFiles(context.octokit, owner, repo);
   if (files instanceof UnreadableConfig) return { repo: files, org: null };
   // As `context.config` merges them: deepmerge, later files over earlier ones, so the repository's own file wins.
-  const repoRaw = files.length === 0 ? null : deepmerge.all<Record<string, unknown>>([{}, ...files.map((f) => f.config).reverse()]);
+  const repoRaw = files.length === 0 ? null : mergeFiles(files);
   const orgFile = files.find((f) => f.ref.owner.toLowerCase() === owner.toLowerCase() && f.ref.repo === ".github" && f.ref.path === CONFIG_FILE);
   if (orgFile !== undefined) return { repo: repoRaw, org: orgFile.config, files, orgFile };
   // Nothing in either place: the organisation has no file (Probot looked).
@@ -80,39 +80,62 @@ export function parseConfigSources(sources: ConfigSources): ConfigResult {
 }
 
 /**
- * Which files gave the value at a path of the merged config. deepmerge lets
- * the first file that has a key win, merges mappings key by key, and joins
- * lists: a list's items may come from any file that has it.
+ * Which files gave the value at a path of the merged config, each with the
+ * path in that file. deepmerge lets the first file that has a key win, merges
+ * mappings key by key, and joins lists, the last file's items first: a
+ * list's items may come from any file that has it, and item `i` of the
+ * merged list is an item of one of them.
  */
-function writtenIn(files: readonly ConfigFile[], path: readonly PropertyKey[]): ConfigFile[] {
-  let holders: ConfigFile[] = [];
-  let values: unknown[] = files.map((f) => f.config);
-  let candidates = [...files];
-  for (const segment of path) {
-    const next = candidates.map((f, i) => [f, values[i]] as const).filter(([, v]) => isMapping(v) && Object.hasOwn(v, segment as string));
+function writtenIn(files: readonly ConfigFile[], path: readonly PropertyKey[]): Array<{ file: ConfigFile; path: PropertyKey[] }> {
+  let holders: Array<{ file: ConfigFile; value: unknown }> = [];
+  let candidates = files.map((file) => ({ file, value: file.config as unknown }));
+  for (const [depth, segment] of path.entries()) {
+    const next = candidates
+      .filter((c) => isMapping(c.value) && Object.hasOwn(c.value, segment as string))
+      .map((c) => ({ file: c.file, value: (c.value as Record<string, unknown>)[segment as string] }));
     if (next.length === 0) break;
-    holders = next.map(([f]) => f);
-    values = next.map(([, v]) => (v as Record<string, unknown>)[segment as string]);
-    candidates = holders;
-    if (values.some((v) => Array.isArray(v))) return holders;
-    if (!values.every(isMapping)) return holders.slice(0, 1);
+    holders = candidates = next;
+    if (next.some((c) => Array.isArray(c.value))) {
+      let index = path[depth + 1];
+      if (typeof index !== "number") return holders.map((h) => ({ file: h.file, path: [...path] }));
+      for (const h of [...holders].reverse()) {
+        const length = Array.isArray(h.value) ? h.value.length : 0;
+        if (index < length) return [{ file: h.file, path: [...path.slice(0, depth + 1), index, ...path.slice(depth + 2)] }];
+        index -= length;
+      }
+      return [];
+    }
+    if (!next.every((c) => isMapping(c.value))) break;
   }
-  return holders;
+  // Past a value that is not a mapping, the first file's wins.
+  const winners = holders.length > 0 && !holders.every((h) => isMapping(h.value)) ? holders.slice(0, 1) : holders;
+  return winners.map((h) => ({ file: h.file, path: [...path] }));
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Where each value came from: the repository's own file, or the first other file that gave it (named, with its line). */
-function locateIn(files: readonly ConfigFile[]): Locate {
+/**
+ * Where each value came from: the first other file that gave it (named, with
+ * its position), or else the repository's own file (with its position when
+ * written there; a value no file gave is the default).
+ */
+export function locateIn(files: readonly ConfigFile[]): Locate {
   return (path): Site => {
-    const other = writtenIn(files, path).find((f) => !f.own);
-    if (other === undefined) return { own: true };
-    const at = other.position(path);
-    const file = fileName(other.ref, false);
-    return at === null ? { own: false, file } : { own: false, file, line: at.line, column: at.column };
+    const written = writtenIn(files, path);
+    const other = written.find((w) => !w.file.own);
+    const at = (other ?? written[0])?.file.position((other ?? written[0])!.path) ?? null;
+    const position = at === null ? {} : { line: at.line, column: at.column };
+    if (other === undefined) return { own: true, ...position };
+    const { owner, repo, path: file } = other.file.ref;
+    return { own: false, file: fileName(other.file.ref, false), source: `${owner}/${repo}:${file}`, ...position };
   };
+}
+
+/** The files' keys merged as `context.config` merges them (deepmerge, later files under earlier ones): the repository's own file wins. */
+export function mergeFiles(files: readonly ConfigFile[]): Record<string, unknown> {
+  return deepmerge.all<Record<string, unknown>>([{}, ...files.map((f) => f.config).reverse()]);
 }
 
 /** The stricter of two limits, 0 meaning none. */

@@ -52,6 +52,16 @@ export interface CheckRun {
   conclusion: "success" | "failure" | "neutral";
   title: string;
   summary: string;
+  /** Problems marked on lines of files of the commit (at most 50, GitHub's limit per request). */
+  annotations?: CheckAnnotation[];
+}
+
+/** A mark on one line of a file of the checked commit, as GitHub shows it beside the file's diff. */
+export interface CheckAnnotation {
+  path: string;
+  line: number;
+  column: number;
+  message: string;
 }
 
 export interface PullRequestInfo {
@@ -235,7 +245,23 @@ export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): Git
         head_sha: check.headSha,
         status: "completed",
         conclusion: check.conclusion,
-        output: { title: check.title, summary: check.summary },
+        output: {
+          title: check.title,
+          summary: check.summary,
+          ...(check.annotations?.length
+            ? {
+                annotations: check.annotations.slice(0, 50).map((a) => ({
+                  path: a.path,
+                  start_line: a.line,
+                  end_line: a.line,
+                  start_column: a.column,
+                  end_column: a.column,
+                  annotation_level: "failure" as const,
+                  message: a.message,
+                })),
+              }
+            : {}),
+        },
         ...request(),
       });
     },

@@ -38,7 +38,8 @@ import type { Tier } from "../github/budget-settings.js";
 import { budgeted } from "../github/budgeted-port.js";
 import { nextAfterFailure } from "./after-failure.js";
 import { Attempts } from "./attempts.js";
-import { CHECK, type CheckPayload, REFLECT, type ReflectPayload } from "./effects.js";
+import { applyConfigCheck } from "./config-check.js";
+import { CHECK, type CheckPayload, CONFIG_CHECK, type ConfigCheckPayload, REFLECT, type ReflectPayload } from "./effects.js";
 import { applyCheck } from "./pull-check.js";
 import { Reflector } from "./reflector.js";
 
@@ -275,6 +276,7 @@ export class Drainer {
         const fold = budget?.folding(effect.installation) ?? false;
         if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal, { fold });
         else if (effect.kind === CHECK) await this.check(effect, effect.payload as CheckPayload, github);
+        else if (effect.kind === CONFIG_CHECK) await applyConfigCheck(effect.payload as ConfigCheckPayload, github);
         else throw new Error(`unknown effect kind ${effect.kind}`);
         const now = clock();
         const completed = await ledger.completeEffect(attempt.fence, now);

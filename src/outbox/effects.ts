@@ -9,12 +9,16 @@ import type { Holder, NewEffect } from "../ledger/types.js";
 import type { Resume } from "../ledger/work-types.js";
 import type { LabelTemplates } from "../github/labels.js";
 import type { Reply } from "../github/render.js";
+import type { CheckRun } from "../github/github-port.js";
 
 /** Make the issue show the ledger's truth (labels and assignee), then post the reply, if any (reflector.ts). */
 export const REFLECT = "reflect";
 
 /** Post the lease check of a pull request, evaluated against the ledger when applied (pull-check.ts). */
 export const CHECK = "check";
+
+/** Post the config check of a commit, decided when its push or pull request came: a file at a commit does not change (config-check.ts). */
+export const CONFIG_CHECK = "config_check";
 
 export interface ReflectPayload {
   owner: string;
@@ -117,4 +121,16 @@ export function reflectEffect(
 export function checkEffect(installation: number, repo: string, pull: number, seen?: PullSeen | null, closed?: CheckPayload["closed"]): NewEffect {
   const payload: CheckPayload = { ...ownerAndName(repo), pull, ...(seen !== undefined ? { seen } : {}), ...(closed ? { closed } : {}) };
   return { installation, kind: CHECK, payload };
+}
+
+export interface ConfigCheckPayload {
+  owner: string;
+  repo: string;
+  run: CheckRun;
+}
+
+/** A `config_check` effect on repository `repo` (`owner/name`): the check run, as it will be posted. */
+export function configCheckEffect(installation: number, repo: string, run: CheckRun): NewEffect {
+  const payload: ConfigCheckPayload = { ...ownerAndName(repo), run };
+  return { installation, kind: CONFIG_CHECK, payload };
 }

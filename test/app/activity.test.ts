@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/github/render.js";
 import { APP_ID, type GitHubMock, type Harness, T0, useApp } from "../support/app-harness.js";
 import { expectCheck, expectClosing } from "../support/check-mocks.js";
+import { expectPullFilesWithoutConfig } from "../support/config-check-mocks.js";
 import {
   alice,
   bob,
@@ -172,6 +173,7 @@ describe("the holder's activity on a pull request that closes the issue", () => 
   async function bobsPull(h: Harness): Promise<void> {
     const checks = expectCheck();
     expectClosing(3, { linked: [1] });
+    expectPullFilesWithoutConfig(3);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 3, body: "Fixes #1", author: bob }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("failure");
@@ -187,6 +189,7 @@ describe("the holder's activity on a pull request that closes the issue", () => 
     h.advance(30 * MIN);
     const checks = expectCheck();
     expectClosing(3, { linked: [1] });
+    expectPullFilesWithoutConfig(3);
     await h.receive("pull_request", pullRequestPayload("synchronize", { number: 3, body: "Fixes #1", author: bob, sender: alice }));
     await h.drain();
     expect(checks).toHaveLength(1);

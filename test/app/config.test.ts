@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/github/render.js";
 import { type GitHubMock, type Harness, useApp } from "../support/app-harness.js";
+import { expectConfigCheck, expectFileAt } from "../support/config-check-mocks.js";
 import { alice, bob, commentPayload, pushPayload, REPO, robot, type UserSpec } from "../support/payloads.js";
 
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
@@ -60,9 +61,13 @@ describe("the config cache", () => {
     expect(gh.routes(before)).toEqual(["POST /issues/1/comments"]);
     expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "invalid" });
 
-    // The fix is pushed to the default branch: no HTTP call for the push itself.
+    // The fix is pushed to the default branch: the cache is emptied with no call of its own (the push's
+    // config check reads the file at the pushed commit, and its check run is posted with the outbox).
     before = gh.mark();
-    await h.receive("push", pushPayload({ modified: [".github/issue-leases.yml", "README.md"] }));
+    const push = pushPayload({ modified: [".github/issue-leases.yml", "README.md"] });
+    expectFileAt(push.after, "default_ttl: 2d\n");
+    const checks = expectConfigCheck();
+    await h.receive("push", push);
     expect(gh.calls.slice(before)).toEqual([]);
 
     gh.config("default_ttl: 2d\n");
@@ -80,19 +85,26 @@ describe("the config cache", () => {
       "POST /issues/1/comments",
     ]);
     expect(parseMarker(gh.lastComment())).toMatchObject({ outcome: "acquired", expires_at: "2026-12-03T12:00:00Z" });
+    expect(checks.map((c) => c.conclusion)).toEqual(["success"]);
   });
 
   it.each([
     ["to another branch touching the file", { ref: "refs/heads/feature", modified: [".github/issue-leases.yml"] }],
     ["to the default branch not touching the file", { modified: ["README.md"] }],
-  ])("is kept by a push %s: the next command reads nothing", async (_, push) => {
+  ])("is kept by a push %s: the next command reads nothing", async (_, spec) => {
     const { h, gh } = t;
     await claimWithConfig(h, gh, "default_ttl: 2d\n", alice);
     gh.claim(1, "alice", { createClaimed: true, token: 1 });
     await h.drain();
 
     const before = gh.mark();
-    await h.receive("push", pushPayload(push));
+    const push = pushPayload(spec);
+    // A push touching the file gets its config check (the file at the pushed commit), whatever the branch.
+    if (spec.modified.includes(".github/issue-leases.yml")) {
+      expectFileAt(push.after, "default_ttl: 3d\n");
+      expectConfigCheck();
+    }
+    await h.receive("push", push);
     await h.receive("issue_comment", commentPayload({ body: "/claim", author: bob, issue: 2 }));
     gh.claim(2, "bob", { token: 1 });
     await h.drain();

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/github/render.js";
 import { claimFor, type GitHubMock, type Harness, T0, useApp } from "../support/app-harness.js";
 import { type CheckBody, expectCheck, expectClosing } from "../support/check-mocks.js";
+import { expectPullFilesWithoutConfig } from "../support/config-check-mocks.js";
 import { alice, bob, commentPayload, issuesPayload, pullRequestPayload, REPO } from "../support/payloads.js";
 
 const MIN = 60_000;
@@ -39,6 +40,7 @@ async function openPull(h: Harness, number: number, author: typeof alice, issues
   const checks = expectCheck();
   expectClosing(number, { linked: issues });
   const body = issues.map((i) => `Fixes #${i}`).join("\n");
+  expectPullFilesWithoutConfig(number);
   await h.receive("pull_request", pullRequestPayload("opened", { number, body, author, headSha: "b".repeat(40) }));
   await h.drain();
   return checks[0];

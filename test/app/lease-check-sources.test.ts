@@ -9,6 +9,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { API, configFile, type Harness, startApp, strictNock } from "../support/app-harness.js";
 import { expectCheck, expectClosing, expectComment } from "../support/check-mocks.js";
+import { expectPullFilesWithoutConfig } from "../support/config-check-mocks.js";
 import { alice, bob, commentPayload, maintainer, pullRequestPayload, REPO } from "../support/payloads.js";
 
 const QUIET = "assign: false\nlabels:\n  claimed: false\n  holder: false\n  token: false\n  in_review: false\n";
@@ -38,6 +39,7 @@ describe("what the lease check reads, and how far", () => {
     await command("/claim", alice, "acquired");
     const checks = expectCheck();
     expectClosing(2, { linked: [1] });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Improves the parser.", author: bob }));
     await h.drain();
     expect(checks).toHaveLength(1);
@@ -60,6 +62,7 @@ describe("what the lease check reads, and how far", () => {
     commits[119] = "Lexer: resolves #4";
     const checks = expectCheck();
     expectClosing(2, { title: "Fix #1: a faster parser", commits });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "No keyword here.", author: bob }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("failure");
@@ -71,6 +74,7 @@ describe("what the lease check reads, and how far", () => {
     const body = Array.from({ length: 5553 }, (_, i) => `fixes #${i + 1}`).join(" ").slice(0, 65_536);
     const checks = expectCheck();
     expectClosing(2, { linked: Array.from({ length: 60 }, (_, i) => i + 1) });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body, author: bob }));
     await h.drain();
     expect(checks).toHaveLength(1);
@@ -95,6 +99,7 @@ describe("what the lease check reads, and how far", () => {
 
     const stale = expectCheck();
     expectClosing(2, { linked: [1] });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1\n\nLease-Token: 1", author: alice }));
     await h.drain();
     expect(stale[0]?.conclusion).toBe("failure");
@@ -111,6 +116,7 @@ describe("what the lease check reads, and how far", () => {
   it("answers the delivery while GitHub cannot say what the pull request closes, and checks once it can", async () => {
     await command("/claim", alice, "acquired");
     nock(API).post("/graphql").reply(502, "Bad Gateway");
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: bob }));
     await h.drain(); // no check run yet: strict nock would fail on one
 
@@ -129,6 +135,7 @@ describe("what the lease check reads, and how far", () => {
         "x-ratelimit-remaining": "0",
         "x-ratelimit-reset": String(reset),
       });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: bob }));
     await h.drain();
     h.advance(300_000);

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { configFile, type Harness, startApp, strictNock } from "../support/app-harness.js";
 import { expectCheck, expectClosing, expectComment } from "../support/check-mocks.js";
+import { expectPullFilesWithoutConfig } from "../support/config-check-mocks.js";
 import { alice, bob, commentPayload, pullRequestPayload } from "../support/payloads.js";
 
 // No labels and no assignee, so that a command costs exactly its reply.
@@ -34,6 +35,7 @@ describe("the lease check on pull requests", () => {
     await claim();
     const checks = expectCheck();
     expectClosing(2, { linked: [1] });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: alice, headSha: "b".repeat(40) }));
     await h.drain();
     expect(checks).toHaveLength(1);
@@ -44,6 +46,7 @@ describe("the lease check on pull requests", () => {
     await claim();
     const checks = expectCheck();
     expectClosing(2, { linked: [1] });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "closes #1", author: bob }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("failure");
@@ -63,6 +66,7 @@ describe("the lease check on pull requests", () => {
 
     const checks = expectCheck();
     expectClosing(2, { linked: [1] });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1\n\nLease-Token: 1", author: alice }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("failure");
@@ -80,6 +84,7 @@ describe("the lease check on pull requests", () => {
     configFile(QUIET);
     const checks = expectCheck();
     expectClosing(2);
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Just a typo fix, see #1", author: bob }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("neutral");
@@ -89,6 +94,7 @@ describe("the lease check on pull requests", () => {
     configFile(`${QUIET}require_lease_for_pull_requests: true\n`);
     const checks = expectCheck();
     expectClosing(2, { linked: [1] });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: bob }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("failure");
@@ -99,6 +105,7 @@ describe("the lease check on pull requests", () => {
     await claim();
     const first = expectCheck();
     expectClosing(2, { linked: [1] });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: alice }));
     await h.drain();
     expect(first[0]?.conclusion).toBe("success");
@@ -106,6 +113,7 @@ describe("the lease check on pull requests", () => {
     // bob's pull request for the same issue fails while alice holds it...
     const bobs = expectCheck();
     expectClosing(3, { linked: [1] });
+    expectPullFilesWithoutConfig(3);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 3, body: "Fixes #1", author: bob, headSha: "c".repeat(40) }));
     await h.drain();
     expect(bobs[0]?.conclusion).toBe("failure");
@@ -128,6 +136,7 @@ describe("the lease check on pull requests", () => {
     await claim();
     expectCheck();
     expectClosing(2, { linked: [1] });
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: alice }));
     await h.drain();
     const closed = pullRequestPayload("closed", { at: h.now(), number: 2, body: "Fixes #1", author: alice });

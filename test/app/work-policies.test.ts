@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/github/render.js";
 import { type GitHubMock, type Harness, T0, useApp } from "../support/app-harness.js";
 import { expectCheck, expectClosing } from "../support/check-mocks.js";
+import { expectPullFilesWithoutConfig } from "../support/config-check-mocks.js";
 import { alice, commentPayload, issuesPayload, maintainer, pullRequestPayload, REPO } from "../support/payloads.js";
 
 const MIN = 60_000;
@@ -31,6 +32,7 @@ describe("count_in_review", () => {
     const checks = expectCheck();
     expectClosing(2, { linked: [1] });
     gh.addLabels(1);
+    expectPullFilesWithoutConfig(2);
     await h.receive("pull_request", pullRequestPayload("opened", { number: 2, body: "Fixes #1", author: alice }));
     await h.drain();
     expect(checks[0]?.conclusion).toBe("success");

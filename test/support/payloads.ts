@@ -124,11 +124,13 @@ export function issuesPayload(
   return base;
 }
 
-/** A `push` payload to `ref` touching `files`. */
-export function pushPayload(spec: { ref?: string; modified?: string[] }): Record<string, any> {
+/** A `push` payload to `ref` touching `files` (one commit), its head `after` (default: the example's), by `sender`. */
+export function pushPayload(spec: { ref?: string; modified?: string[]; added?: string[]; after?: string; sender?: UserSpec }): Record<string, any> {
   const p = example("push", undefined);
   p.ref = spec.ref ?? `refs/heads/${p.repository.default_branch ?? "main"}`;
-  p.commits = [{ ...(p.commits?.[0] ?? {}), added: [], removed: [], modified: spec.modified ?? [] }];
+  p.commits = [{ ...(p.commits?.[0] ?? {}), added: spec.added ?? [], removed: [], modified: spec.modified ?? [] }];
+  if (spec.after !== undefined) p.after = spec.after;
+  if (spec.sender) p.sender = user(p.sender, spec.sender);
   p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   return p;
 }
@@ -136,7 +138,18 @@ export function pushPayload(spec: { ref?: string; modified?: string[] }): Record
 /** A `pull_request.<action>` payload. */
 export function pullRequestPayload(
   action: string,
-  spec: { number?: number; body?: string; author?: UserSpec; headSha?: string; merged?: boolean; sender?: UserSpec; at?: number; label?: string },
+  spec: {
+    number?: number;
+    body?: string;
+    author?: UserSpec;
+    headSha?: string;
+    merged?: boolean;
+    sender?: UserSpec;
+    at?: number;
+    label?: string;
+    /** How many files it changes (GitHub's `changed_files`; the example's 1 by default). */
+    changedFiles?: number;
+  },
 ): Record<string, any> {
   const p = example("pull_request", action === "edited" ? "opened" : action);
   if (spec.at !== undefined) {
@@ -155,6 +168,7 @@ export function pullRequestPayload(
   p.pull_request.body = spec.body ?? "";
   p.pull_request.user = user(p.pull_request.user, spec.author ?? alice);
   p.pull_request.head.sha = spec.headSha ?? "a".repeat(40);
+  if (spec.changedFiles !== undefined) p.pull_request.changed_files = spec.changedFiles;
   p.sender = user(p.sender, spec.sender ?? spec.author ?? alice);
   p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   return p;

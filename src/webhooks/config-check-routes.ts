@@ -1,0 +1,63 @@
+/**
+ * Wiring of the config check (leasing/handle-config-check.ts): a push to any
+ * branch whose commits add or change `.github/issue-leases.yml`, and a pull
+ * request opened, synchronized or reopened whose files include it. Each
+ * payload is reduced to a plain value; the file is read at the commit
+ * through the delivery's own Octokit, as the config is.
+ *
+ * The lease check handles the same pull request deliveries; this handler's
+ * record is keyed by the commit instead (see handle-config-check.ts).
+ */
+import type { Context, Probot } from "probot";
+import { pullChangesConfig, pushChangesConfig } from "../config/config-changes.js";
+import { readConfigFilesAt } from "../config/files.js";
+import { type ConfigCheckEvent, handleConfigCheck } from "../leasing/handle-config-check.js";
+import type { LeaseBook } from "../ledger/roles.js";
+
+export interface ConfigCheckRouteDeps {
+  ledger: Pick<LeaseBook, "note" | "recorded">;
+  clock: () => number;
+  /** Runs a delivery's work, so that shutdown waits for it. */
+  track: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Something was queued: apply the outbox. */
+  kick: () => void;
+}
+
+interface Payload {
+  repository: { id: number; name: string; owner: { login: string } | null };
+  installation?: { id: number };
+  sender?: { id: number; login: string } | null;
+}
+
+export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void {
+  const { ledger, clock, track } = deps;
+
+  const check = (context: Context, payload: Payload, sha: string, changes: () => Promise<boolean>, pull?: number) =>
+    track(async () => {
+      const { repository, installation, sender } = payload;
+      if (!installation || !sender || !repository.owner) return;
+      const ev: ConfigCheckEvent = {
+        installation: installation.id,
+        repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
+        sha,
+        ...(pull !== undefined ? { pull } : {}),
+        actor: { id: sender.id, login: sender.login },
+      };
+      const read = () => readConfigFilesAt(context.octokit, ev.repo.owner, ev.repo.name, sha);
+      if (await handleConfigCheck(ev, { ledger, now: clock(), changes, read })) deps.kick();
+    });
+
+  app.on("push", (context) => {
+    const p = context.payload;
+    // Told by the payload: a push that does not touch the file costs no request, and no transaction.
+    if (!pushChangesConfig(p)) return undefined;
+    return check(context, p, p.after, async () => true);
+  });
+
+  app.on(["pull_request.opened", "pull_request.synchronize", "pull_request.reopened"], (context) => {
+    const p = context.payload;
+    const pr = p.pull_request;
+    const changes = () => pullChangesConfig(context.octokit, p.repository.owner.login, p.repository.name, pr.number, pr.changed_files ?? 0);
+    return check(context, p, pr.head.sha, changes, pr.number);
+  });
+}
