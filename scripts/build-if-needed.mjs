@@ -20,6 +20,17 @@ function newest(dir) {
 
 const stamp = "dist/src/index.js";
 
+// A production install (`npm ci --omit=dev`, as in the container image) has
+// neither TypeScript nor the sources: it runs the dist/ it was deployed with.
+if (!existsSync("node_modules/typescript") || !existsSync("src")) {
+  if (existsSync(stamp)) process.exit(0);
+  process.stderr.write(
+    "issue-leases: dist/ is missing and TypeScript is not installed to build it: " +
+      "run `npm ci && npm run build` with the dev dependencies, or deploy the built dist/\n",
+  );
+  process.exit(1);
+}
+
 /** Why dist/ must be built, or null when it is fresh. */
 function staleness() {
   if (!existsSync(stamp)) return "no build yet: dist/ is missing";

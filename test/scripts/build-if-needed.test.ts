@@ -96,4 +96,22 @@ describe("npm start's build", () => {
     expect(retried.code).toBe(0);
     expect(tscRuns(dir)).toHaveLength(2);
   });
+
+  it("in a production install (no TypeScript, no sources: the container image) runs the deployed dist/, or says how to get one", async () => {
+    const dir = project();
+    await buildIfNeeded(dir);
+    rmSync(join(dir, "node_modules/typescript"), { recursive: true });
+    rmSync(join(dir, "src"), { recursive: true });
+    rmSync(join(dir, "bench"), { recursive: true });
+    rmSync(join(dir, "test"), { recursive: true });
+    expect(await buildIfNeeded(dir)).toEqual({ code: 0, stdout: "", stderr: "" });
+
+    rmSync(join(dir, "dist"), { recursive: true });
+    const missing = await buildIfNeeded(dir);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      "issue-leases: dist/ is missing and TypeScript is not installed to build it: run `npm ci && npm run build` with the dev dependencies, or deploy the built dist/\n",
+    );
+    expect(tscRuns(dir)).toHaveLength(1);
+  });
 });
