@@ -21,7 +21,9 @@ const inCI = Boolean(process.env.CI) && process.env.CI !== "false" && process.en
 const missing = hasPodman ? undefined : "podman is not installed (apt-get install podman runc debootstrap; under CI=true this is a failure)";
 
 const run = randomBytes(4).toString("hex");
-const IMAGE = `localhost/issue-leases-test:${run}`;
+/** The image under test: built here, or, under .ci/run, built before the suite (CONTAINER_TEST_IMAGE) so that its build does not share the machine with the other tests. */
+const PREBUILT = process.env.CONTAINER_TEST_IMAGE;
+const IMAGE = PREBUILT ?? `localhost/issue-leases-test:${run}`;
 const made = { containers: [] as string[], volumes: [] as string[], images: [] as string[] };
 const SECRET = "container-test-secret";
 const fakes: FakeGitHub[] = [];
@@ -30,6 +32,11 @@ beforeAll(async () => {
   if (missing && inCI) throw new Error("CI is set and podman is not installed: .ci/run installs podman, runc and debootstrap");
   if (missing) {
     console.warn(`the container image is not tested: ${missing}`);
+    return;
+  }
+  if (PREBUILT) {
+    // Built by .ci/run from this checkout; a missing image is a failure, not a rebuild.
+    await podman(["image", "exists", PREBUILT]);
     return;
   }
   const started = Date.now();
