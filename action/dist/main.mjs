@@ -758,6 +758,10 @@ function startChild(command, env, graceMs, notStarted) {
 // src/action/runner.ts
 import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
+function processIo() {
+  return { env: process.env, log: (line) => process.stdout.write(`${line.replace(/[\r\n]+/g, " ")}
+`) };
+}
 function input(io, name) {
   return (io.env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
 }
@@ -790,6 +794,7 @@ function escapeData(text) {
 // src/action/settings.ts
 import { createHash, randomUUID as randomUUID2 } from "node:crypto";
 import { readFileSync } from "node:fs";
+var ACTION_NAMES = { url: "the url input", token: "the token input" };
 var InputError = class extends Error {
   name = "InputError";
 };
@@ -807,6 +812,9 @@ function readConnection(io) {
   const token = input(io, "token");
   if (token === "") throw new InputError("the token input is empty: leave it out for the workflow's GITHUB_TOKEN, or pass one, e.g. token: ${{ secrets.BOT_TOKEN }}");
   return { url, allowHttp, token };
+}
+function clientFor(connection) {
+  return new LeaseClient({ baseUrl: connection.url, allowHttp: connection.allowHttp, token: connection.token, userAgent: "issue-leases-action" });
 }
 function readSettings(io) {
   const connection = readConnection(io);
@@ -876,12 +884,8 @@ function booleanInput(io, name) {
 }
 
 // src/action/main-step.ts
-var ACTION_NAMES = { url: "the url input", token: "the token input" };
 var POLL_MAX_MS = 15e3;
 var POLL_MIN_MS = 1e3;
-function clientFor(connection) {
-  return new LeaseClient({ baseUrl: connection.url, allowHttp: connection.allowHttp, token: connection.token, userAgent: "issue-leases-action" });
-}
 async function runMainStep(io) {
   mask(io, input(io, "token"));
   let settings;
@@ -924,7 +928,7 @@ async function run(io, client, settings, command) {
     io,
     settings,
     () => agentRun(client, settings.ref, { ttl: settings.ttl, instance: settings.instance, graceMs: settings.graceMs, json: false }, argv, {
-      err: (line) => io.log(line.replace(/[\r\n]+/g, " ")),
+      err: (line) => io.log(line),
       env: commandEnv(io.env, settings),
       names: ACTION_NAMES,
       onEvent(event, fields) {
@@ -968,5 +972,4 @@ async function whileHeld(io, settings, attempt) {
 }
 
 // src/action/main.ts
-process.exitCode = await runMainStep({ env: process.env, log: (line) => process.stdout.write(`${line}
-`) });
+process.exitCode = await runMainStep(processIo());

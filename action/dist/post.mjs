@@ -187,9 +187,9 @@ async function attemptOnce(config, spec) {
       };
     }
     return { status: res.status, json: parseJson(text), location: res.headers.get("location") };
-  } catch (error2) {
+  } catch (error) {
     if (spec.signal?.aborted) throw spec.signal.reason;
-    return { transient: { failure: timeout.signal.aborted ? timeout.signal.reason : error2, retryAfterMs: null } };
+    return { transient: { failure: timeout.signal.aborted ? timeout.signal.reason : error, retryAfterMs: null } };
   } finally {
     clearTimeout(timer);
   }
@@ -354,8 +354,8 @@ async function withLease(client, ref, options, fn) {
   let outcome;
   try {
     outcome = { ok: true, value: await fn(lease, work.signal) };
-  } catch (error2) {
-    outcome = { ok: false, error: error2 };
+  } catch (error) {
+    outcome = { ok: false, error };
   }
   stop.abort();
   await heartbeat;
@@ -363,8 +363,8 @@ async function withLease(client, ref, options, fn) {
   if (!lost) {
     try {
       await client.release(parsed, { instance });
-    } catch (error2) {
-      options.onError?.(error2, "release");
+    } catch (error) {
+      options.onError?.(error, "release");
     }
   }
   if (!outcome.ok) throw outcome.error;
@@ -393,13 +393,13 @@ async function keepAlive(k) {
           Object.assign(lease, renewed);
           expiry = expiryOf(renewed, sentAt, options.ttl);
           break;
-        } catch (error2) {
+        } catch (error) {
           if (stop.aborted) return;
-          if (expired()) return k.lose("expired", lastFailure ?? error2);
-          const refused = refusal(error2);
-          if (refused) return k.lose(refused, error2);
-          lastFailure = error2;
-          options.onError?.(error2, "renew");
+          if (expired()) return k.lose("expired", lastFailure ?? error);
+          const refused = refusal(error);
+          if (refused) return k.lose(refused, error);
+          lastFailure = error;
+          options.onError?.(error, "renew");
         }
         const wait = Math.min(period / 3, RETRY_FLOOR_MS * 2 ** round);
         if (!await pause(Math.max(RETRY_FLOOR_MS, wait), signal)) {
@@ -412,9 +412,9 @@ async function keepAlive(k) {
     }
   }
 }
-function refusal(error2) {
-  if (error2 instanceof LeaseConflictError) return "not_holder";
-  if (error2 instanceof LeaseApiError && [400, 403, 404, 410, 422].includes(error2.status)) return "refused";
+function refusal(error) {
+  if (error instanceof LeaseConflictError) return "not_holder";
+  if (error instanceof LeaseApiError && [400, 403, 404, 410, 422].includes(error.status)) return "refused";
   return null;
 }
 function expiryOf(answer, sentAt, ttl) {
@@ -591,26 +591,30 @@ function unexpected(answer) {
 // src/cli/agent-exit.ts
 var MODERATION = /* @__PURE__ */ new Set(["locked", "interaction_limit", "blocked"]);
 var CLI_NAMES = { url: "ISSUE_LEASES_URL", token: "GITHUB_TOKEN or GH_TOKEN" };
-function describeError(error2, names = CLI_NAMES) {
-  if (error2 instanceof LeaseApiError && !(error2 instanceof LeaseHeldError) && !(error2 instanceof LeaseNotHolderError)) {
-    if (error2.status === 401) return `the API refused the token (401: ${error2.message}): check ${names.token}`;
-    if (error2.status === 404) {
-      return `not found (404: ${error2.message}): the repository does not exist, the token cannot see it, or the app is not installed on it`;
+function describeError(error, names = CLI_NAMES) {
+  if (error instanceof LeaseApiError && !(error instanceof LeaseHeldError) && !(error instanceof LeaseNotHolderError)) {
+    if (error.status === 401) return `the API refused the token (401: ${error.message}): check ${names.token}`;
+    if (error.status === 404) {
+      return `not found (404: ${error.message}): the repository does not exist, the token cannot see it, or the app is not installed on it`;
     }
-    if (error2 instanceof LeaseRefusedError) {
-      return MODERATION.has(error2.reason ?? "") ? `refused, as GitHub would refuse a comment: ${error2.message}` : `refused by the repository's config: ${error2.message}`;
+    if (error instanceof LeaseRefusedError) {
+      return MODERATION.has(error.reason ?? "") ? `refused, as GitHub would refuse a comment: ${error.message}` : `refused by the repository's config: ${error.message}`;
     }
-    return `${error2.message} (HTTP ${error2.status})`;
+    return `${error.message} (HTTP ${error.status})`;
   }
-  if (error2 instanceof LeaseUnavailableError) {
-    if (error2.code === "github_unavailable") return `the API could not ask GitHub (${error2.message}): GitHub is not answering the app; try again later`;
-    if (error2.status !== null) return `the API kept failing: ${error2.message}; try again later`;
-    return `cannot reach the API: ${error2.message}; check ${names.url}`;
+  if (error instanceof LeaseUnavailableError) {
+    if (error.code === "github_unavailable") return `the API could not ask GitHub (${error.message}): GitHub is not answering the app; try again later`;
+    if (error.status !== null) return `the API kept failing: ${error.message}; try again later`;
+    return `cannot reach the API: ${error.message}; check ${names.url}`;
   }
-  return (error2 instanceof Error ? error2.message : String(error2)).replace(/\s+/g, " ").trim();
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
 }
 
 // src/action/runner.ts
+function processIo() {
+  return { env: process.env, log: (line) => process.stdout.write(`${line.replace(/[\r\n]+/g, " ")}
+`) };
+}
 function input(io, name) {
   return (io.env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
 }
@@ -628,6 +632,7 @@ function escapeData(text) {
 }
 
 // src/action/settings.ts
+var ACTION_NAMES = { url: "the url input", token: "the token input" };
 var InputError = class extends Error {
   name = "InputError";
 };
@@ -638,24 +643,21 @@ function readConnection(io) {
   let url;
   try {
     url = checkBaseUrl(urlText, { name: "the url input", allowHttp, allowHow: "set allow-http: true" });
-  } catch (error2) {
-    throw new InputError(error2.message);
+  } catch (error) {
+    throw new InputError(error.message);
   }
   const token = input(io, "token");
   if (token === "") throw new InputError("the token input is empty: leave it out for the workflow's GITHUB_TOKEN, or pass one, e.g. token: ${{ secrets.BOT_TOKEN }}");
   return { url, allowHttp, token };
+}
+function clientFor(connection) {
+  return new LeaseClient({ baseUrl: connection.url, allowHttp: connection.allowHttp, token: connection.token, userAgent: "issue-leases-action" });
 }
 function booleanInput(io, name) {
   const text = input(io, name);
   if (["", "false", "False", "FALSE"].includes(text)) return false;
   if (["true", "True", "TRUE"].includes(text)) return true;
   throw new InputError(`${name} ${JSON.stringify(text.slice(0, 200))} is not a boolean: write true or false`);
-}
-
-// src/action/main-step.ts
-var ACTION_NAMES = { url: "the url input", token: "the token input" };
-function clientFor(connection) {
-  return new LeaseClient({ baseUrl: connection.url, allowHttp: connection.allowHttp, token: connection.token, userAgent: "issue-leases-action" });
 }
 
 // src/action/post-step.ts
@@ -682,5 +684,4 @@ async function runPostStep(io) {
 }
 
 // src/action/post.ts
-process.exitCode = await runPostStep({ env: process.env, log: (line) => process.stdout.write(`${line}
-`) });
+process.exitCode = await runPostStep(processIo());

@@ -13,22 +13,15 @@
  * its status.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { formatRef, LeaseClient, LeaseHeldError } from "@issue-leases/client";
-import { AGENT_EXIT, describeError, type SettingNames } from "../cli/agent-exit.js";
+import { formatRef, type LeaseClient, LeaseHeldError } from "@issue-leases/client";
+import { AGENT_EXIT, describeError } from "../cli/agent-exit.js";
 import { agentRun } from "../cli/agent-run.js";
 import { error, input, mask, type RunnerIo, saveState, setOutput } from "./runner.js";
-import { type ActionSettings, type Connection, InputError, readSettings } from "./settings.js";
-
-/** What a failure's fix names: the action's inputs. */
-export const ACTION_NAMES: SettingNames = { url: "the url input", token: "the token input" };
+import { ACTION_NAMES, type ActionSettings, clientFor, InputError, readSettings } from "./settings.js";
 
 /** While waiting for a held issue, it is asked again when the holder's lease expires, but at least every 15 s and at most every second. */
 const POLL_MAX_MS = 15_000;
 const POLL_MIN_MS = 1_000;
-
-export function clientFor(connection: Connection): LeaseClient {
-  return new LeaseClient({ baseUrl: connection.url, allowHttp: connection.allowHttp, token: connection.token, userAgent: "issue-leases-action" });
-}
 
 /** Runs the main step; resolves to the process's exit code (not 0: the step fails, having said why in an `::error::`). */
 export async function runMainStep(io: RunnerIo): Promise<number> {
@@ -77,7 +70,7 @@ async function run(io: RunnerIo, client: LeaseClient, settings: ActionSettings, 
   let lost = false;
   const status = await whileHeld(io, settings, () =>
     agentRun(client, settings.ref, { ttl: settings.ttl, instance: settings.instance, graceMs: settings.graceMs, json: false }, argv, {
-      err: (line) => io.log(line.replace(/[\r\n]+/g, " ")),
+      err: (line) => io.log(line),
       env: commandEnv(io.env, settings),
       names: ACTION_NAMES,
       onEvent(event, fields) {

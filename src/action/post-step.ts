@@ -10,9 +10,8 @@
  */
 import { formatRef, LeaseNotHolderError, parseRef } from "@issue-leases/client";
 import { describeError } from "../cli/agent-exit.js";
-import { ACTION_NAMES, clientFor } from "./main-step.js";
 import { input, mask, type RunnerIo, state, warning } from "./runner.js";
-import { InputError, readConnection } from "./settings.js";
+import { ACTION_NAMES, clientFor, InputError, readConnection } from "./settings.js";
 
 export async function runPostStep(io: RunnerIo): Promise<number> {
   mask(io, input(io, "token"));

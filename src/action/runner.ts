@@ -16,6 +16,15 @@ export interface RunnerIo {
 }
 
 /**
+ * The step's own process: its environment, and its stdout, one line per
+ * call: a line break inside (a message of the API's) becomes a space, so that
+ * no text the action prints can start a workflow command of its own.
+ */
+export function processIo(): RunnerIo {
+  return { env: process.env, log: (line) => process.stdout.write(`${line.replace(/[\r\n]+/g, " ")}\n`) };
+}
+
+/**
  * An input's value, trimmed, "" when unset. The runner names the variable
  * after the input as action.yml spells it, spaces turned to `_` and upper
  * case (`allow-http` is `INPUT_ALLOW-HTTP`).

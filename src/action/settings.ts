@@ -1,11 +1,16 @@
 /**
  * The action's inputs (action.yml), read and checked before the API is asked
- * anything: a mistake is one error naming the input and what to write.
+ * anything: a mistake is one error naming the input and what to write. And
+ * the client they make.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { checkBaseUrl, type ParsedRef, parseRef, ttlMs } from "@issue-leases/client";
+import { checkBaseUrl, LeaseClient, type ParsedRef, parseRef, ttlMs } from "@issue-leases/client";
+import type { SettingNames } from "../cli/agent-exit.js";
 import { input, type RunnerIo } from "./runner.js";
+
+/** What a failure's fix names: the action's inputs. */
+export const ACTION_NAMES: SettingNames = { url: "the url input", token: "the token input" };
 
 /** Where the app is and who calls it: what the post step needs too. */
 export interface Connection {
@@ -46,6 +51,10 @@ export function readConnection(io: RunnerIo): Connection {
   const token = input(io, "token");
   if (token === "") throw new InputError("the token input is empty: leave it out for the workflow's GITHUB_TOKEN, or pass one, e.g. token: ${{ secrets.BOT_TOKEN }}");
   return { url, allowHttp, token };
+}
+
+export function clientFor(connection: Connection): LeaseClient {
+  return new LeaseClient({ baseUrl: connection.url, allowHttp: connection.allowHttp, token: connection.token, userAgent: "issue-leases-action" });
 }
 
 export function readSettings(io: RunnerIo): ActionSettings {
