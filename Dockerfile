@@ -16,8 +16,10 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json packages/client/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/client packages/client
 COPY src src
 COPY scripts scripts
 COPY bench bench
@@ -35,6 +37,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The client is a workspace (packages/client): node_modules links it, the runtime copies its build.
+COPY packages/client/package.json packages/client/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3 \
  && rm -rf node_modules/better-sqlite3/build/Release/obj* node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
@@ -57,6 +61,8 @@ COPY bin bin
 COPY scripts/build-if-needed.mjs scripts/
 COPY --from=deps /app/node_modules node_modules
 COPY --from=build /app/dist/src dist/src
+COPY --from=build /app/packages/client/package.json packages/client/
+COPY --from=build /app/packages/client/dist packages/client/dist
 
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \

@@ -1,6 +1,14 @@
 // `npm start`, the benchmarks and the CLI's tests run compiled JavaScript.
 // Build when dist/ is missing or older than any source file, so that a fresh
-// clone needs only `npm ci && npm start`.
+// clone needs only `npm ci && npm start`: first the client package
+// (packages/client/dist/, which the app imports as @issue-leases/client),
+// then the app.
+//
+// `--prepare` is npm's `prepare` (run by `npm ci`, `npm install` in a clone,
+// and `npm install github:…` before packing): it builds the same way, and
+// does nothing where there is nothing to build with, since a production
+// install (`npm ci --omit=dev`: no TypeScript) or a container layer that
+// installs before the sources are copied must not fail.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
@@ -18,7 +26,28 @@ function newest(dir) {
   return found;
 }
 
+const preparing = process.argv.includes("--prepare");
+const tsc = "node_modules/typescript/bin/tsc";
+if (preparing && (!existsSync(tsc) || !existsSync("src") || !existsSync("packages/client/src"))) {
+  process.stderr.write("issue-leases: prepare: no TypeScript or no sources here, nothing to build\n");
+  process.exit(0);
+}
+
+/** The file of each build whose date is when that build began (see build below). */
 const stamp = "dist/src/index.js";
+const clientStamp = "packages/client/dist/index.js";
+
+const mtimeOf = (path) => [statSync(path).mtimeMs, path];
+
+/** Why packages/client/dist/ must be built, or null when it is fresh. */
+function clientStaleness() {
+  if (!existsSync(clientStamp)) return "no build yet: packages/client/dist/ is missing";
+  const built = statSync(clientStamp).mtimeMs;
+  const [mtime, path] = [newest("packages/client/src"), mtimeOf("packages/client/tsconfig.json"), mtimeOf("packages/client/package.json")].reduce(
+    (a, b) => (b[0] > a[0] ? b : a),
+  );
+  return mtime > built ? `${path} changed since the last build` : null;
+}
 
 // A production install (`npm ci --omit=dev`, as in the container image) has
 // neither TypeScript nor the sources: it runs the dist/ it was deployed with.
@@ -41,8 +70,8 @@ function staleness() {
     newest("scripts"),
     // The benchmarks compile the fake GitHub and the payload builders from here (tsconfig.build.json).
     newest("test/support"),
-    [statSync("tsconfig.json").mtimeMs, "tsconfig.json"],
-    [statSync("tsconfig.build.json").mtimeMs, "tsconfig.build.json"],
+    mtimeOf("tsconfig.json"),
+    mtimeOf("tsconfig.build.json"),
   ].reduce((a, b) => (b[0] > a[0] ? b : a));
   return mtime > built ? `${path} changed since the last build` : null;
 }
@@ -72,27 +101,31 @@ function acquire() {
   }
 }
 
-if (staleness()) {
+/** Compiles `project`, saying why first; its exit status, 0 when it built (tsc has printed any errors). */
+function build(project, stampFile, why, what) {
+  // tsc prints nothing until it is done: without this line a first `npm start` looks hung.
+  process.stderr.write(`issue-leases: compiling the TypeScript into ${what} (${why})...\n`);
+  const started = new Date();
+  try {
+    execFileSync(process.execPath, [tsc, "-p", project], { stdio: "inherit" });
+  } catch (error) {
+    // tsc has printed the errors: a stack of this script would only bury them.
+    return typeof error.status === "number" && error.status > 0 ? error.status : 1;
+  }
+  // Stamped with the build's start, not its end: a source edited while tsc
+  // ran may not be in dist/, and must leave it stale for the next run.
+  utimesSync(stampFile, started, started);
+  return 0;
+}
+
+if (clientStaleness() || staleness()) {
   acquire();
   let failed = 0;
   try {
-    const why = staleness();
-    if (why) {
-      // tsc prints nothing until it is done: without this line a first `npm start` looks hung.
-      process.stderr.write(`issue-leases: compiling the TypeScript into dist/ (${why})...\n`);
-      const started = new Date();
-      try {
-        execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
-          stdio: "inherit",
-        });
-      } catch (error) {
-        // tsc has printed the errors: a stack of this script would only bury them.
-        failed = typeof error.status === "number" && error.status > 0 ? error.status : 1;
-      }
-      // Stamped with the build's start, not its end: a source edited while tsc
-      // ran may not be in dist/, and must leave it stale for the next run.
-      if (!failed) utimesSync(stamp, started, started);
-    }
+    const clientWhy = clientStaleness();
+    if (clientWhy) failed = build("packages/client/tsconfig.json", clientStamp, clientWhy, "packages/client/dist/");
+    const why = failed ? null : staleness();
+    if (why) failed = build("tsconfig.build.json", stamp, why, "dist/");
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }

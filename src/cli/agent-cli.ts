@@ -1,14 +1,22 @@
 /**
  * `issue-leases agent …`: the client commands, for bots and shell agents.
  * They talk to the app's HTTP API through the typed client
- * (src/client/), with the caller's GitHub token, and are kept apart from
- * the operator commands that open the database (run-cli.ts): other flags,
- * other exit codes (agent-exit.ts), no .env.
+ * (@issue-leases/client, in packages/client/), with the caller's GitHub
+ * token, and are kept apart from the operator commands that open the
+ * database (run-cli.ts): other flags, other exit codes (agent-exit.ts), no
+ * .env.
  */
 import { parseArgs } from "node:util";
-import { LeaseClient, LeaseHeldError, LeaseNotHolderError, type ParsedRef, parseRef, type RetryOptions } from "../client/index.js";
-import { checkBaseUrl } from "../client/base-url.js";
-import { ttlMs } from "../client/ttl.js";
+import {
+  checkBaseUrl,
+  LeaseClient,
+  LeaseHeldError,
+  LeaseNotHolderError,
+  type ParsedRef,
+  parseRef,
+  type RetryOptions,
+  ttlMs,
+} from "@issue-leases/client";
 import { printAnswer, printMine, printVerify } from "./agent-commands.js";
 import { AGENT_EXIT, AgentError, describeError, exitCodeOf } from "./agent-exit.js";
 import { AGENT_COMMAND_HELP, AGENT_HELP } from "./agent-help.js";

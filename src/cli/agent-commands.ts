@@ -3,7 +3,7 @@
  * a person, or the answer itself with --json (stdout either way; errors go
  * to stderr).
  */
-import { formatRef, type LeaseAnswer, type LeaseStatus, type ListedLease, type ParsedRef, type VerifyResult } from "../client/index.js";
+import { formatRef, type LeaseAnswer, type LeaseStatus, type ListedLease, type ParsedRef, type VerifyResult } from "@issue-leases/client";
 import { AGENT_EXIT } from "./agent-exit.js";
 import { formatTable } from "./format-table.js";
 

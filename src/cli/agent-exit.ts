@@ -10,7 +10,7 @@ import {
   LeaseNotHolderError,
   LeaseRefusedError,
   LeaseUnavailableError,
-} from "../client/index.js";
+} from "@issue-leases/client";
 
 export const AGENT_EXIT = {
   ok: 0,
@@ -71,10 +71,18 @@ export function exitCodeOf(error: unknown): number {
   return AGENT_EXIT.failure;
 }
 
+/** What a failure's fix names: the CLI's variables, or the GitHub Action's inputs. */
+export interface SettingNames {
+  url: string;
+  token: string;
+}
+
+const CLI_NAMES: SettingNames = { url: "ISSUE_LEASES_URL", token: "GITHUB_TOKEN or GH_TOKEN" };
+
 /** One line saying what went wrong and, where it helps, what to do. */
-export function describeError(error: unknown): string {
+export function describeError(error: unknown, names: SettingNames = CLI_NAMES): string {
   if (error instanceof LeaseApiError && !(error instanceof LeaseHeldError) && !(error instanceof LeaseNotHolderError)) {
-    if (error.status === 401) return `the API refused the token (401: ${error.message}): check GITHUB_TOKEN or GH_TOKEN`;
+    if (error.status === 401) return `the API refused the token (401: ${error.message}): check ${names.token}`;
     if (error.status === 404) {
       return `not found (404: ${error.message}): the repository does not exist, the token cannot see it, or the app is not installed on it`;
     }
@@ -87,7 +95,7 @@ export function describeError(error: unknown): string {
     // An answer came: the URL is right, and what failed is what the answer says.
     if (error.code === "github_unavailable") return `the API could not ask GitHub (${error.message}): GitHub is not answering the app; try again later`;
     if (error.status !== null) return `the API kept failing: ${error.message}; try again later`;
-    return `cannot reach the API: ${error.message}; check ISSUE_LEASES_URL`;
+    return `cannot reach the API: ${error.message}; check ${names.url}`;
   }
   return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
 }

@@ -8,9 +8,9 @@
  */
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
-import { formatRef, type LeaseAnswer, type LeaseClient, LeaseLostError, type ParsedRef } from "../client/index.js";
+import { formatRef, type LeaseAnswer, type LeaseClient, LeaseLostError, type ParsedRef } from "@issue-leases/client";
 import { holderText } from "./agent-commands.js";
-import { AGENT_EXIT, describeError } from "./agent-exit.js";
+import { AGENT_EXIT, describeError, type SettingNames } from "./agent-exit.js";
 
 export interface RunOptions {
   ttl: string | undefined;
@@ -22,6 +22,10 @@ export interface RunOptions {
 interface RunIo {
   err(text: string): void;
   env: NodeJS.ProcessEnv;
+  /** What a failure's fix names; default the CLI's variables. */
+  names?: SettingNames;
+  /** Told of each event as it is printed (the GitHub Action keeps the lease's token, and whether it was lost). */
+  onEvent?(event: RunEvent, fields: Record<string, unknown>): void;
 }
 
 /**
@@ -47,8 +51,10 @@ const statusOf = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ??
 
 export async function agentRun(client: LeaseClient, ref: ParsedRef, options: RunOptions, command: string[], io: RunIo): Promise<number> {
   const name = formatRef(ref);
-  const say = (event: RunEvent, text: string, fields: Record<string, unknown> = {}) =>
+  const say = (event: RunEvent, text: string, fields: Record<string, unknown> = {}) => {
     io.err(options.json ? JSON.stringify({ event, issue: name, ...fields }) : `issue-leases: ${text}`);
+    io.onEvent?.(event, fields);
+  };
 
   // From the start: a signal during the claim lets the claim finish, runs
   // nothing and releases, rather than leave a lease nobody releases.
@@ -69,10 +75,10 @@ export async function agentRun(client: LeaseClient, ref: ParsedRef, options: Run
         onError: (error, during) =>
           say(
             `${during}_failed`,
-            `${during === "renew" ? "renewing" : "releasing"} ${name} failed: ${describeError(error)}${
+            `${during === "renew" ? "renewing" : "releasing"} ${name} failed: ${describeError(error, io.names)}${
               during === "renew" ? "; trying again until it expires" : "; it ends at its expiry"
             }`,
-            { error: describeError(error) },
+            { error: describeError(error, io.names) },
           ),
       },
       async (lease, signal) => {

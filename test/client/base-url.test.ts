@@ -4,8 +4,7 @@
  * http to another machine (the token in clear on the network) unless allowed.
  */
 import { describe, expect, it } from "vitest";
-import { LeaseClient } from "../../src/client/index.js";
-import { isLoopbackHost } from "../../src/client/base-url.js";
+import { isLoopbackHost, LeaseClient } from "@issue-leases/client";
 
 /** A fetch that must not be called: the URL is refused before any request. */
 const noFetch: typeof fetch = () => {

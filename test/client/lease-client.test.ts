@@ -11,7 +11,7 @@ import {
   LeaseNotHolderError,
   LeaseRefusedError,
   LeaseUnavailableError,
-} from "../../src/client/index.js";
+} from "@issue-leases/client";
 import { type ApiStub, LEASE_PATH, leaseJson, scriptedFetch, type StubHandler, startApiStub } from "./api-stub.js";
 
 const EXPIRES = "2026-12-08T12:00:00Z";

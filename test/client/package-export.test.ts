@@ -1,15 +1,20 @@
 /**
- * `import { LeaseClient } from "issue-leases/client"` as a bot author's
- * project does it: a package in its own folder with issue-leases in its
- * node_modules (a symlink to this repository, as `npm link` or a `file:`
- * dependency makes), run by Node and type-checked by TypeScript. And the
- * client stands alone: nothing of the app, nothing of Node beyond fetch.
+ * `import { LeaseClient } from "@issue-leases/client"`, and the app's
+ * `issue-leases/client` (the same files, for projects that installed the
+ * app), as a bot author's project does it: a package in its own folder with
+ * both in its node_modules (symlinks to this repository and to
+ * packages/client, as `npm link` or a `file:` dependency makes), run by
+ * Node and type-checked by TypeScript. And the client stands alone: nothing
+ * of the app, nothing of Node beyond fetch. test/client/package-tarball.test.ts
+ * installs the packed tarball instead.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sourceFiles } from "../support/import-graph.js";
 import { ensureBuilt, ROOT } from "../support/server-process.js";
 
 let consumer: string;
@@ -25,6 +30,8 @@ beforeAll(async () => {
   consumer = mkdtempSync(join(tmpdir(), "issue-leases-consumer-"));
   mkdirSync(join(consumer, "node_modules"));
   symlinkSync(ROOT, join(consumer, "node_modules/issue-leases"), "dir");
+  mkdirSync(join(consumer, "node_modules/@issue-leases"));
+  symlinkSync(join(ROOT, "packages/client"), join(consumer, "node_modules/@issue-leases/client"), "dir");
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "my-bot", type: "module", private: true }));
 }, 180_000);
 
@@ -32,30 +39,39 @@ afterAll(() => {
   rmSync(consumer, { recursive: true, force: true });
 });
 
-describe("the issue-leases/client subpath export", () => {
-  it("resolves by package name in Node, to the built client", async () => {
+describe("@issue-leases/client, and the issue-leases/client subpath export", () => {
+  it("resolve by package name in Node, to the one built client: an error of one is an instance of the other's class", async () => {
     writeFileSync(
       join(consumer, "bot.mjs"),
-      `import { LeaseClient, LeaseHeldError, LeaseLostError } from "issue-leases/client";
+      `import { LeaseClient, LeaseHeldError, LeaseLostError } from "@issue-leases/client";
+import * as app from "issue-leases/client";
 const client = new LeaseClient({ baseUrl: "http://127.0.0.1:9", token: "t" });
 console.log(JSON.stringify({
   client: typeof client.withLease,
   held: LeaseHeldError.name,
   lost: LeaseLostError.name,
-  resolved: import.meta.resolve("issue-leases/client"),
+  same: app.LeaseClient === LeaseClient && app.LeaseHeldError === LeaseHeldError,
+  resolved: import.meta.resolve("@issue-leases/client"),
+  viaApp: import.meta.resolve("issue-leases/client"),
 }));
 `,
     );
     const r = await run(process.execPath, ["bot.mjs"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as Record<string, string>;
-    expect(out).toMatchObject({ client: "function", held: "LeaseHeldError", lost: "LeaseLostError" });
-    expect(out.resolved).toMatch(/\/dist\/src\/client\/index\.js$/);
+    const out = JSON.parse(r.stdout) as Record<string, string | boolean>;
+    expect(out).toMatchObject({ client: "function", held: "LeaseHeldError", lost: "LeaseLostError", same: true });
+    // Node resolves the links: both names are the one file.
+    const built = pathToFileURL(join(ROOT, "packages/client/dist/index.js")).href;
+    expect(out.resolved).toBe(built);
+    expect(out.viaApp).toBe(built);
   });
 
-  it("exposes only what package.json exports: the app's files are not importable by path", async () => {
-    writeFileSync(join(consumer, "deep.mjs"), `await import("issue-leases/dist/src/client/http.js");\n`);
+  it.each([
+    ["issue-leases/packages/client/dist/http.js"],
+    ["@issue-leases/client/dist/http.js"],
+  ])("exposes only what package.json exports: %s is not importable", async (path) => {
+    writeFileSync(join(consumer, "deep.mjs"), `await import(${JSON.stringify(path)});\n`);
     const r = await run(process.execPath, ["deep.mjs"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED");
@@ -72,8 +88,9 @@ console.log(JSON.stringify({
     const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
     writeFileSync(
       join(consumer, "bot.ts"),
-      `import { LeaseClient, LeaseHeldError, type LeaseAnswer } from "issue-leases/client";
-const client = new LeaseClient({ baseUrl: "https://leases.example.com", token: () => "t", retry: { retries: 2 } });
+      `import { LeaseClient, LeaseHeldError, type LeaseAnswer } from "@issue-leases/client";
+import { LeaseClient as AppLeaseClient } from "issue-leases/client";
+const client: LeaseClient = new AppLeaseClient({ baseUrl: "https://leases.example.com", token: () => "t", retry: { retries: 2 } });
 export async function work(): Promise<number | null> {
   try {
     const lease: LeaseAnswer = await client.claim("octo-org/widgets#12", { ttl: "30m", instance: "w1" });
@@ -105,12 +122,15 @@ export const n: number = (await client.claim("octo-org/widgets#12")).repo;
   }, 60_000);
 });
 
-describe("the README's TypeScript examples", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).filter((b) => b.includes("issue-leases/client"));
+describe("the READMEs' TypeScript examples", () => {
+  const examples = (path: string) =>
+    [...readFileSync(join(ROOT, path), "utf8").matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).filter((b) => b.includes("issue-leases/client"));
+  const readme = examples("README.md");
+  const blocks = [...readme, ...examples("packages/client/README.md")];
 
   it("compile against the package as a bot author's project imports it", async () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    expect(readme.length).toBeGreaterThanOrEqual(2);
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
     const files = blocks.map((_, i) => `readme-${i}.ts`);
     blocks.forEach((block, i) => writeFileSync(join(consumer, files[i]!), `${block}\nexport {};\n`));
     writeFileSync(
@@ -136,10 +156,10 @@ describe("the README's TypeScript examples", () => {
 });
 
 describe("the client stands alone", () => {
-  const dir = join(ROOT, "src/client");
+  const dir = join(ROOT, "packages/client/src");
   const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
 
-  it.each(files)("src/client/%s imports only files of src/client/", (file) => {
+  it.each(files)("packages/client/src/%s imports only files of its folder", (file) => {
     const text = readFileSync(join(dir, file), "utf8");
     const specifiers = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\sfrom\s+"([^"]+)"|^\s*import\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/gm)].map(
       (m) => m[1] ?? m[2] ?? m[3],
@@ -153,5 +173,21 @@ describe("the client stands alone", () => {
   it("has files to check", () => {
     expect(files).toContain("index.ts");
     expect(files).toContain("lease-client.ts");
+  });
+
+  it("is imported by the app by its name only, never by a path into packages/", () => {
+    const byPath = sourceFiles(ROOT, "src").filter((f) => /from\s+"(?:\.\.\/)+packages\//.test(readFileSync(join(ROOT, f), "utf8")));
+    expect(byPath).toEqual([]);
+    const byName = sourceFiles(ROOT, "src").filter((f) => readFileSync(join(ROOT, f), "utf8").includes('from "@issue-leases/client"'));
+    expect(byName).toEqual(expect.arrayContaining(["src/cli/agent-cli.ts", "src/cli/agent-run.ts", "src/action/settings.ts"]));
+  });
+
+  it("is a dependency of the app, from the workspace: what `npm install` of the app (from GitHub too) links", () => {
+    const app = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string>; workspaces: string[] };
+    const client = JSON.parse(readFileSync(join(ROOT, "packages/client/package.json"), "utf8")) as { name: string; dependencies?: unknown };
+    expect(client.name).toBe("@issue-leases/client");
+    expect(client.dependencies).toBeUndefined();
+    expect(app.workspaces).toEqual(["packages/client"]);
+    expect(app.dependencies[client.name]).toBe("file:packages/client");
   });
 });

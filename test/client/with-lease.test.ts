@@ -5,7 +5,7 @@
  * releases whenever the function settles. No test waits on the wall clock.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { LeaseClient, LeaseHeldError, LeaseLostError } from "../../src/client/index.js";
+import { LeaseClient, LeaseHeldError, LeaseLostError } from "@issue-leases/client";
 import { leaseJson, scriptedFetch, type StubAnswer, type StubRequest } from "./api-stub.js";
 
 const T0 = Date.parse("2026-12-01T12:00:00Z");

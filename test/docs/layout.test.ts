@@ -16,13 +16,14 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
  * those of folders before it, never one after it. The ledger knows nothing of
  * GitHub; what the app writes on GitHub knows nothing of commands' flow; the
  * outbox applies effects through github/; leasing decides and queues; the
- * edges (webhooks, the API, the board, the CLI) call leasing.
+ * edges (webhooks, the API, the board, the CLI) call leasing; the GitHub
+ * Action runs the CLI's `agent run`. The client is a package of its own
+ * (packages/client/), imported by its name: it is in no folder here.
  */
 const ORDER = [
   "ledger",
   "commands",
   "checks",
-  "client",
   "github",
   "config",
   "outbox",
@@ -33,9 +34,10 @@ const ORDER = [
   "startup",
   "dashboard",
   "cli",
+  "action",
 ];
 /** Entry points: they wire everything, and only another entry imports them. */
-const ENTRIES = ["src/app.ts", "src/index.ts", "src/startup/start.ts", "src/cli/main.ts"];
+const ENTRIES = ["src/app.ts", "src/index.ts", "src/startup/start.ts", "src/cli/main.ts", "src/action/main.ts", "src/action/post.ts"];
 
 const files = sourceFiles(ROOT, "src");
 const graph = importGraph(ROOT, files);
@@ -71,7 +73,7 @@ describe("the source tree", () => {
     const folders = new Set(files.map((f) => dirname(f)));
     const unnamed = [...folders].filter((d) => !layout.includes(`${d}/`));
     expect(unnamed).toEqual([]);
-    const named = [...layout.matchAll(/\b((?:src|test|bench|scripts|docs)\/[\w./-]*[\w/])/g)].map((m) => m[1]!);
+    const named = [...layout.matchAll(/\b((?:src|test|bench|scripts|docs|packages|action)\/[\w./-]*[\w/])/g)].map((m) => m[1]!);
     expect(named.length).toBeGreaterThan(10);
     expect(named.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
   });

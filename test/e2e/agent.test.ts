@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LeaseAnswer, LeaseClient, LeaseHeldError, LeaseLostError } from "../../src/client/index.js";
+import { type LeaseAnswer, LeaseClient, LeaseHeldError, LeaseLostError } from "@issue-leases/client";
 import { maintainer, REPO } from "../support/payloads.js";
 import { BUILT_CLI } from "../support/cli-process.js";
 import { ensureBuilt, type ServerProcess, waitFor } from "../support/server-process.js";

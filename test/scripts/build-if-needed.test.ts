@@ -1,9 +1,10 @@
 /**
- * scripts/build-if-needed.mjs, `npm start`'s prestart: whether it builds, and
- * the one line it prints saying why. Run in a folder laid out like the
- * project, where a stand-in for tsc records that it ran and writes the
- * build's stamp (or fails as tsc does, with its errors and exit 2): the real
- * compiler is run by the fresh-clone test (test/e2e/fresh-clone.test.ts).
+ * scripts/build-if-needed.mjs, `npm start`'s prestart and npm's prepare:
+ * whether it builds the client package and the app, and the line it prints
+ * for each saying why. Run in a folder laid out like the project, where a
+ * stand-in for tsc records that it ran and writes the build's stamp (or
+ * fails as tsc does, with its errors and exit 2): the real compiler is run
+ * by the fresh-clone test (test/e2e/fresh-clone.test.ts).
  */
 import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
@@ -14,13 +15,15 @@ import { ROOT } from "../support/server-process.js";
 
 const STAND_IN_TSC = `
 const fs = require("node:fs");
+const project = process.argv[process.argv.indexOf("-p") + 1];
 fs.appendFileSync("tsc-runs", process.argv.slice(2).join(" ") + "\\n");
-if (process.env.TSC_FAILS) {
+if (process.env.TSC_FAILS === project) {
   process.stdout.write("src/app.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.\\n");
   process.exit(2);
 }
-fs.mkdirSync("dist/src", { recursive: true });
-fs.writeFileSync("dist/src/index.js", "export {};\\n");
+const out = project === "tsconfig.build.json" ? "dist/src" : "packages/client/dist";
+fs.mkdirSync(out, { recursive: true });
+fs.writeFileSync(out + "/index.js", "export {};\\n");
 `;
 
 const folders: string[] = [];
@@ -42,19 +45,23 @@ function project(): string {
   put("test/support/payloads.ts", "export {};\n");
   put("tsconfig.json", "{}\n");
   put("tsconfig.build.json", "{}\n");
+  put("packages/client/src/index.ts", "export {};\n");
+  put("packages/client/tsconfig.json", "{}\n");
+  put("packages/client/package.json", "{}\n");
   put("node_modules/typescript/bin/tsc", STAND_IN_TSC);
   put("node_modules/typescript/package.json", '{"type": "commonjs"}\n');
   // Every file as old as a clone's: an hour ago.
   const old = new Date(Date.now() - 3_600_000);
-  for (const file of ["scripts/build-if-needed.mjs", "src/app.ts", "bench/ledger.ts", "test/support/payloads.ts", "tsconfig.json", "tsconfig.build.json"]) {
+  const files = ["scripts/build-if-needed.mjs", "src/app.ts", "bench/ledger.ts", "test/support/payloads.ts", "tsconfig.json", "tsconfig.build.json"];
+  for (const file of [...files, "packages/client/src/index.ts", "packages/client/tsconfig.json", "packages/client/package.json"]) {
     utimesSync(join(dir, file), old, old);
   }
   return dir;
 }
 
-function buildIfNeeded(cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function buildIfNeeded(cwd: string, env: Record<string, string> = {}, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, ["scripts/build-if-needed.mjs"], { cwd, env: { PATH: process.env.PATH ?? "", ...env } }, (error, stdout, stderr) =>
+    execFile(process.execPath, ["scripts/build-if-needed.mjs", ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env } }, (error, stdout, stderr) =>
       done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -62,20 +69,23 @@ function buildIfNeeded(cwd: string, env: Record<string, string> = {}): Promise<{
 
 const tscRuns = (dir: string) => (existsSync(join(dir, "tsc-runs")) ? readFileSync(join(dir, "tsc-runs"), "utf8").trim().split("\n") : []);
 
+const CLIENT_MISSING = "issue-leases: compiling the TypeScript into packages/client/dist/ (no build yet: packages/client/dist/ is missing)...\n";
+const APP_MISSING = "issue-leases: compiling the TypeScript into dist/ (no build yet: dist/ is missing)...\n";
+
 describe("npm start's build", () => {
-  it("says it is compiling, and why, when dist/ is missing; says nothing when dist/ is fresh", async () => {
+  it("says it is compiling, and why, the client package first, when dist/ is missing; says nothing when dist/ is fresh", async () => {
     const dir = project();
     const first = await buildIfNeeded(dir);
     expect(first.code).toBe(0);
-    expect(first.stderr).toBe("issue-leases: compiling the TypeScript into dist/ (no build yet: dist/ is missing)...\n");
-    expect(tscRuns(dir)).toEqual(["-p tsconfig.build.json"]);
+    expect(first.stderr).toBe(CLIENT_MISSING + APP_MISSING);
+    expect(tscRuns(dir)).toEqual(["-p packages/client/tsconfig.json", "-p tsconfig.build.json"]);
 
     const again = await buildIfNeeded(dir);
     expect(again).toEqual({ code: 0, stdout: "", stderr: "" });
-    expect(tscRuns(dir)).toHaveLength(1);
+    expect(tscRuns(dir)).toHaveLength(2);
   });
 
-  it("names the file that changed since the last build", async () => {
+  it("names the file that changed since the last build, and builds only what it belongs to", async () => {
     const dir = project();
     await buildIfNeeded(dir);
     const later = new Date(Date.now() + 60_000);
@@ -83,18 +93,56 @@ describe("npm start's build", () => {
     const stale = await buildIfNeeded(dir);
     expect(stale.code).toBe(0);
     expect(stale.stderr).toBe("issue-leases: compiling the TypeScript into dist/ (src/app.ts changed since the last build)...\n");
-    expect(tscRuns(dir)).toHaveLength(2);
+    expect(tscRuns(dir).slice(2)).toEqual(["-p tsconfig.build.json"]);
+
+    // Back in the past (a file dated in the future stays newer than any build), and the client's source changed.
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(join(dir, "src/app.ts"), old, old);
+    utimesSync(join(dir, "packages/client/src/index.ts"), later, later);
+    const client = await buildIfNeeded(dir);
+    expect(client.stderr).toBe(
+      "issue-leases: compiling the TypeScript into packages/client/dist/ (packages/client/src/index.ts changed since the last build)...\n",
+    );
+    expect(tscRuns(dir).slice(3)).toEqual(["-p packages/client/tsconfig.json"]);
   });
 
   it("a failing compile exits with tsc's status, its errors shown and no stack of the script, and leaves dist/ to build next time", async () => {
     const dir = project();
-    const failed = await buildIfNeeded(dir, { TSC_FAILS: "1" });
+    const failed = await buildIfNeeded(dir, { TSC_FAILS: "tsconfig.build.json" });
     expect(failed.code).toBe(2);
     expect(failed.stdout).toContain("error TS2322");
-    expect(failed.stderr).toBe("issue-leases: compiling the TypeScript into dist/ (no build yet: dist/ is missing)...\n");
+    expect(failed.stderr).toBe(CLIENT_MISSING + APP_MISSING);
     const retried = await buildIfNeeded(dir);
     expect(retried.code).toBe(0);
-    expect(tscRuns(dir)).toHaveLength(2);
+    expect(tscRuns(dir)).toEqual(["-p packages/client/tsconfig.json", "-p tsconfig.build.json", "-p tsconfig.build.json"]);
+  });
+
+  it("a client package that does not compile stops before the app's build", async () => {
+    const dir = project();
+    const failed = await buildIfNeeded(dir, { TSC_FAILS: "packages/client/tsconfig.json" });
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toBe(CLIENT_MISSING);
+    expect(tscRuns(dir)).toEqual(["-p packages/client/tsconfig.json"]);
+  });
+});
+
+describe("npm's prepare (--prepare)", () => {
+  it("builds as npm start does", async () => {
+    const dir = project();
+    const r = await buildIfNeeded(dir, {}, ["--prepare"]);
+    expect(r).toMatchObject({ code: 0, stderr: CLIENT_MISSING + APP_MISSING });
+  });
+
+  it.each([
+    ["without TypeScript (npm ci --omit=dev)", "node_modules/typescript"],
+    ["before the sources are there (a container layer that installs first)", "src"],
+    ["without the client package's sources", "packages/client/src"],
+  ])("does nothing %s, and succeeds", async (_, missing) => {
+    const dir = project();
+    rmSync(join(dir, missing), { recursive: true, force: true });
+    const r = await buildIfNeeded(dir, {}, ["--prepare"]);
+    expect(r).toEqual({ code: 0, stdout: "", stderr: "issue-leases: prepare: no TypeScript or no sources here, nothing to build\n" });
+    expect(existsSync(join(dir, "dist"))).toBe(false);
   });
 
   it("in a production install (no TypeScript, no sources: the container image) runs the deployed dist/, or says how to get one", async () => {

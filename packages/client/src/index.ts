@@ -1,7 +1,7 @@
 /**
- * `issue-leases/client`: what bot authors import. Only `fetch` and web
- * globals (no dependency, nothing else of this package), so that it runs
- * wherever Node 20 runs.
+ * `@issue-leases/client` (also `issue-leases/client`): what bot authors
+ * import. Only `fetch` and web globals (no dependency, nothing outside this
+ * package's folder), so that it runs wherever Node 20 runs.
  */
 export { LeaseClient } from "./lease-client.js";
 export {
@@ -15,6 +15,8 @@ export {
   type LostReason,
 } from "./errors.js";
 export { formatRef, parseRef, type ParsedRef } from "./issue-ref.js";
+export { type BaseUrlRules, checkBaseUrl, isLoopbackHost } from "./base-url.js";
+export { ttlMs, ttlText } from "./ttl.js";
 export type { HeldLease, WithLeaseOptions } from "./with-lease.js";
 export type {
   ClaimOptions,

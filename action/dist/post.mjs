@@ -1,0 +1,687 @@
+// Built by scripts/build-action.mjs from src/action/ and packages/client/src/: do not edit. Rebuild with `npm run build:action`.
+
+// packages/client/src/base-url.ts
+function isLoopbackHost(hostname) {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  return host === "localhost" || host.endsWith(".localhost") || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === "[::1]";
+}
+function checkBaseUrl(value, rules) {
+  const text = String(value);
+  const shown = JSON.stringify(text.slice(0, 200));
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    url = null;
+  }
+  if (url === null || url.protocol !== "http:" && url.protocol !== "https:") {
+    const what = url === null ? "is not a URL" : "must be an http(s) URL";
+    throw new TypeError(`${rules.name} ${what}, not ${shown}: ${suggestion(text)}`);
+  }
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname) && !rules.allowHttp) {
+    throw new TypeError(
+      `${rules.name} is ${url.origin}, plain http to another machine: every call would send the GitHub token unencrypted. Use https://${url.host}, or ${rules.allowHow} on a network you trust`
+    );
+  }
+  return url;
+}
+function suggestion(text) {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return "write it as https://HOST (or http://localhost:PORT for this machine)";
+  let host = "";
+  try {
+    host = new URL(`http://${text}`).hostname;
+  } catch {
+    return "write it as https://HOST (or http://localhost:PORT for this machine)";
+  }
+  return `write it as ${isLoopbackHost(host) ? "http" : "https"}://${text.slice(0, 200)}`;
+}
+
+// packages/client/src/errors.ts
+var LeaseApiError = class extends Error {
+  constructor(message, status, code, body) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.body = body;
+    this.name = "LeaseApiError";
+  }
+  status;
+  code;
+  body;
+};
+var LeaseConflictError = class extends LeaseApiError {
+  constructor(message, code, lease) {
+    super(message, 409, code, lease);
+    this.lease = lease;
+    this.holder = lease.holder;
+    this.token = lease.token;
+    this.expiresAt = lease.expires_at;
+  }
+  lease;
+  /** The current holder, or null when the issue is free. */
+  holder;
+  /** The live tenure's fencing token, or null when the issue is free. */
+  token;
+  /** When the live lease expires (ISO 8601), or null when it is open-ended or the issue is free. */
+  expiresAt;
+};
+var LeaseHeldError = class extends LeaseConflictError {
+  constructor(lease) {
+    super(`${lease.repo}#${lease.issue} is held by ${describeHolder(lease)}`, "held", lease);
+    this.name = "LeaseHeldError";
+  }
+};
+var LeaseNotHolderError = class extends LeaseConflictError {
+  constructor(lease) {
+    const now = lease.holder ? `it is held by ${describeHolder(lease)}` : "it is free";
+    super(`not the holder of ${lease.repo}#${lease.issue}: ${now}`, "not_holder", lease);
+    this.name = "LeaseNotHolderError";
+  }
+};
+var LeaseRefusedError = class extends LeaseApiError {
+  constructor(message, code, reason, body) {
+    super(message, 403, code, body);
+    this.reason = reason;
+    this.name = "LeaseRefusedError";
+  }
+  reason;
+};
+var LeaseUnavailableError = class extends Error {
+  constructor(message, attempts, options) {
+    super(message, options);
+    this.attempts = attempts;
+    this.name = "LeaseUnavailableError";
+    this.status = options?.status ?? null;
+    this.code = options?.code ?? null;
+  }
+  attempts;
+  status;
+  code;
+};
+var LeaseLostError = class extends Error {
+  constructor(ref, reason, token, options) {
+    super(lostMessage(ref, reason, options?.cause), options);
+    this.ref = ref;
+    this.reason = reason;
+    this.token = token;
+    this.name = "LeaseLostError";
+  }
+  ref;
+  reason;
+  token;
+};
+function lostMessage(ref, reason, cause) {
+  const why = cause instanceof Error ? `: ${cause.message}` : "";
+  if (reason === "expired") return `lost the lease on ${ref}: renewals failed until it expired${why}`;
+  return `lost the lease on ${ref}${why}`;
+}
+function describeHolder(lease) {
+  if (!lease.holder) return "nobody";
+  const who = lease.holder.instance ? `${lease.holder.login} (instance ${lease.holder.instance})` : lease.holder.login;
+  const until = lease.expires_at ? `, until ${lease.expires_at}` : "";
+  return `${who} with token ${lease.token ?? "?"}${until}`;
+}
+
+// packages/client/src/http.ts
+var DEFAULT_RETRY = {
+  retries: 4,
+  minDelayMs: 250,
+  maxDelayMs: 1e4,
+  maxRetryAfterMs: 6e4,
+  timeoutMs: 3e4
+};
+var TRANSIENT = /* @__PURE__ */ new Set([408, 429, 500, 502, 503, 504]);
+async function call(config, spec) {
+  const retries = spec.retries ?? config.retry.retries;
+  for (let attempt = 0; ; attempt++) {
+    spec.signal?.throwIfAborted();
+    const outcome = await attemptOnce(config, spec);
+    if (!("transient" in outcome)) return outcome;
+    const { failure, retryAfterMs, status, code } = outcome.transient;
+    const tooLong = retryAfterMs !== null && retryAfterMs > config.retry.maxRetryAfterMs;
+    if (attempt >= retries || tooLong) {
+      const attempts = attempt + 1;
+      const why = tooLong ? `; it asked to wait ${Math.ceil(retryAfterMs / 1e3)} s, longer than allowed` : "";
+      throw new LeaseUnavailableError(
+        `${spec.method} /${spec.path}: ${describeFailure(failure)} (after ${attempts} attempt${attempts === 1 ? "" : "s"}${why})`,
+        attempts,
+        { cause: failure, ...status !== void 0 ? { status } : {}, ...code !== void 0 ? { code } : {} }
+      );
+    }
+    await sleep(retryAfterMs ?? backoff(config.retry, attempt), spec.signal);
+  }
+}
+async function attemptOnce(config, spec) {
+  const url = new URL(spec.path, config.baseUrl);
+  for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== void 0) url.searchParams.set(name, value);
+  const headers = { accept: "application/json", "user-agent": config.userAgent };
+  const token = typeof config.token === "function" ? await config.token() : config.token;
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (spec.idempotencyKey !== void 0) headers["idempotency-key"] = spec.idempotencyKey;
+  if (spec.body !== void 0) headers["content-type"] = "application/json";
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new Error(`no answer within ${config.retry.timeoutMs} ms`)),
+    Math.min(config.retry.timeoutMs, MAX_TIMER_MS)
+  );
+  const signal = spec.signal ? AbortSignal.any([spec.signal, timeout.signal]) : timeout.signal;
+  try {
+    const res = await config.fetch(url, {
+      method: spec.method,
+      headers,
+      body: spec.body === void 0 ? void 0 : JSON.stringify(spec.body),
+      signal,
+      // A redirect is answered as it is (the client says where it points): following it would turn a POST into a GET.
+      redirect: "manual"
+    });
+    const text = await res.text();
+    if (TRANSIENT.has(res.status)) {
+      const code = parseJson(text)?.error?.code;
+      return {
+        transient: {
+          failure: new Error(`HTTP ${res.status}${errorMessage(text)}`),
+          retryAfterMs: retryAfter(res.headers.get("retry-after")),
+          status: res.status,
+          ...typeof code === "string" ? { code } : {}
+        }
+      };
+    }
+    return { status: res.status, json: parseJson(text), location: res.headers.get("location") };
+  } catch (error) {
+    if (spec.signal?.aborted) throw spec.signal.reason;
+    return { transient: { failure: timeout.signal.aborted ? timeout.signal.reason : error, retryAfterMs: null } };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+function parseJson(text) {
+  if (text === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+function errorMessage(text) {
+  const json = parseJson(text);
+  const message = json?.error?.message;
+  return typeof message === "string" ? `: ${message.slice(0, 200)}` : "";
+}
+function backoff(retry, attempt) {
+  const ceiling = Math.min(retry.maxDelayMs, retry.minDelayMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + Math.random() * ceiling / 2);
+}
+function retryAfter(header) {
+  if (header === null) return null;
+  const text = header.trim();
+  if (/^\d{1,9}$/.test(text)) return Number(text) * 1e3;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+var MAX_TIMER_MS = 2 ** 31 - 1;
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.min(ms, MAX_TIMER_MS));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+function describeFailure(failure) {
+  if (!(failure instanceof Error)) return String(failure);
+  const cause = failure.cause instanceof Error ? ` (${failure.cause.code ?? failure.cause.message})` : "";
+  return `${failure.message}${cause}`;
+}
+function newIdempotencyKey() {
+  return globalThis.crypto.randomUUID();
+}
+
+// packages/client/src/issue-ref.ts
+var OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
+var REPO = /^[A-Za-z0-9._-]{1,100}$/;
+var TEXT = /^([^/#\s]+)\/([^/#\s]+)#([0-9]{1,15})$/;
+function parseRef(ref) {
+  let parts;
+  if (typeof ref === "string") {
+    const m = TEXT.exec(ref.trim());
+    if (!m) throw badRef(ref);
+    parts = { owner: m[1], repo: m[2], issue: Number(m[3]) };
+  } else if (ref !== null && typeof ref === "object") {
+    parts = ref;
+  } else {
+    throw badRef(ref);
+  }
+  const { owner, repo, issue } = parts;
+  if (typeof owner !== "string" || typeof repo !== "string" || !OWNER.test(owner) || !REPO.test(repo) || repo === "." || repo === ".." || typeof issue !== "number" || !Number.isSafeInteger(issue) || issue < 1) {
+    throw badRef(ref);
+  }
+  return { owner, repo, issue };
+}
+function formatRef(ref) {
+  return `${ref.owner}/${ref.repo}#${ref.issue}`;
+}
+function leasePath(ref) {
+  return `api/v1/repos/${encodeURIComponent(ref.owner)}/${encodeURIComponent(ref.repo)}/issues/${ref.issue}/lease`;
+}
+function badRef(ref) {
+  let shown;
+  try {
+    shown = typeof ref === "string" ? JSON.stringify(ref.slice(0, 200)) : (JSON.stringify(ref) ?? String(ref)).slice(0, 200);
+  } catch {
+    shown = String(ref);
+  }
+  return new TypeError(`not an issue: ${shown}; write it as "owner/repo#12" or { owner, repo, issue }`);
+}
+
+// packages/client/src/ttl.ts
+var SECOND = 1e3;
+var MINUTE = 60 * SECOND;
+var HOUR = 60 * MINUTE;
+var DAY = 24 * HOUR;
+var WEEK = 7 * DAY;
+var UNITS = {
+  s: SECOND,
+  sec: SECOND,
+  secs: SECOND,
+  second: SECOND,
+  seconds: SECOND,
+  m: MINUTE,
+  min: MINUTE,
+  mins: MINUTE,
+  minute: MINUTE,
+  minutes: MINUTE,
+  h: HOUR,
+  hr: HOUR,
+  hrs: HOUR,
+  hour: HOUR,
+  hours: HOUR,
+  d: DAY,
+  day: DAY,
+  days: DAY,
+  w: WEEK,
+  wk: WEEK,
+  wks: WEEK,
+  week: WEEK,
+  weeks: WEEK
+};
+var PATTERN = /^(\d{1,9}(?:\.\d{1,6})?)\s{0,3}([a-z]{1,7})$/i;
+function ttlMs(ttl) {
+  if (typeof ttl === "number") return Number.isFinite(ttl) && ttl > 0 ? ttl : null;
+  const m = PATTERN.exec(ttl.trim());
+  const unit = m ? UNITS[m[2].toLowerCase()] : void 0;
+  if (!m || unit === void 0) return null;
+  const ms = Math.round(Number(m[1]) * unit);
+  return ms > 0 ? ms : null;
+}
+function ttlText(ttl) {
+  if (typeof ttl === "string") return ttl;
+  if (!Number.isFinite(ttl) || ttl <= 0) throw new TypeError(`not a duration: ${ttl} ms`);
+  return `${Math.ceil(ttl / SECOND)}s`;
+}
+
+// packages/client/src/with-lease.ts
+var RETRY_FLOOR_MS = 100;
+async function withLease(client, ref, options, fn) {
+  const parsed = parseRef(ref);
+  const { ttl, instance } = options;
+  const claimedAt = Date.now();
+  const first = await client.claim(parsed, { ttl, instance, signal: options.signal });
+  const lease = { ...first };
+  const work = new AbortController();
+  const stop = new AbortController();
+  const onOuterAbort = () => work.abort(options.signal.reason);
+  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  if (options.signal?.aborted) onOuterAbort();
+  let lost = null;
+  const heartbeat = keepAlive({
+    client,
+    ref: parsed,
+    options,
+    lease,
+    expiry: expiryOf(first, claimedAt, ttl),
+    stop: stop.signal,
+    lose(reason, cause) {
+      lost = new LeaseLostError(formatRef(parsed), reason, lease.token, { cause });
+      work.abort(lost);
+    }
+  });
+  let outcome;
+  try {
+    outcome = { ok: true, value: await fn(lease, work.signal) };
+  } catch (error) {
+    outcome = { ok: false, error };
+  }
+  stop.abort();
+  await heartbeat;
+  options.signal?.removeEventListener("abort", onOuterAbort);
+  if (!lost) {
+    try {
+      await client.release(parsed, { instance });
+    } catch (error) {
+      options.onError?.(error, "release");
+    }
+  }
+  if (!outcome.ok) throw outcome.error;
+  if (lost) throw lost;
+  return outcome.value;
+}
+async function keepAlive(k) {
+  const { client, ref, options, lease, stop } = k;
+  let expiry = k.expiry;
+  for (; ; ) {
+    const period = renewPeriod(expiry, options.renewEveryMs);
+    if (period === null) return;
+    if (!await pause(period, stop)) return;
+    const key = newIdempotencyKey();
+    const deadline = new AbortController();
+    const left = expiry === null ? null : Math.max(0, expiry - Date.now());
+    const timer = left === null || left > MAX_TIMER_MS ? void 0 : setTimeout(() => deadline.abort(), left);
+    const expired = () => deadline.signal.aborted || expiry !== null && Date.now() >= expiry;
+    const signal = AbortSignal.any([stop, deadline.signal]);
+    let lastFailure = void 0;
+    try {
+      for (let round = 0; ; round++) {
+        const sentAt = Date.now();
+        try {
+          const renewed = await client.renew(ref, { ttl: options.ttl, instance: options.instance, signal, idempotencyKey: key });
+          Object.assign(lease, renewed);
+          expiry = expiryOf(renewed, sentAt, options.ttl);
+          break;
+        } catch (error) {
+          if (stop.aborted) return;
+          if (expired()) return k.lose("expired", lastFailure ?? error);
+          const refused = refusal(error);
+          if (refused) return k.lose(refused, error);
+          lastFailure = error;
+          options.onError?.(error, "renew");
+        }
+        const wait = Math.min(period / 3, RETRY_FLOOR_MS * 2 ** round);
+        if (!await pause(Math.max(RETRY_FLOOR_MS, wait), signal)) {
+          if (stop.aborted) return;
+          return k.lose("expired", lastFailure);
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+function refusal(error) {
+  if (error instanceof LeaseConflictError) return "not_holder";
+  if (error instanceof LeaseApiError && [400, 403, 404, 410, 422].includes(error.status)) return "refused";
+  return null;
+}
+function expiryOf(answer, sentAt, ttl) {
+  if (answer.expires_at === null) return null;
+  const server = Date.parse(answer.expires_at);
+  const asked = ttl === void 0 ? null : ttlMs(ttl);
+  const local = asked === null ? Number.NaN : sentAt + asked;
+  const candidates = [server, local].filter((t) => !Number.isNaN(t));
+  return candidates.length === 0 ? null : Math.min(...candidates);
+}
+function renewPeriod(expiry, renewEveryMs) {
+  const third = expiry === null ? null : Math.max(0, (expiry - Date.now()) / 3);
+  const every = renewEveryMs !== void 0 && renewEveryMs > 0 ? renewEveryMs : null;
+  const period = third === null ? every : every === null ? third : Math.min(third, every);
+  return period === null ? null : Math.min(period, MAX_TIMER_MS);
+}
+async function pause(ms, signal) {
+  try {
+    await sleep(ms, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// packages/client/src/lease-client.ts
+var MAX_PAGES = 100;
+var LeaseClient = class {
+  #http;
+  constructor(options) {
+    const base = checkBaseUrl(options.baseUrl, { name: "baseUrl", allowHttp: options.allowHttp === true, allowHow: "pass allowHttp: true" });
+    if (!base.pathname.endsWith("/")) base.pathname += "/";
+    base.search = "";
+    base.hash = "";
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== "function") throw new TypeError("no fetch: pass options.fetch (Node 18 or later has one)");
+    this.#http = {
+      baseUrl: base,
+      token: options.token,
+      fetch: fetchImpl,
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      userAgent: options.userAgent ?? "issue-leases-client"
+    };
+  }
+  /** Takes the issue's lease, or extends it when the caller holds it already (same token). Throws `LeaseHeldError` when someone else holds it. */
+  async claim(ref, options = {}) {
+    return this.#write("POST", ref, { body: leaseBody(options), ...options });
+  }
+  /** The heartbeat: extends the caller's live lease from now (same token). Throws `LeaseNotHolderError` when the caller does not hold it. */
+  async renew(ref, options = {}) {
+    return this.#write("PATCH", ref, { body: leaseBody(options), ...options });
+  }
+  /** Ends the caller's lease; succeeds when the caller holds nothing. Throws `LeaseNotHolderError` when someone else holds it. */
+  async release(ref, options = {}) {
+    return this.#write("DELETE", ref, { query: { instance: options.instance }, ...options });
+  }
+  /** The live lease (holder null when the issue is free) and the recent tenures. */
+  async status(ref, options = {}) {
+    const path = leasePath(parseRef(ref));
+    const answer = await this.#call({ method: "GET", path, signal: options.signal });
+    if (answer.status === 200) return leaseAnswer(answer);
+    throw apiError(answer);
+  }
+  /**
+   * Whether `token` is the issue's live token, held by the caller (with
+   * `instance`, by that instance): ask just before a side effect (a push,
+   * a merge) that only the holder may make. Not an error when it is not:
+   * `{ valid: false, lease }` names who holds it now.
+   */
+  async verify(ref, token, options = {}) {
+    if (!Number.isSafeInteger(token) || token < 1) throw new TypeError(`not a lease token: ${String(token)}`);
+    const path = `${leasePath(parseRef(ref))}/verify`;
+    const body = { token };
+    if (options.instance !== void 0) body.instance = options.instance;
+    const answer = await this.#call({ method: "POST", path, body, signal: options.signal });
+    const json = answer.json;
+    if ((answer.status === 200 || answer.status === 409) && typeof json?.valid === "boolean") {
+      return json.valid ? { valid: true, ...json.lease ? { lease: json.lease } : {} } : { valid: false, lease: json.lease ?? null };
+    }
+    throw apiError(answer);
+  }
+  /**
+   * The caller's live leases, in every repository the app serves
+   * (`GET /api/v1/leases?holder=@me`, page after page).
+   */
+  async mine(options = {}) {
+    const all = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const answer = await this.#call({
+        method: "GET",
+        path: "api/v1/leases",
+        query: { holder: "@me", ...page > 1 ? { page: String(page) } : {} },
+        signal: options.signal
+      });
+      if (answer.status !== 200) throw apiError(answer);
+      const json = answer.json;
+      if (!Array.isArray(json?.leases)) throw unexpected(answer);
+      all.push(...json.leases);
+      if (typeof json.next !== "string" || json.leases.length === 0) break;
+    }
+    return all;
+  }
+  /**
+   * Claims the issue, runs `fn` while renewing in the background every
+   * third of the TTL, and releases when `fn` settles (also when it throws).
+   * `signal` is aborted with a `LeaseLostError` as soon as the lease is
+   * lost: a renewal refused, or renewals failing until the expiry has
+   * passed. Resolves to `fn`'s value; rejects with `fn`'s error, or with
+   * the `LeaseLostError` when the lease was lost before `fn` returned.
+   */
+  withLease(ref, options, fn) {
+    return withLease(this, ref, options, fn);
+  }
+  async #write(method, ref, spec) {
+    const path = leasePath(parseRef(ref));
+    const answer = await this.#call({
+      method,
+      path,
+      body: spec.body,
+      query: spec.query,
+      signal: spec.signal,
+      retries: spec.retries,
+      idempotencyKey: spec.idempotencyKey ?? newIdempotencyKey()
+    });
+    if (answer.status === 200) return leaseAnswer(answer);
+    throw apiError(answer);
+  }
+  #call(spec) {
+    return call(this.#http, spec);
+  }
+};
+function leaseBody(options) {
+  const body = {};
+  if (options.ttl !== void 0) body.ttl = ttlText(options.ttl);
+  if (options.instance !== void 0) body.instance = options.instance;
+  return body;
+}
+function isLeaseAnswer(json) {
+  const j = json;
+  return typeof j === "object" && j !== null && typeof j.outcome === "string" && typeof j.issue === "number";
+}
+function leaseAnswer(answer) {
+  if (!isLeaseAnswer(answer.json)) throw unexpected(answer);
+  return answer.json;
+}
+function apiError(answer) {
+  const { status, json } = answer;
+  if (status === 409 && isLeaseAnswer(json)) {
+    if (json.outcome === "held") return new LeaseHeldError(json);
+    if (json.outcome === "not_holder") return new LeaseNotHolderError(json);
+  }
+  const body = json;
+  const code = typeof body?.error?.code === "string" ? body.error.code : `http_${status}`;
+  const message = typeof body?.error?.message === "string" ? body.error.message : null;
+  if (status === 403) {
+    const reason = [body?.reason, body?.error?.reason].find((r) => typeof r === "string");
+    return new LeaseRefusedError(message ?? `refused${reason ? `: ${reason}` : ""}`, code, reason ?? null, json);
+  }
+  if (status >= 300 && status < 400) {
+    return new LeaseApiError(`the API answered a redirect (${status}) to ${answer.location ?? "?"}: use that as the base URL`, status, "redirect", json);
+  }
+  if (message === null) return unexpected(answer);
+  return new LeaseApiError(message, status, code, json);
+}
+function unexpected(answer) {
+  return new LeaseApiError(
+    `unexpected answer from the lease API (HTTP ${answer.status}): is the base URL an issue-leases app?`,
+    answer.status,
+    `http_${answer.status}`,
+    answer.json
+  );
+}
+
+// src/cli/agent-exit.ts
+var MODERATION = /* @__PURE__ */ new Set(["locked", "interaction_limit", "blocked"]);
+var CLI_NAMES = { url: "ISSUE_LEASES_URL", token: "GITHUB_TOKEN or GH_TOKEN" };
+function describeError(error, names = CLI_NAMES) {
+  if (error instanceof LeaseApiError && !(error instanceof LeaseHeldError) && !(error instanceof LeaseNotHolderError)) {
+    if (error.status === 401) return `the API refused the token (401: ${error.message}): check ${names.token}`;
+    if (error.status === 404) {
+      return `not found (404: ${error.message}): the repository does not exist, the token cannot see it, or the app is not installed on it`;
+    }
+    if (error instanceof LeaseRefusedError) {
+      return MODERATION.has(error.reason ?? "") ? `refused, as GitHub would refuse a comment: ${error.message}` : `refused by the repository's config: ${error.message}`;
+    }
+    return `${error.message} (HTTP ${error.status})`;
+  }
+  if (error instanceof LeaseUnavailableError) {
+    if (error.code === "github_unavailable") return `the API could not ask GitHub (${error.message}): GitHub is not answering the app; try again later`;
+    if (error.status !== null) return `the API kept failing: ${error.message}; try again later`;
+    return `cannot reach the API: ${error.message}; check ${names.url}`;
+  }
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
+}
+
+// src/action/runner.ts
+function processIo() {
+  return { env: process.env, log: (line) => process.stdout.write(`${line.replace(/[\r\n]+/g, " ")}
+`) };
+}
+function input(io, name) {
+  return (io.env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
+}
+function state(io, name) {
+  return io.env[`STATE_${name}`] ?? "";
+}
+function mask(io, secret) {
+  if (secret !== "") io.log(`::add-mask::${escapeData(secret)}`);
+}
+function warning(io, message) {
+  io.log(`::warning::${escapeData(message)}`);
+}
+function escapeData(text) {
+  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+
+// src/action/settings.ts
+var ACTION_NAMES = { url: "the url input", token: "the token input" };
+var InputError = class extends Error {
+  name = "InputError";
+};
+function readConnection(io) {
+  const allowHttp = booleanInput(io, "allow-http");
+  const urlText = input(io, "url");
+  if (urlText === "") throw new InputError("the url input is empty: set it to the issue-leases app's URL, e.g. https://leases.example.com");
+  let url;
+  try {
+    url = checkBaseUrl(urlText, { name: "the url input", allowHttp, allowHow: "set allow-http: true" });
+  } catch (error) {
+    throw new InputError(error.message);
+  }
+  const token = input(io, "token");
+  if (token === "") throw new InputError("the token input is empty: leave it out for the workflow's GITHUB_TOKEN, or pass one, e.g. token: ${{ secrets.BOT_TOKEN }}");
+  return { url, allowHttp, token };
+}
+function clientFor(connection) {
+  return new LeaseClient({ baseUrl: connection.url, allowHttp: connection.allowHttp, token: connection.token, userAgent: "issue-leases-action" });
+}
+function booleanInput(io, name) {
+  const text = input(io, name);
+  if (["", "false", "False", "FALSE"].includes(text)) return false;
+  if (["true", "True", "TRUE"].includes(text)) return true;
+  throw new InputError(`${name} ${JSON.stringify(text.slice(0, 200))} is not a boolean: write true or false`);
+}
+
+// src/action/post-step.ts
+async function runPostStep(io) {
+  mask(io, input(io, "token"));
+  const issue = state(io, "issue");
+  if (issue === "") {
+    io.log("issue-leases: this job holds no lease of the action's: nothing to release");
+    return 0;
+  }
+  const instance = state(io, "instance") || void 0;
+  try {
+    const ref = parseRef(issue);
+    const answer = await clientFor(readConnection(io)).release(ref, { instance });
+    io.log(
+      answer.token === null ? `issue-leases: ${formatRef(ref)} was not held any more (it expired, or was released): nothing to release` : `issue-leases: released ${formatRef(ref)} (token ${answer.token})`
+    );
+  } catch (e) {
+    if (e instanceof LeaseNotHolderError) warning(io, `${issue} is not this job's any more: ${e.message}; nothing released`);
+    else if (e instanceof InputError) warning(io, `cannot release ${issue}: ${e.message}`);
+    else warning(io, `releasing ${issue} failed: ${describeError(e, ACTION_NAMES)}; the lease ends at its expiry`);
+  }
+  return 0;
+}
+
+// src/action/post.ts
+process.exitCode = await runPostStep(processIo());
