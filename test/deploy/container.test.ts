@@ -123,14 +123,17 @@ describe("the container image", () => {
          console.log(JSON.stringify({
            uid: process.getuid(),
            app: fs.readdirSync("/app").sort(),
+           client: fs.readdirSync("/app/packages/client").sort(),
            typescript: fs.existsSync("/app/node_modules/typescript"),
            sqlite: db.prepare("select sqlite_version() as v").get().v,
          }));`,
       ]),
-    ) as { uid: number; app: string[]; typescript: boolean; sqlite: string };
+    ) as { uid: number; app: string[]; client: string[]; typescript: boolean; sqlite: string };
     expect(inside.uid).toBe(10001);
     // The compiled app and what runs it: no sources, tests, .env or key.
-    expect(inside.app).toEqual(["app.yml", "bin", "dist", "node_modules", "package-lock.json", "package.json", "scripts"]);
+    expect(inside.app).toEqual(["app.yml", "bin", "dist", "node_modules", "package-lock.json", "package.json", "packages", "scripts"]);
+    // The client package the app imports by its name: its build, not its sources.
+    expect(inside.client).toEqual(["dist", "package.json"]);
     expect(inside.typescript).toBe(false);
     // better-sqlite3's native addon was built for this base.
     expect(inside.sqlite).toMatch(/^3\.\d+\.\d+$/);
