@@ -28,7 +28,7 @@
  * issue: an answer that lets the caller act for 5 minutes, a refusal for one,
  * so that heartbeats closer together than that cost GitHub nothing.
  */
-import type { Permission } from "../github/github-port.js";
+import { isWriter, type Permission } from "../github/github-port.js";
 import type { ApiRepo } from "./access.js";
 import { GitHubUnavailable, type Identity, tokenHash } from "./identity.js";
 import { TtlCache } from "./ttl-cache.js";
@@ -75,7 +75,6 @@ export const QUERY = `query($owner: String!, $name: String!, $number: Int!) {
 const MAX_ENTRIES = 10_000;
 /** GraphQL error types that answer the question (the token may not see it), rather than leave it open. */
 const ACCESS_ERRORS = new Set(["FORBIDDEN", "INSUFFICIENT_SCOPES", "NOT_FOUND"]);
-const WRITERS: readonly Permission[] = ["write", "maintain", "admin"];
 const LIMITED_TO: Record<string, string> = {
   EXISTING_USERS: "accounts older than a day",
   CONTRIBUTORS_ONLY: "its contributors",
@@ -132,7 +131,7 @@ export class Moderation {
       const at = this.o.clock();
       pending = this.ask(token, repo, issue).then(async (seen) => {
         const mayWrite = () =>
-          this.writers.through(`${repo.id} ${who.id}`, async () => WRITERS.includes(await this.o.permission(repo, who.login)), this.askingWriters);
+          this.writers.through(`${repo.id} ${who.id}`, async () => isWriter(await this.o.permission(repo, who.login)), this.askingWriters);
         const refusal = await refusalOf(seen, who, issue, this.o.clock(), mayWrite);
         if (refusal) this.refused.set(key, refusal, at);
         else this.allowed.set(key, true, at);

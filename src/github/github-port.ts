@@ -15,6 +15,11 @@ export interface Repo {
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 
+/** Whether a permission GitHub gave may act on someone else's lease: write, maintain or admin. */
+export function isWriter(permission: Permission): boolean {
+  return permission === "write" || permission === "maintain" || permission === "admin";
+}
+
 export interface GitHubPort {
   /** Adds labels to an issue; GitHub creates missing ones. */
   addLabels(r: Repo, issue: number, names: string[]): Promise<void>;

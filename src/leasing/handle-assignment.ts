@@ -14,9 +14,9 @@
 import type { ConfigResult } from "../config/config.js";
 import type { ForceReleaseResult, Holder } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
-import type { Permission } from "../github/github-port.js";
+import { isWriter, type Permission } from "../github/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply } from "../github/render.js";
-import { LeaseCommand, type LeaseResult } from "./lease-command.js";
+import { LeaseCommand, type LeaseDeps, type LeaseResult, type LeaseTarget } from "./lease-command.js";
 
 /** An `issues.assigned` or `issues.unassigned`, reduced to what a lease needs. */
 export interface AssignmentEvent {
@@ -47,8 +47,6 @@ export interface AssignmentHandled {
   outcome: Outcome;
   duplicate: boolean;
 }
-
-const WRITERS: readonly Permission[] = ["admin", "maintain", "write"];
 
 /** The refusal of an assignment by someone without write, maintain or admin permission. */
 export const ASSIGN_FORBIDDEN =
@@ -90,6 +88,24 @@ function askedOnce(ask: (login: string) => Promise<Permission>): (login: string)
   };
 }
 
+/**
+ * The command an assignment event stands for, its sender the actor: an issues
+ * event carries no `author_association`, so GitHub's answer on permission
+ * (`writer`) stands for it. `shown`: what GitHub already did to the assignee.
+ */
+function commandOf(ev: AssignmentEvent, assigned: boolean, writer: boolean, reply: LeaseTarget["reply"], config: ConfigResult, deps: LeaseDeps): LeaseCommand {
+  const target: LeaseTarget = {
+    delivery: ev.delivery,
+    installation: ev.installation,
+    repo: ev.repo,
+    issue: ev.issue,
+    actor: { ...ev.sender, type: "User", association: "NONE", writer },
+    reply,
+    shown: { login: ev.assignee.login, assigned },
+  };
+  return new LeaseCommand(target, config, deps);
+}
+
 const done = (op: Op, r: LeaseResult | { outcome: Outcome; duplicate: boolean }): AssignmentHandled => ({ op, outcome: r.outcome, duplicate: r.duplicate });
 
 /**
@@ -110,22 +126,14 @@ export async function handleAssigned(ev: AssignmentEvent, deps: AssignmentDeps):
   if (live && live.holder.id === ev.assignee.id && live.holder.instance === undefined) return null;
 
   const permission = askedOnce(deps.permission);
-  const writer = WRITERS.includes(await permission(ev.sender.login));
-  const command = new LeaseCommand(
-    {
-      delivery: ev.delivery,
-      installation: ev.installation,
-      repo: ev.repo,
-      issue: ev.issue,
-      // An issues event carries no `author_association`: GitHub's answer on permission stands for it.
-      actor: { ...ev.sender, type: "User", association: "NONE", writer },
-      reply: replyFor(ev, "claim", true, now),
-      shown: { login: ev.assignee.login, assigned: true },
-    },
-    config,
+  const writer = isWriter(await permission(ev.sender.login));
+  const command = commandOf(ev, true, writer, replyFor(ev, "claim", true, now), config, {
+    ledger,
+    now,
+    permission,
     // The assignee's account is the payload's (GitHub's own, signed): no `GET /users/{login}` as `/claim @user` needs.
-    { ledger, now, permission, account: async (login) => (login.toLowerCase() === ev.assignee.login.toLowerCase() ? ev.assignee : null) },
-  );
+    account: async (login) => (login.toLowerCase() === ev.assignee.login.toLowerCase() ? ev.assignee : null),
+  });
   if (!writer) return done("claim", await command.refuse("forbidden", "permission", ASSIGN_FORBIDDEN));
   return done("claim", await command.claim(null, ev.assignee.login));
 }
@@ -148,21 +156,9 @@ export async function handleUnassigned(ev: AssignmentEvent, deps: AssignmentDeps
   if (!config.ok || config.config.assignment !== "claims") return null;
 
   const isHolder = ev.sender.id === live.holder.id;
-  const writer = !isHolder && WRITERS.includes(await deps.permission(ev.sender.login));
+  const writer = !isHolder && isWriter(await deps.permission(ev.sender.login));
   const reply = replyFor(ev, "release", false, now);
-  const command = new LeaseCommand(
-    {
-      delivery: ev.delivery,
-      installation: ev.installation,
-      repo: ev.repo,
-      issue: ev.issue,
-      actor: { ...ev.sender, type: "User", association: "NONE", writer },
-      reply,
-      shown: { login: ev.assignee.login, assigned: false },
-    },
-    config,
-    { ledger, now },
-  );
+  const command = commandOf(ev, false, writer, reply, config, { ledger, now });
   if (!isHolder && !writer) return done("release", await command.refuse("forbidden", "permission", UNASSIGN_FORBIDDEN));
   const applied = await ledger.forceRelease(key, ev.sender, now, {
     // The tenure that was unassigned, and when: one that changed hands since is not ended.

@@ -12,7 +12,7 @@ import { helpView } from "./help.js";
 import { LeaseCommand, type LeaseResult } from "./lease-command.js";
 import type { ForceReleaseResult } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
-import type { Permission } from "../github/github-port.js";
+import { isWriter, type Permission } from "../github/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply, type TenureView } from "../github/render.js";
 import type { Account } from "./policies.js";
 
@@ -49,8 +49,6 @@ export interface Handled {
   outcome: Outcome;
   duplicate: boolean;
 }
-
-const WRITERS: Permission[] = ["admin", "maintain", "write"];
 
 /** Whether an edit added the command (or changed it): an edit elsewhere in a comment does not run it again. */
 function editAddedCommand(now: Command | ParseError, previousBody: string | null | undefined, words?: CommandWords): boolean {
@@ -138,7 +136,7 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
       if (self) return done(await command.release());
       // Acting on someone else's lease: ask GitHub, never trust the payload.
       const permission = await deps.permission(ev.author.login);
-      if (!WRITERS.includes(permission)) return done(await command.refuse("forbidden", "permission", RELEASE_OTHERS_FORBIDDEN));
+      if (!isWriter(permission)) return done(await command.refuse("forbidden", "permission", RELEASE_OTHERS_FORBIDDEN));
       const config = okConfig(configResult);
       const applied = await ledger.forceRelease(command.key, { id: ev.author.id, login: ev.author.login }, now, {
         ifHolder: parsed.target ?? undefined,

@@ -7,7 +7,7 @@ import type { ConfigResult } from "../config/config.js";
 import type { Holder, IssueKey, NewEffect } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads, Reflections } from "../ledger/roles.js";
 import { type ReflectPayload, reflectEffect } from "../outbox/effects.js";
-import type { Permission } from "../github/github-port.js";
+import { isWriter, type Permission } from "../github/github-port.js";
 import { desiredLabels, labelKind } from "../github/labels.js";
 import { leaseView, type Reply } from "../github/render.js";
 import { withinBudget } from "./reply-limit.js";
@@ -125,7 +125,7 @@ export async function handleLabelRemoved(
     ignored: 0,
   };
   const isHolder = lease.holder.id === ev.actor.id;
-  if (isHolder || ["admin", "maintain", "write"].includes(await deps.permission(ev.actor.login))) {
+  if (isHolder || isWriter(await deps.permission(ev.actor.login))) {
     const res = await ledger.forceRelease(key, ev.actor, now, {
       delivery: ev.delivery,
       // The tenure whose label was removed, and when: one that changed hands since is not ended.

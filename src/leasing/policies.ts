@@ -17,7 +17,7 @@
 import { formatDuration } from "../commands/parse-duration.js";
 import type { Config } from "../config/schema.js";
 import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "../ledger/types.js";
-import type { Permission } from "../github/github-port.js";
+import { isWriter, type Permission } from "../github/github-port.js";
 import { labelKind } from "../github/labels.js";
 import { codeSpan } from "../github/code-span.js";
 
@@ -50,8 +50,6 @@ export type ClaimDecision =
   | { ok: true; holder: Holder; assignedBy?: string; policies: ClaimPolicies }
   | { ok: false; outcome: "invalid" | "forbidden"; rule: "permission" | "account" | "bots" | "author_first"; reason: string };
 
-const WRITERS: readonly Permission[] = ["admin", "maintain", "write"];
-
 /** The refusal of `/claim @user` to someone without write, maintain or admin permission. */
 export const GIVE_FORBIDDEN =
   "Only people with write, maintain or admin permission on this repository can give a lease to someone else. Use `/claim` on its own to claim it yourself.";
@@ -61,7 +59,7 @@ export async function decideClaim(req: ClaimRequest, config: Config, now: number
   const policies = claimPolicies(req, config);
   if (req.target !== undefined && req.target.toLowerCase() !== req.actor.login.toLowerCase()) {
     // Acting for someone else: ask GitHub, never trust the payload.
-    if (!WRITERS.includes(await deps.permission(req.actor.login))) return { ok: false, outcome: "forbidden", rule: "permission", reason: GIVE_FORBIDDEN };
+    if (!isWriter(await deps.permission(req.actor.login))) return { ok: false, outcome: "forbidden", rule: "permission", reason: GIVE_FORBIDDEN };
     const account = deps.account ? await deps.account(req.target) : null;
     if (account === null) {
       return { ok: false, outcome: "invalid", rule: "account", reason: "GitHub has no account with that login, so the lease was given to nobody." };
@@ -73,7 +71,7 @@ export async function decideClaim(req: ClaimRequest, config: Config, now: number
   }
   const { createdAt, authorId } = req.issue;
   if (config.authorFirst !== null && createdAt !== undefined && now < createdAt + config.authorFirst && req.actor.id !== authorId) {
-    if (!WRITERS.includes(await deps.permission(req.actor.login))) {
+    if (!isWriter(await deps.permission(req.actor.login))) {
       return {
         ok: false,
         outcome: "forbidden",
