@@ -5,23 +5,18 @@
  * exits 1 with one `FILE:LINE:COLUMN: message` line per problem, FILE as
  * given; `--json` says the same as data.
  */
-import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, runBuiltCli } from "../support/cli-process.js";
+import { runBuiltCli } from "../support/cli-process.js";
+import { ensureBuilt } from "../support/server-process.js";
 
 let dir: string;
 
 beforeAll(async () => {
   // `npm test` on a clean clone has no dist/; the script builds once, under a lock, when sources changed.
-  try {
-    execFileSync(process.execPath, ["scripts/build-if-needed.mjs"], { cwd: ROOT, stdio: "pipe" });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`the build failed:\n${String(stdout ?? "")}${String(stderr ?? "")}`);
-  }
+  await ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), "issue-leases-check-config-"));
   await mkdir(join(dir, ".github"));
   await mkdir(join(dir, "conf"));

@@ -3,7 +3,6 @@
  * process, against a real ledger (a SQLite file, and PostgreSQL) seeded
  * through the ledger API in this process.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +21,7 @@ import type { ReflectPayload } from "../../src/outbox/effects.js";
 import { renderReply } from "../../src/github/render.js";
 import { freshSchema, type FreshSchema, skipPostgres } from "../support/pg-schema.js";
 import { ROOT, runBuiltCli } from "../support/cli-process.js";
+import { ensureBuilt } from "../support/server-process.js";
 
 const HOUR = 3_600_000;
 const WEEK = 7 * 24 * HOUR;
@@ -69,12 +69,7 @@ let dir: string;
 
 beforeAll(async () => {
   // `npm test` on a clean clone has no dist/; the script builds once, under a lock, when sources changed.
-  try {
-    execFileSync(process.execPath, ["scripts/build-if-needed.mjs"], { cwd: ROOT, stdio: "pipe" });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`the build failed:\n${String(stdout ?? "")}${String(stderr ?? "")}`);
-  }
+  await ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), "issue-leases-cli-"));
 });
 
