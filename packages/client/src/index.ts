@@ -12,7 +12,9 @@ export {
   LeaseNotHolderError,
   LeaseRefusedError,
   LeaseUnavailableError,
+  LeaseWaitTimeoutError,
   type LostReason,
+  NothingReadyError,
 } from "./errors.js";
 export { formatRef, parseRef, type ParsedRef } from "./issue-ref.js";
 export { type BaseUrlRules, checkBaseUrl, isLoopbackHost } from "./base-url.js";
@@ -27,6 +29,11 @@ export type {
   LeaseOutcome,
   LeaseStatus,
   ListedLease,
+  NextFilters,
+  NextOptions,
+  NextScope,
+  QueuedAnswer,
+  QueuePlace,
   ReadOptions,
   ReleaseOptions,
   RenewOptions,
@@ -36,5 +43,6 @@ export type {
   Ttl,
   VerifyOptions,
   VerifyResult,
+  WaitOptions,
   WriteOptions,
 } from "./types.js";
