@@ -15,6 +15,7 @@ export {
   LeaseWaitTimeoutError,
   type LostReason,
   NothingReadyError,
+  ordinal,
 } from "./errors.js";
 export { formatRef, parseRef, type ParsedRef } from "./issue-ref.js";
 export { type BaseUrlRules, checkBaseUrl, isLoopbackHost } from "./base-url.js";
