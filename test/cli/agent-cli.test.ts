@@ -14,6 +14,7 @@ import { runAgentCli } from "../../src/cli/agent-cli.js";
 import { AGENT_EXIT } from "../../src/cli/agent-exit.js";
 import { type ApiStub, LEASE_PATH, leaseJson, type StubHandler, startApiStub } from "../client/api-stub.js";
 import { BUILT_CLI, ROOT } from "../support/cli-process.js";
+import { runAgainst } from "./agent-in-process.js";
 
 const EXPIRES = "2026-12-08T12:00:00Z";
 const bot = { login: "deploy-bot[bot]", id: 41898282, instance: "worker-3" };
@@ -28,15 +29,7 @@ afterEach(async () => {
 /** Runs the CLI in this process against a stub answering with `handler`. */
 async function agent(handler: StubHandler, args: string[], env: Record<string, string> = {}) {
   stub ??= await startApiStub(handler);
-  let stdout = "";
-  let stderr = "";
-  const code = await runAgentCli(args, {
-    out: (t) => (stdout += `${t}\n`),
-    err: (t) => (stderr += `${t}\n`),
-    env: { ISSUE_LEASES_URL: stub.url, GITHUB_TOKEN: "ghp_from_env", ...env },
-    retry: { minDelayMs: 1, maxDelayMs: 2, retries: 2 },
-  });
-  return { code, stdout, stderr, requests: stub.requests };
+  return runAgainst(stub, args, env);
 }
 
 describe("agent claim, renew, release, status", () => {

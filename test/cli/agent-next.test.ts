@@ -12,11 +12,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runAgentCli } from "../../src/cli/agent-cli.js";
 import { AGENT_EXIT } from "../../src/cli/agent-exit.js";
 import { type ApiStub, LEASE_PATH, leaseJson, type StubHandler, startApiStub } from "../client/api-stub.js";
 import { BUILT_CLI } from "../support/cli-process.js";
 import { ensureBuilt } from "../support/server-process.js";
+import { runAgainst } from "./agent-in-process.js";
 
 const EXPIRES = "2026-12-08T12:00:00Z";
 const bot = { login: "deploy-bot[bot]", id: 41898282, instance: "w-3" };
@@ -35,41 +35,14 @@ afterEach(async () => {
 /** Runs the CLI in this process against a stub answering with `handler`. */
 async function agent(handler: StubHandler, args: string[]) {
   stub ??= await startApiStub(handler);
-  let stdout = "";
-  let stderr = "";
-  const code = await runAgentCli(args, {
-    out: (t) => (stdout += `${t}\n`),
-    err: (t) => (stderr += `${t}\n`),
-    env: { ISSUE_LEASES_URL: stub.url, GITHUB_TOKEN: "ghp_from_env" },
-    retry: { minDelayMs: 1, maxDelayMs: 2, retries: 2 },
-  });
-  return { code, stdout, stderr, requests: stub.requests };
+  return runAgainst(stub, args);
 }
 
 describe("agent next", () => {
   it("sends each filter as the API's field, and without a command prints the lease it took", async () => {
-    const r = await agent(() => ({ status: 200, json: on31("acquired", EXPIRES) }), [
-      "next",
-      "octo-org/widgets",
-      "--label",
-      "bug",
-      "--label",
-      "agent-ok",
-      "--any-label",
-      "p1",
-      "--exclude-label",
-      "wontfix",
-      "--milestone",
-      "v2",
-      "--order",
-      "priority: high",
-      "--order",
-      "priority: low",
-      "--ttl",
-      "2h",
-      "--instance",
-      "w-3",
-    ]);
+    const filters = ["--label", "bug", "--label", "agent-ok", "--any-label", "p1", "--exclude-label", "wontfix", "--milestone", "v2"];
+    const order = ["--order", "priority: high", "--order", "priority: low"];
+    const r = await agent(() => ({ status: 200, json: on31("acquired", EXPIRES) }), ["next", "octo-org/widgets", ...filters, ...order, "--ttl", "2h", "--instance", "w-3"]);
     expect(r).toMatchObject({ code: 0, stderr: "" });
     expect(r.stdout).toBe(`acquired octo-org/widgets#31: token 1, expires ${EXPIRES}, held by deploy-bot[bot] (instance w-3)\n`);
     expect(r.requests).toHaveLength(1);
