@@ -328,11 +328,11 @@ describe("agent run", () => {
     const api = await leaseApi();
     const out = join(dir, "env.txt");
     const r = await spawnCli(
-      ["agent", "run", "octo-org/widgets#12", "--ttl", "60s", "--instance", "worker-3", "--", "sh", "-c", `echo "$ISSUE_LEASES_TOKEN $ISSUE_LEASES_REF $ISSUE_LEASES_INSTANCE" > ${out}; echo to-stdout; exit 3`],
+      ["agent", "run", "octo-org/widgets#12", "--ttl", "60s", "--instance", "worker-3", "--", "sh", "-c", `echo "$ISSUE_LEASES_TOKEN $ISSUE_LEASES_REF $ISSUE_LEASES_ISSUE $ISSUE_LEASES_INSTANCE" > ${out}; echo to-stdout; exit 3`],
       { ISSUE_LEASES_URL: api.url },
     ).done;
     expect(r.code).toBe(3);
-    expect(readFileSync(out, "utf8")).toBe("5 octo-org/widgets#12 worker-3\n");
+    expect(readFileSync(out, "utf8")).toBe("5 octo-org/widgets#12 12 worker-3\n");
     // stdout is the command's own.
     expect(r.stdout).toBe("to-stdout\n");
     expect(r.stderr).toContain("issue-leases: octo-org/widgets#12 is yours: token 5");
