@@ -34,7 +34,8 @@ export const AGENT_EXIT = {
 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes:
-  0   ok (run: the command's own status; 128+N when a signal N ended it)
+  0   ok (run, and next with a command: the command's own status; 128+N when a
+      signal N ended it)
   64  usage: a wrong argument, or one the API refused (422, e.g. a TTL over max_ttl)
   66  next: no issue is ready (none matches the filters, or all that do are held)
   69  the API could not be reached, or kept failing (network, 5xx, 429) through the retries
@@ -46,7 +47,7 @@ export const EXIT_CODES_HELP = `Exit codes:
       the app is not installed on, refused by the repository's config, or
       what GitHub would not let the caller comment on (locked, blocked)
   78  ISSUE_LEASES_URL is not set, or not an http(s) URL
-  126, 127  run: the command could not be executed, or was not found`;
+  126, 127  run, next: the command could not be executed, or was not found`;
 
 /** 403 reasons that are GitHub's moderation (a lock, an interaction limit, a block), not the repository's config. */
 const MODERATION = new Set(["locked", "interaction_limit", "blocked"]);

@@ -22,7 +22,8 @@ const COMMON = `  --url URL          the app's URL, instead of $ISSUE_LEASES_URL
 /** The client commands, as the operator CLI's help lists them. */
 export const AGENT_SUMMARY = `Client commands (for bots and agents: the app's API, with $ISSUE_LEASES_URL and $GITHUB_TOKEN or $GH_TOKEN):
   agent claim|renew|release|status|verify|mine owner/repo#N   your own leases; see \`issue-leases agent --help\`
-  agent run owner/repo#N --ttl 30m -- COMMAND                 hold a lease while COMMAND runs`;
+  agent run owner/repo#N --ttl 30m -- COMMAND                 hold a lease while COMMAND runs
+  agent next owner/repo --label L -- COMMAND {issue}          the same on the next ready issue`;
 
 export const AGENT_HELP = `Usage: issue-leases agent <command> owner/repo#N [options]
        issue-leases agent next owner/repo [filters] [options] [-- COMMAND {issue}…]
@@ -184,8 +185,8 @@ Takes the next ready issue of the repository (with --org, of every
 repository of OWNER the app serves), in one call: the first open issue
 that matches the filters, is free, has nobody waiting for it, is
 unassigned or assigned to you, has no open pull request closing it and is
-not blocked by an open issue; oldest first, or as --order says. Twenty agents asking at once get twenty
-different issues.
+not blocked by an open issue; oldest first, or as --order says. Twenty
+agents asking at once get twenty different issues.
 
 Without COMMAND it prints the lease as claim does, and you hold it (renew
 and release it yourself). With COMMAND it works as \`agent run\` on that

@@ -162,6 +162,11 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
 }
 
 describe("agent next -- COMMAND", () => {
+  it("is listed in the CLI's own help", async () => {
+    const r = await runCli(["--help"], {});
+    expect(r.stdout).toMatch(/^ {2}agent next owner\/repo --label L -- COMMAND \{issue\} +the same on the next ready issue$/m);
+  });
+
   it("passes the issue as {issue} and ISSUE_LEASES_ISSUE, and releases it when the command exits, with its status", async () => {
     stub = await startApiStub((req) => {
       const until = new Date(Date.now() + 60_000).toISOString();
