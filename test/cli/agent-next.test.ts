@@ -190,3 +190,31 @@ describe("agent next -- COMMAND", () => {
     expect(stub.requests[0]!.body).toEqual({ labels: ["bug"], ttl: "60s", instance: "w-3" });
   }, 30_000);
 });
+
+describe("agent claim --wait, stopped", () => {
+  it("leaves the line on SIGINT and exits 130", async () => {
+    stub = await startApiStub((req) => {
+      if (req.path !== LEASE_PATH) throw new Error(`unexpected ${req.method} ${req.path}`);
+      const held = leaseJson("status", alice, 4, EXPIRES);
+      if (req.method === "POST") return { status: 202, json: { outcome: "queued", repo: "octo-org/widgets", issue: 12, position: 1, queued_until: EXPIRES, lease: held } };
+      if (req.method === "GET") return { status: 200, json: held };
+      if (req.method === "DELETE") return { status: 200, json: leaseJson("left_queue", alice, 4, EXPIRES) };
+      throw new Error(`unexpected ${req.method} ${req.path}`);
+    });
+    const child = spawn(process.execPath, [BUILT_CLI, "agent", "claim", "octo-org/widgets#12", "--wait", "--instance", "w-3"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", GITHUB_TOKEN: "ghp_t", ISSUE_LEASES_URL: stub.url },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    const deadline = Date.now() + 20_000;
+    while (!stderr.includes("in line") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toBe("issue-leases: 1st in line for octo-org/widgets#12, held by alice with token 4; waiting\nissue-leases: SIGINT received: left the line for octo-org/widgets#12\n");
+    const last = stub.requests.at(-1)!;
+    expect([last.method, last.query.get("instance")]).toEqual(["DELETE", "w-3"]);
+  }, 30_000);
+});
