@@ -438,11 +438,9 @@ async function waitForLease(client, ref, options = {}) {
   const timer = options.timeoutMs === void 0 ? void 0 : setTimeout(() => timeout.abort(), Math.min(Math.max(0, options.timeoutMs), MAX_TIMER_MS));
   const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
   let place = null;
-  let asked = false;
   try {
     for (; ; ) {
       const sentAt = Date.now();
-      asked = true;
       const answer = await client.claimOrQueue(parsed, { ttl, instance, signal });
       if (answer.outcome !== "queued") return answer;
       place = answer;
@@ -451,7 +449,7 @@ async function waitForLease(client, ref, options = {}) {
       await pollUntilChanged(client, parsed, answer, deadline, { pollMs, maxPollMs, signal });
     }
   } catch (error2) {
-    if (place !== null || asked && signal.aborted) {
+    if (place !== null || signal.aborted) {
       try {
         await client.release(parsed, { instance });
       } catch {

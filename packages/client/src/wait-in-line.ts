@@ -43,11 +43,9 @@ export async function waitForLease(client: QueueCalls, ref: IssueRef, options: W
   const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
 
   let place: QueuedAnswer | null = null;
-  let asked = false;
   try {
     for (;;) {
       const sentAt = Date.now();
-      asked = true;
       const answer = await client.claimOrQueue(parsed, { ttl, instance, signal });
       if (answer.outcome !== "queued") return answer;
       place = answer;
@@ -57,8 +55,9 @@ export async function waitForLease(client: QueueCalls, ref: IssueRef, options: W
       await pollUntilChanged(client, parsed, answer, deadline, { pollMs, maxPollMs, signal });
     }
   } catch (error) {
-    // Gone from the line before anything is thrown: a lease handed to a caller who left would sit unused until it expires.
-    if (place !== null || (asked && signal.aborted)) {
+    // Gone from the line before anything is thrown: a lease handed to a caller who left would sit unused until it
+    // expires. Also when cancelled during the first request, which may have put the caller in line all the same.
+    if (place !== null || signal.aborted) {
       try {
         await client.release(parsed, { instance });
       } catch {
