@@ -484,7 +484,7 @@ function sameLease(a, b) {
   return b.holder !== null && a.token === b.token && a.holder?.id === b.holder?.id && (a.holder?.instance ?? null) === (b.holder?.instance ?? null);
 }
 function freeLease(ref) {
-  return { outcome: "status", repo: `${ref.owner}/${ref.repo}`, issue: ref.issue, holder: null, token: null, expires_at: null };
+  return { repo: `${ref.owner}/${ref.repo}`, issue: ref.issue, holder: null, token: null, expires_at: null };
 }
 
 // packages/client/src/with-lease.ts
@@ -792,7 +792,12 @@ function isQueued(json) {
 }
 function leaseAnswer(answer) {
   if (!isLeaseAnswer(answer.json)) throw unexpected(answer);
-  return answer.json;
+  const json = answer.json;
+  if (json.outcome === "left_queue" && typeof json.lease === "object" && json.lease !== null) {
+    const { holder = null, token = null, expires_at = null } = json.lease;
+    return { ...json, holder, token, expires_at };
+  }
+  return json;
 }
 function apiError(answer) {
   const { status, json } = answer;

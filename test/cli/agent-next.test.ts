@@ -142,6 +142,19 @@ describe("agent claim --wait", () => {
   });
 });
 
+describe("agent release, with a line", () => {
+  it("says who got the lease released to the first in line, and that someone in line left it", async () => {
+    const handed = { ...leaseJson("released", bot, 5, EXPIRES), handed_to: { holder: { ...alice, instance: null }, token: 6, expires_at: EXPIRES } };
+    const r = await agent(() => ({ status: 200, json: handed }), ["release", "octo-org/widgets#12"]);
+    expect(r.stdout).toBe("released octo-org/widgets#12: deploy-bot[bot] (instance w-3)'s lease (token 5) has ended; alice was first in line and holds it now with token 6\n");
+    const left = { outcome: "left_queue", repo: "octo-org/widgets", issue: 12, lease: leaseJson("status", alice, 4, EXPIRES) };
+    await stub!.close();
+    stub = undefined;
+    const l = await agent(() => ({ status: 200, json: left }), ["release", "octo-org/widgets#12"]);
+    expect(l).toMatchObject({ code: 0, stdout: "left the line for octo-org/widgets#12, held by alice with token 4\n" });
+  });
+});
+
 // ---------------------------------------------------------------------------
 // agent next -- COMMAND, as the built CLI in a child process
 

@@ -133,3 +133,14 @@ describe("waitForLease", () => {
     expect(seen()).toEqual(["POST +0s"]);
   });
 });
+
+describe("release by someone in line", () => {
+  it("answers left_queue with the live lease's holder, token and expiry, as every answer names them", async () => {
+    const lease = aliceHolds();
+    const { fetch } = scriptedFetch(() => ({ status: 200, json: { outcome: "left_queue", repo: "octo-org/widgets", issue: 12, lease: { ...lease, outcome: undefined } } }));
+    const client = new LeaseClient({ baseUrl: "https://leases.test", token: "t", fetch });
+    const answer = await client.release(REF, { instance: "w-3" });
+    expect(answer).toMatchObject({ outcome: "left_queue", holder: { login: "alice", id: 11 }, token: 4, expires_at: lease.expires_at });
+    expect(answer.lease).toMatchObject({ holder: { login: "alice" }, token: 4 });
+  });
+});

@@ -5,7 +5,7 @@
  * retries could not get through (network, timeouts, 5xx, 429) is a
  * `LeaseUnavailableError`.
  */
-import type { LeaseAnswer, LeaseHolder, QueuedAnswer } from "./types.js";
+import type { LeaseAnswer, LeaseHolder, LeaseView, QueuedAnswer } from "./types.js";
 
 /** The API answered with an error: `status` is the HTTP status, `code` and `message` its `{"error": {…}}`. */
 export class LeaseApiError extends Error {
@@ -60,7 +60,7 @@ export class LeaseWaitTimeoutError extends LeaseHeldError {
   readonly position: number | null;
 
   constructor(
-    lease: LeaseAnswer,
+    lease: LeaseView,
     readonly waitedMs: number,
     place: QueuedAnswer | null,
   ) {

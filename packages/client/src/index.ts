@@ -29,6 +29,7 @@ export type {
   LeaseHolder,
   LeaseOutcome,
   LeaseStatus,
+  LeaseView,
   ListedLease,
   NextFilters,
   NextOptions,

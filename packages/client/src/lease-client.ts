@@ -239,7 +239,13 @@ function isQueued(json: unknown): json is QueuedAnswer {
 
 function leaseAnswer(answer: CallAnswer): LeaseAnswer {
   if (!isLeaseAnswer(answer.json)) throw unexpected(answer);
-  return answer.json;
+  const json = answer.json;
+  // Leaving the line names the live lease under `lease`: lifted, so that holder, token and expires_at mean what they mean in every answer.
+  if (json.outcome === "left_queue" && typeof json.lease === "object" && json.lease !== null) {
+    const { holder = null, token = null, expires_at = null } = json.lease;
+    return { ...json, holder, token, expires_at };
+  }
+  return json;
 }
 
 /** The typed error for an answer that is not a success. */

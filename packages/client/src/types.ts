@@ -32,7 +32,18 @@ export interface LeaseAnswer {
   token: number | null;
   /** ISO 8601; null when the issue is free or the lease is open-ended. */
   expires_at: string | null;
+  /**
+   * `left_queue` (a release by someone waiting in line, who leaves it): the
+   * live lease, as the API answers it. The client copies its holder, token
+   * and expiry above, so that they describe the live lease as for any answer.
+   */
+  lease?: LeaseView;
+  /** `released`, when someone waited in line: they hold the lease now (a new tenure, the next token). */
+  handed_to?: { holder: LeaseHolder; token: number; expires_at: string | null };
 }
+
+/** A lease as the API shows it inside another answer (a place in line, a left line): an answer's fields but its outcome. */
+export type LeaseView = Omit<LeaseAnswer, "outcome" | "lease" | "handed_to">;
 
 /** What `status` answers: the live lease (outcome `status`, holder null when free), the recent tenures, and who waits in line. */
 export interface LeaseStatus extends LeaseAnswer {
@@ -63,8 +74,8 @@ export interface QueuedAnswer {
   position: number;
   /** When the place ends unless the caller asks again (ISO 8601): `waitForLease` asks again before. */
   queued_until: string;
-  /** The live lease the caller waits for, as `status` answers it. */
-  lease: LeaseStatus;
+  /** The live lease the caller waits for. */
+  lease: LeaseView;
 }
 
 /** A past or current tenure of an issue, as `status` lists them (the last ten, oldest first). */

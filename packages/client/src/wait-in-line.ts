@@ -17,7 +17,7 @@
 import { LeaseWaitTimeoutError } from "./errors.js";
 import { MAX_TIMER_MS, sleep } from "./http.js";
 import { type ParsedRef, parseRef } from "./issue-ref.js";
-import type { IssueRef, LeaseAnswer, LeaseStatus, QueuedAnswer, Ttl, WaitOptions } from "./types.js";
+import type { IssueRef, LeaseAnswer, LeaseStatus, LeaseView, QueuedAnswer, Ttl, WaitOptions } from "./types.js";
 
 /** The calls `waitForLease` makes: a `LeaseClient`. */
 export interface QueueCalls {
@@ -102,10 +102,10 @@ async function pollUntilChanged(
 }
 
 /** Whether `b` is still the lease `a` was; a free issue never is (asking again takes it). */
-function sameLease(a: LeaseAnswer, b: LeaseAnswer): boolean {
+function sameLease(a: LeaseView, b: LeaseView): boolean {
   return b.holder !== null && a.token === b.token && a.holder?.id === b.holder?.id && (a.holder?.instance ?? null) === (b.holder?.instance ?? null);
 }
 
-function freeLease(ref: ParsedRef): LeaseAnswer {
-  return { outcome: "status", repo: `${ref.owner}/${ref.repo}`, issue: ref.issue, holder: null, token: null, expires_at: null };
+function freeLease(ref: ParsedRef): LeaseView {
+  return { repo: `${ref.owner}/${ref.repo}`, issue: ref.issue, holder: null, token: null, expires_at: null };
 }
