@@ -270,8 +270,9 @@ export interface Inventory {
   /**
    * A fill of `repoId` started at `before` saw the open issues `seen`: each
    * other issue stored open and unchanged since `before` was closed without an
-   * event reaching the app, and is marked closed (as of `before`, so that
-   * an older event does not reopen it). Returns how many.
+   * event reaching the app, and is marked closed, its time kept: an event
+   * older than it does not reopen it, and a later fill that sees it open
+   * (a page that shifted while it was read) does. Returns how many.
    */
   closeUnseen(repoId: number, seen: readonly number[], before: number, now: number): Promise<number>;
   markFilled(fill: InventoryFill, now: number): Promise<void>;

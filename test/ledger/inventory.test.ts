@@ -15,7 +15,7 @@ const T0 = 1_700_000_000_000;
 const REPO = { repoId: 100, repo: "org/widgets" };
 const OTHER = { repoId: 101, repo: "org/gadgets" };
 const alice: Holder = { id: 1, login: "alice" };
-const RESUME = { ttlMs: HOUR, remindMs: null };
+const RESUME = { ttl: HOUR, remindBefore: null };
 
 const snap = (issue: number, over: Partial<IssueSnapshot> = {}): IssueSnapshot => ({
   repoId: REPO.repoId,
@@ -67,8 +67,11 @@ describe.each(backends)("inventory ($name)", (backend) => {
     await ledger.rememberIssues([snap(3, { labels: ["x"], updatedAt: T0 + 2 * HOUR })], T0);
     expect(await ledger.closeUnseen(REPO.repoId, [1], T0 + HOUR, T0 + HOUR)).toBe(1);
     expect(await ready({ labels: ["x"] })).toEqual({ ready: [1, 3], matched: 2, held: 0 });
-    // The close is as of the fill: an event older than it does not reopen issue 2.
-    expect(await ledger.rememberIssues([snap(2, { updatedAt: T0 + HOUR - 1 })], T0)).toBe(0);
+    // An event older than what was stored does not reopen issue 2; the next fill seeing it open (unchanged) does.
+    expect(await ledger.rememberIssues([snap(2, { updatedAt: T0 + 1 })], T0)).toBe(0);
+    expect(await ready({ labels: ["x"] })).toEqual({ ready: [1, 3], matched: 2, held: 0 });
+    expect(await ledger.rememberIssues([snap(2, { labels: ["x"] })], T0)).toBe(1);
+    expect(await ready({ labels: ["x"] })).toEqual({ ready: [1, 2, 3], matched: 3, held: 0 });
     await ledger.markFilled({ repoId: REPO.repoId, filledAt: T0 + HOUR, issues: 1 }, T0 + HOUR);
     expect(await ledger.lastFill(REPO.repoId)).toEqual({ repoId: REPO.repoId, filledAt: T0 + HOUR, issues: 1 });
   });

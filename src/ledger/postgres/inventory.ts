@@ -57,7 +57,7 @@ export class PostgresInventory implements Inventory {
                   SELECT $1, label, created_at, issue FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS a (label, created_at, issue)
                   ON CONFLICT DO NOTHING`,
       openOf: `SELECT issue, updated_at, labels, created_at FROM ${s}.inventory WHERE repo_id = $1 AND state = 'open' FOR UPDATE`,
-      close: `UPDATE ${s}.inventory SET state = 'closed', updated_at = $2 WHERE repo_id = $1 AND issue = ANY($3::bigint[])`,
+      close: `UPDATE ${s}.inventory SET state = 'closed' WHERE repo_id = $1 AND issue = ANY($2::bigint[])`,
       markFilled: `INSERT INTO ${s}.inventory_fills (repo_id, filled_at, issues) VALUES ($1, $2, $3)
                    ON CONFLICT (repo_id) DO UPDATE SET filled_at = EXCLUDED.filled_at, issues = EXCLUDED.issues`,
       lastFill: `SELECT filled_at, issues FROM ${s}.inventory_fills WHERE repo_id = $1`,
@@ -129,7 +129,7 @@ export class PostgresInventory implements Inventory {
       if (gone.length === 0) return { value: 0 };
       const drop: LabelRows = { labels: [], created: [], issues: [] };
       for (const r of gone) push(drop, labelKeys(JSON.parse(r.labels) as string[], "open"), Number(r.created_at), Number(r.issue));
-      await c.query(this.sql.close, [repoId, before, gone.map((r) => r.issue)]);
+      await c.query(this.sql.close, [repoId, gone.map((r) => r.issue)]);
       await this.relabel(c, repoId, drop, { labels: [], created: [], issues: [] });
       return { value: gone.length };
     });

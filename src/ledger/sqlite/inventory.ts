@@ -48,7 +48,7 @@ export class SqliteInventory implements Inventory {
       openOf: db.prepare<[number], { issue: number; updated_at: number; labels: string; created_at: number }>(
         "SELECT issue, updated_at, labels, created_at FROM inventory WHERE repo_id = ? AND state = 'open'",
       ),
-      close: db.prepare("UPDATE inventory SET state = 'closed', updated_at = ? WHERE repo_id = ? AND issue = ?"),
+      close: db.prepare("UPDATE inventory SET state = 'closed' WHERE repo_id = ? AND issue = ?"),
       markFilled: db.prepare(
         `INSERT INTO inventory_fills (repo_id, filled_at, issues) VALUES (@repoId, @filledAt, @issues)
          ON CONFLICT (repo_id) DO UPDATE SET filled_at = excluded.filled_at, issues = excluded.issues`,
@@ -118,7 +118,7 @@ export class SqliteInventory implements Inventory {
         let closed = 0;
         for (const row of this.st.openOf.all(repoId)) {
           if (saw.has(row.issue) || row.updated_at >= before) continue;
-          this.st.close.run(before, repoId, row.issue);
+          this.st.close.run(repoId, row.issue);
           this.relabel(repoId, row.issue, { ...row, state: "open" }, [], row.created_at);
           closed++;
         }
