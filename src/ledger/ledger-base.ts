@@ -184,6 +184,10 @@ export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory
     return this.inventory.staleFills(before, limit);
   }
 
+  async inventoryRepos(owner: string): Promise<RepoInfo[]> {
+    return this.inventory.inventoryRepos(owner);
+  }
+
   async forgetInventory(repoIds: readonly number[], now: number): Promise<number> {
     return this.inventory.forgetInventory(repoIds, now);
   }

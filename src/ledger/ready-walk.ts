@@ -20,6 +20,9 @@ import type { ReadyPage, ReadyQuery } from "./inventory-types.js";
  */
 export type ReadPage = (repoId: number, label: string | null, after: readonly [number, number], n: number, now: number) => Promise<ReadyRow[]>;
 
+/** The repositories of one owner the organisation form of `next` walks at most (`inventoryRepos`). */
+export const MAX_OWNER_REPOS = 100;
+
 /** Before any created_at (ms since 1970; GitHub's issues are all later). */
 const START: readonly [number, number] = [-1, 0];
 const MAX_BATCH = 1000;

@@ -279,6 +279,8 @@ export interface Inventory {
   lastFill(repoId: number): Promise<InventoryFill | null>;
   /** Up to `limit` remembered repositories never filled, or last filled before `before`, the longest waiting first. */
   staleFills(before: number, limit: number): Promise<RepoInfo[]>;
+  /** The repositories of `owner` (case-insensitive) whose inventory was filled: what the organisation form of `next` walks. */
+  inventoryRepos(owner: string): Promise<RepoInfo[]>;
   /** The app no longer serves these repositories: their issues and fills are forgotten (a new fill brings them back). */
   forgetInventory(repoIds: readonly number[], now: number): Promise<number>;
   /**

@@ -8,7 +8,7 @@
 import type pg from "pg";
 import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory-rules.js";
 import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory-types.js";
-import { walkReady } from "../ready-walk.js";
+import { MAX_OWNER_REPOS, walkReady } from "../ready-walk.js";
 import type { Inventory } from "../roles.js";
 import type { RepoInfo } from "../types.js";
 import { nowParam, type PostgresConnection } from "./connection.js";
@@ -63,6 +63,8 @@ export class PostgresInventory implements Inventory {
       lastFill: `SELECT filled_at, issues FROM ${s}.inventory_fills WHERE repo_id = $1`,
       stale: `SELECT r.repo_id, r.repo, r.installation FROM ${s}.repos r LEFT JOIN ${s}.inventory_fills f ON f.repo_id = r.repo_id
               WHERE f.repo_id IS NULL OR f.filled_at < $1 ORDER BY coalesce(f.filled_at, 0), r.repo_id LIMIT $2`,
+      ofOwner: `SELECT r.repo_id, r.repo, r.installation FROM ${s}.inventory_fills f JOIN ${s}.repos r ON r.repo_id = f.repo_id
+                WHERE left(lower(r.repo), length($1)) = $1 ORDER BY r.repo_id LIMIT $2`,
       forget: `WITH issues AS (DELETE FROM ${s}.inventory WHERE repo_id = ANY($1::bigint[]) RETURNING 1),
                     labels AS (DELETE FROM ${s}.inventory_labels WHERE repo_id = ANY($1::bigint[])),
                     fills AS (DELETE FROM ${s}.inventory_fills WHERE repo_id = ANY($1::bigint[]))
@@ -146,6 +148,11 @@ export class PostgresInventory implements Inventory {
 
   async staleFills(before: number, limit: number): Promise<RepoInfo[]> {
     const { rows } = await this.db.query<{ repo_id: number; repo: string; installation: number }>(this.sql.stale, [before, limit]);
+    return rows.map((r) => ({ repoId: Number(r.repo_id), repo: r.repo, installation: Number(r.installation) }));
+  }
+
+  async inventoryRepos(owner: string): Promise<RepoInfo[]> {
+    const { rows } = await this.db.query<{ repo_id: number; repo: string; installation: number }>(this.sql.ofOwner, [`${owner.toLowerCase()}/`, MAX_OWNER_REPOS]);
     return rows.map((r) => ({ repoId: Number(r.repo_id), repo: r.repo, installation: Number(r.installation) }));
   }
 

@@ -8,7 +8,7 @@
 import type Database from "better-sqlite3";
 import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory-rules.js";
 import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory-types.js";
-import { walkReady } from "../ready-walk.js";
+import { MAX_OWNER_REPOS, walkReady } from "../ready-walk.js";
 import type { Inventory } from "../roles.js";
 import type { RepoInfo } from "../types.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
@@ -57,6 +57,11 @@ export class SqliteInventory implements Inventory {
       stale: db.prepare<[number, number], { repo_id: number; repo: string; installation: number }>(
         `SELECT r.repo_id, r.repo, r.installation FROM repos r LEFT JOIN inventory_fills f ON f.repo_id = r.repo_id
          WHERE f.repo_id IS NULL OR f.filled_at < ? ORDER BY coalesce(f.filled_at, 0), r.repo_id LIMIT ?`,
+      ),
+      // The prefix compared as text, not with LIKE, whose `_` a name may contain.
+      ofOwner: db.prepare<{ prefix: string; limit: number }, { repo_id: number; repo: string; installation: number }>(
+        `SELECT r.repo_id, r.repo, r.installation FROM inventory_fills f JOIN repos r ON r.repo_id = f.repo_id
+         WHERE substr(lower(r.repo), 1, length(@prefix)) = @prefix ORDER BY r.repo_id LIMIT @limit`,
       ),
       forgetIssues: db.prepare("DELETE FROM inventory WHERE repo_id = ?"),
       forgetLabels: db.prepare("DELETE FROM inventory_labels WHERE repo_id = ?"),
@@ -138,6 +143,10 @@ export class SqliteInventory implements Inventory {
 
   async staleFills(before: number, limit: number): Promise<RepoInfo[]> {
     return this.st.stale.all(before, limit).map((r) => ({ repoId: r.repo_id, repo: r.repo, installation: r.installation }));
+  }
+
+  async inventoryRepos(owner: string): Promise<RepoInfo[]> {
+    return this.st.ofOwner.all({ prefix: `${owner.toLowerCase()}/`, limit: MAX_OWNER_REPOS }).map((r) => ({ repoId: r.repo_id, repo: r.repo, installation: r.installation }));
   }
 
   async forgetInventory(repoIds: readonly number[], _now: number): Promise<number> {
