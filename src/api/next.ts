@@ -24,10 +24,9 @@ import { leaseResultOf } from "../leasing/lease-command.js";
 import type { ApiRepo } from "./access.js";
 import type { ApiDeps } from "./api-deps.js";
 import { type Answer, errorAnswer, leaseAnswer, NOT_FOUND } from "./answers.js";
-import { clientAddress } from "./client-address.js";
 import { bearerToken, type Identity } from "./identity.js";
 import { type NextScope, nextRequest, nextScope } from "./next-request.js";
-import { failure, send } from "./respond.js";
+import { caller, failure, send } from "./respond.js";
 import { idempotencyKey, isAnswer, readBody } from "./requests.js";
 import { runCommand } from "./run-command.js";
 
@@ -94,12 +93,8 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
   const key = idempotencyKey(req);
   if (isAnswer(key)) return key;
 
-  const who = await deps.identities.who(token, clientAddress(req, deps.trustProxyHops));
-  if (!who) return errorAnswer(401, "unauthorized", "GitHub does not accept this token.", { headers: { "www-authenticate": "Bearer" } });
-  const wait = deps.limiter.take(who.id);
-  if (wait > 0) {
-    return errorAnswer(429, "rate_limited", `Too many requests from ${who.login}; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
-  }
+  const who = await caller(deps, req, token);
+  if (isAnswer(who)) return who;
   const repos = await reposOf(deps, token, scope);
   if (repos.length === 0) return NOT_FOUND;
   if (scope.kind === "repo" && (await deps.ledger.lastFill(repos[0]!.id)) === null) {

@@ -1,9 +1,21 @@
-/** How every API answer is written, and what a failure is answered. */
-import type { ServerResponse } from "node:http";
+/** How every API answer is written, who calls (or the answer that refuses them), and what a failure is answered. */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiDeps } from "./api-deps.js";
 import { type Answer, errorAnswer } from "./answers.js";
-import { GitHubUnavailable } from "./identity.js";
+import { clientAddress } from "./client-address.js";
+import { GitHubUnavailable, type Identity } from "./identity.js";
 import { RateLimited } from "./rate-limit.js";
+
+/** Who the token is, asked of GitHub (cached), within their rate limit; else the 401 or 429 to answer. */
+export async function caller(deps: Pick<ApiDeps, "identities" | "limiter" | "trustProxyHops">, req: IncomingMessage, token: string): Promise<Identity | Answer> {
+  const who = await deps.identities.who(token, clientAddress(req, deps.trustProxyHops));
+  if (!who) return errorAnswer(401, "unauthorized", "GitHub does not accept this token.", { headers: { "www-authenticate": "Bearer" } });
+  const wait = deps.limiter.take(who.id);
+  if (wait > 0) {
+    return errorAnswer(429, "rate_limited", `Too many requests from ${who.login}; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
+  }
+  return who;
+}
 
 export function send(res: ServerResponse, answer: Answer): void {
   const body = JSON.stringify(answer.body);

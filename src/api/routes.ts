@@ -23,11 +23,10 @@ import { leaseResultOf } from "../leasing/lease-command.js";
 import type { IssueKey } from "../ledger/types.js";
 import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, tenureJson } from "./answers.js";
 import type { ApiDeps } from "./api-deps.js";
-import { clientAddress } from "./client-address.js";
 import { bearerToken } from "./identity.js";
 import { nextHandler } from "./next.js";
 import openapi from "./openapi.json" with { type: "json" };
-import { failure, send } from "./respond.js";
+import { caller, failure, send } from "./respond.js";
 import { idempotencyKey, instanceParam, isAnswer, issueRef, leaseRequest, readBody, verifyRequest } from "./requests.js";
 import { runCommand } from "./run-command.js";
 
@@ -88,12 +87,8 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   const key = op === "status" || op === "verify" ? undefined : idempotencyKey(req);
   if (isAnswer(key)) return key;
 
-  const who = await deps.identities.who(token, clientAddress(req, deps.trustProxyHops));
-  if (!who) return errorAnswer(401, "unauthorized", "GitHub does not accept this token.", { headers: { "www-authenticate": "Bearer" } });
-  const wait = deps.limiter.take(who.id);
-  if (wait > 0) {
-    return errorAnswer(429, "rate_limited", `Too many requests from ${who.login}; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
-  }
+  const who = await caller(deps, req, token);
+  if (isAnswer(who)) return who;
 
   const repo = await deps.access.repo(token, ref.owner, ref.name);
   if (!repo) return NOT_FOUND;

@@ -62,6 +62,8 @@ export interface FillResult {
 
 /** The budget's lowest tier: a fill waits behind replies to commands and expiry notices. */
 const FILL_TIER = 2;
+/** At start, repositories not filled within this long are filled again: what webhooks the app missed while it was down. */
+const START_GAP_MS = 10 * 60_000;
 /** How long a replica's fill lock outlives it on SQLite (PostgreSQL's ends with its connection). */
 const FILL_LOCK_MS = 60_000;
 
@@ -165,8 +167,12 @@ export class InventoryFiller {
     }
   }
 
-  /** Fills every repository due one (never filled, or not since `reconcileMs`), unless another replica does this pass. Returns how many were filled. */
-  async reconcile(): Promise<number> {
+  /**
+   * Fills every repository due one: never filled, or not within `dueMs`
+   * (default `reconcileMs`), unless another replica does this pass. Returns
+   * how many were filled.
+   */
+  async reconcile(dueMs = this.settings.reconcileMs): Promise<number> {
     const { ledger, clock } = this.deps;
     if (!this.held || this.held.signal.aborted) {
       this.held = await ledger.holdLock("inventory-reconcile", this.owner, clock, FILL_LOCK_MS);
@@ -174,7 +180,7 @@ export class InventoryFiller {
     }
     let filled = 0;
     for (;;) {
-      const due = await ledger.staleFills(clock() - this.settings.reconcileMs, 20);
+      const due = await ledger.staleFills(clock() - dueMs, 20);
       const fills = due.filter((r) => !this.queued.has(r.repoId)).map((r) => this.fill(r));
       const done = (await Promise.all(fills)).filter((r) => r !== null);
       filled += done.length;
@@ -183,13 +189,20 @@ export class InventoryFiller {
     }
   }
 
-  /** Reconciles at start (a gap: the app was down) and every tenth of `reconcileMs` (at most 10 min) after. */
+  /**
+   * Reconciles every tenth of `reconcileMs` (at most 10 min), and at start
+   * after a gap: the app was down, and webhooks sent meanwhile were lost, so
+   * the first pass fills every repository not filled in the last `START_GAP_MS`.
+   */
   start(): void {
     this.started = true;
     if (this.timer || this.settings.reconcileMs <= 0) return;
+    let first = true;
     const tick = () => {
       if (this.inFlight) return;
-      this.inFlight = this.reconcile()
+      const dueMs = first ? Math.min(START_GAP_MS, this.settings.reconcileMs) : this.settings.reconcileMs;
+      first = false;
+      this.inFlight = this.reconcile(dueMs)
         .catch((error) => this.deps.log.warn({ err: error }, "inventory reconcile failed; the next one tries again"))
         .finally(() => {
           this.inFlight = null;

@@ -26,11 +26,13 @@ type PageParams = { repoId: number; label?: string; c: number; n: number; limit:
 export class SqliteInventory implements Inventory {
   private readonly st;
 
-  constructor(
-    db: Database.Database,
-    private readonly immediate: <T>(f: () => T) => T,
-    private readonly unsynced: UnsyncedCommit,
-  ) {
+  private readonly immediate: <T>(f: () => T) => T;
+  private readonly unsynced: UnsyncedCommit;
+
+  /** `tx`: the ledger's BEGIN IMMEDIATE transactions on `db`, and its commit that does not wait for the disk. */
+  constructor(db: Database.Database, tx: { immediate: <T>(f: () => T) => T; unsynced: UnsyncedCommit }) {
+    this.immediate = tx.immediate;
+    this.unsynced = tx.unsynced;
     this.st = {
       stored: db.prepare<[number, number], StoredIssue>("SELECT state, updated_at, labels, created_at FROM inventory WHERE repo_id = ? AND issue = ?"),
       put: db.prepare(

@@ -229,7 +229,7 @@ export class SqliteLedger extends LedgerBase implements Ledger {
   // The inventory of open issues (inventory.ts), prepared on first use.
   private inventorySt: SqliteInventory | undefined;
   protected get inventory(): SqliteInventory {
-    return (this.inventorySt ??= new SqliteInventory(this.db, this.immediate, this.unsynced));
+    return (this.inventorySt ??= new SqliteInventory(this.db, { immediate: this.immediate, unsynced: this.unsynced }));
   }
 
 
