@@ -34,7 +34,7 @@ const snap = (issue: number, over: Partial<IssueSnapshot> = {}): IssueSnapshot =
 });
 
 describe.each(backends)("inventory ($name)", (backend) => {
-  const { ledger } = useBackend(backend);
+  const { ledger, store } = useBackend(backend);
   const ready = async (q: Partial<ReadyQuery> = {}, now = T0 + HOUR / 2) => {
     const page = await ledger.readyIssues({ repoIds: [REPO.repoId], limit: 100, ...q }, now);
     return { ready: page.ready.map((r) => r.issue), matched: page.matched, held: page.held };
@@ -59,6 +59,17 @@ describe.each(backends)("inventory ($name)", (backend) => {
     await ledger.rememberIssues([snap(1, { state: "gone", updatedAt: T0 + 1 })], T0);
     expect(await ledger.rememberIssues([snap(1, { updatedAt: T0 + 99 })], T0)).toBe(0);
     expect(await ready()).toEqual({ ready: [], matched: 0, held: 0 });
+  });
+
+  it("two writers of one new issue at once (an issue opened with a label: opened and labeled together): the newer stays, its labels with it", async () => {
+    const other = (await store().another?.()) ?? ledger;
+    for (let n = 1; n <= 20; n++) {
+      const older = snap(n, { labels: ["a"], updatedAt: T0 + 1 });
+      const newer = snap(n, { labels: ["b"], updatedAt: T0 + 2 });
+      await Promise.all(n % 2 ? [ledger.rememberIssues([older], T0), other.rememberIssues([newer], T0)] : [other.rememberIssues([newer], T0), ledger.rememberIssues([older], T0)]);
+    }
+    expect((await ready({ labels: ["b"] })).matched).toBe(20);
+    expect((await ready({ labels: ["a"] })).matched).toBe(0);
   });
 
   it("a reconcile closes the open issues a fill did not see, unless changed since it started", async () => {

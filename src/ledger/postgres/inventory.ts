@@ -41,7 +41,11 @@ export class PostgresInventory implements Inventory {
       EXISTS (SELECT 1 FROM ${s}.leases l WHERE l.repo_id = i.repo_id AND l.issue = i.issue AND l.holder_id IS NOT NULL
               AND (l.expires_at IS NULL OR l.expires_at > ${nowParam(5)})) AS held`;
     this.sql = {
-      stored: `SELECT issue, state, updated_at, labels, created_at FROM ${s}.inventory WHERE repo_id = $1 AND issue = ANY($2::bigint[]) FOR UPDATE`,
+      // A row to lock for each issue not stored yet (its time before any payload's): two transactions writing one new
+      // issue take turns on it, as on a stored one, instead of both reading nothing and the later insert winning.
+      placeholders: `INSERT INTO ${s}.inventory (repo_id, issue, title, labels, assignees, created_at, state, updated_at)
+                     SELECT $1, i, '', '[]', '[]', 0, 'new', -1 FROM unnest($2::bigint[]) AS i ON CONFLICT DO NOTHING`,
+      stored: `SELECT issue, state, updated_at, labels, created_at FROM ${s}.inventory WHERE repo_id = $1 AND issue = ANY($2::bigint[]) ORDER BY issue FOR UPDATE`,
       put: `INSERT INTO ${s}.inventory AS k (repo_id, issue, title, labels, assignees, milestone, author_id, author_login, created_at, state,
                                             blocked_by_open, open_sub_issues, updated_at)
             SELECT * FROM jsonb_to_recordset($1::jsonb) AS x (repo_id bigint, issue bigint, title text, labels text, assignees text,
@@ -88,7 +92,10 @@ export class PostgresInventory implements Inventory {
 
   /** One repository's snapshots, inside the caller's transaction. */
   private async writeRepo(c: pg.PoolClient, repoId: number, snaps: IssueSnapshot[]): Promise<number> {
-    const { rows } = await c.query<StoredIssue & { issue: number }>(this.sql.stored, [repoId, snaps.map((x) => x.issue)]);
+    // In issue order, so that two batches lock their rows in the same order.
+    const issues = [...new Set(snaps.map((x) => x.issue))].sort((a, b) => a - b);
+    await c.query(this.sql.placeholders, [repoId, issues]);
+    const { rows } = await c.query<StoredIssue & { issue: number }>(this.sql.stored, [repoId, issues]);
     const stored = new Map(rows.map((r) => [Number(r.issue), r]));
     const drop: LabelRows = { labels: [], created: [], issues: [] };
     const add: LabelRows = { labels: [], created: [], issues: [] };
