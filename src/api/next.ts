@@ -12,19 +12,19 @@
  * an acquired claim; 404 `nothing_ready` says how many issues matched and
  * how many of those are held.
  *
- * An `Idempotency-Key` makes a retry answer the same issue: each attempt's
- * delivery id is `api:<caller>:next:<repository id or org>:<instance>:<key>`
- * and the issue tried (`@<repository id>#<issue>`), recorded with its claim,
- * so that a lost attempt does not answer a retry; a retry looks for it among
- * the caller's live leases.
+ * An `Idempotency-Key` makes a retry answer the same issue: every attempt
+ * carries the delivery id `api:<caller>:next:<repository id or org>:<instance>:<key>`,
+ * recorded only by the claim that acquires (`recordIf`), so that an attempt
+ * lost to another claimer leaves it to the next attempt, and a retry (even
+ * one running at the same time) finds the first call's lease.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { attemptOf, claimNext } from "../leasing/next-claim.js";
-import { leaseResultOf } from "../leasing/lease-command.js";
+import { type LeaseResult, leaseResultOf } from "../leasing/lease-command.js";
 import type { ApiRepo } from "./access.js";
 import type { ApiDeps } from "./api-deps.js";
 import { type Answer, errorAnswer, leaseAnswer, NOT_FOUND } from "./answers.js";
-import { bearerToken, type Identity } from "./identity.js";
+import { bearerToken } from "./identity.js";
 import { type NextScope, nextRequest, nextScope } from "./next-request.js";
 import { caller, failure, send } from "./respond.js";
 import { idempotencyKey, isAnswer, readBody } from "./requests.js";
@@ -68,15 +68,10 @@ async function reposOf(deps: ApiDeps, token: string, scope: NextScope): Promise<
   return seen.filter((r) => r !== null);
 }
 
-/** The answer a first call with this key gave, when one of its attempts took an issue the caller still holds. */
-async function retried(deps: ApiDeps, base: string, who: Identity, instance: string | undefined, repos: ApiRepo[], now: number): Promise<Answer | null> {
-  const ids = new Set(repos.map((r) => r.id));
-  for (const lease of await deps.ledger.listHeldBy(who.id, now)) {
-    if (!ids.has(lease.repoId) || (lease.holder.instance ?? undefined) !== instance) continue;
-    const first = await deps.ledger.recorded(`${base}@${lease.repoId}#${lease.issue}`);
-    if (first !== null) return leaseAnswer(lease.repo, lease.issue, leaseResultOf(first, true, lease));
-  }
-  return null;
+/** A claim's answer, for the issue its lease names (a duplicate's may be another than the one tried). */
+function answerOf(result: LeaseResult, repo: ApiRepo, tried?: number): Answer {
+  const lease = "lease" in result ? result.lease : null;
+  return leaseAnswer(lease?.repo ?? `${repo.owner}/${repo.name}`, lease?.issue ?? tried ?? 0, result);
 }
 
 async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, req: IncomingMessage, path: RegExpExecArray): Promise<Answer> {
@@ -106,8 +101,8 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
   const scopeId = scope.kind === "repo" ? String(repos[0]!.id) : scope.org.toLowerCase();
   const base = key === undefined ? undefined : `api:${who.id}:next:${scopeId}:${instance ?? ""}:${key}`;
   if (base !== undefined) {
-    const first = await retried(deps, base, who, instance, repos, now);
-    if (first) return first;
+    const first = await deps.ledger.recorded(base);
+    if (first !== null) return answerOf(leaseResultOf(first, true), repos[0]!);
   }
   const byId = new Map(repos.map((r) => [r.id, r]));
   const outcome = await deps.track(() =>
@@ -122,7 +117,7 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
         op: "claim",
         ttl,
         ...(instance !== undefined ? { instance } : {}),
-        ...(base !== undefined ? { delivery: `${base}@${issue.repoId}#${issue.issue}` } : {}),
+        ...(base !== undefined ? { delivery: base, recordAcquiredOnly: true } : {}),
         now: deps.clock(),
         known: { state: "open", labels: issue.labels, createdAt: issue.createdAt, ...(issue.authorId !== null ? { authorId: issue.authorId } : {}) },
       });
@@ -132,7 +127,8 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
         return reason === "locked" ? { kind: "skip" } : { kind: "answer", answer: result };
       }
       deps.log.info({ repo: full, issue: issue.issue, op: "next", outcome: result.outcome, login: who.login, instance, duplicate: result.duplicate }, "API command");
-      return attemptOf(result, leaseAnswer(full, issue.issue, result));
+      // A duplicate is a retry of this call that took an issue first (maybe another): its lease says which.
+      return attemptOf(result, answerOf(result, repo, issue.issue));
     }),
   );
   if (outcome.kind === "answer") return outcome.answer;

@@ -19,6 +19,8 @@ export async function runCommand(
     now: number;
     /** The issue as the inventory knows it (`next`): GitHub is not asked for it again. */
     known?: IssueState;
+    /** Record `delivery` only with a lease acquired (`next`). */
+    recordAcquiredOnly?: boolean;
   },
 ): Promise<LeaseResult | Answer> {
   const { repo, ref, who, op, now } = r;
@@ -45,6 +47,7 @@ export async function runCommand(
   const command = new LeaseCommand(
     {
       ...(r.delivery !== undefined ? { delivery: r.delivery } : {}),
+      ...(r.recordAcquiredOnly ? { recordAcquiredOnly: true } : {}),
       installation: repo.installation,
       repo: { id: repo.id, owner: repo.owner, name: repo.name },
       issue,

@@ -111,11 +111,13 @@ describe.concurrent("POST …/leases/next", () => {
       // The order: the high-priority issue first, though it is the newest.
       const urgent = await call(server, "POST", NEXT, { token: a.token, body: { order: ["priority: high"], exclude_labels: ["wontfix"] } });
       expect(urgent.body).toMatchObject({ outcome: "acquired", issue: 53 });
-      // An Idempotency-Key: the retry answers the same issue and takes nothing more.
+      // An Idempotency-Key: retries, even at the same time as the first call, answer the same issue and take nothing more.
       const headers = { "idempotency-key": "job-1" };
-      const once = await call(server, "POST", NEXT, { token: b.token, headers, body: { any_labels: ["question", "wontfix"] } });
-      const again = await call(server, "POST", NEXT, { token: b.token, headers, body: { any_labels: ["question", "wontfix"] } });
+      const asked = () => call(server, "POST", NEXT, { token: b.token, headers, body: { any_labels: ["question", "wontfix"] } });
+      const [once, twice] = await Promise.all([asked(), asked()]);
+      const again = await asked();
       expect(once.body).toMatchObject({ outcome: "acquired", issue: 51, token: 1 });
+      expect(twice.body).toEqual(once.body);
       expect(again.body).toEqual(once.body);
       expect((await call(server, "POST", NEXT, { token: b.token, body: { any_labels: ["question", "wontfix"] } })).body).toMatchObject({ issue: 54 });
 

@@ -32,7 +32,7 @@ const claimBy = (ledger: Ledger, holder: Holder, now: number) => async (issue: R
 };
 
 describe.each(backends)("claimNext ($name)", (backend) => {
-  const { ledger } = useBackend(backend);
+  const { ledger, store } = useBackend(backend);
   const trying = new Map<string, Promise<unknown>>();
   const query = { repoIds: [REPO.repoId], labels: ["ready"] };
 
@@ -56,6 +56,34 @@ describe.each(backends)("claimNext ($name)", (backend) => {
     await ledger.linkPull({ ...REPO, issue: 90 }, author, [3], T0, { resume: { ttl: HOUR, remindBefore: null } });
     const got = await claimNext({ ledger, now: T0, trying }, { ...query, excludeLabels: ["wontfix"] }, claimBy(ledger, { id: 1, login: "a" }, T0));
     expect(got).toMatchObject({ kind: "answer", answer: { outcome: "acquired", issue: 4 } });
+  });
+
+  it("one delivery id over the attempts: recorded only by the claim that acquires, so a lost attempt leaves it to the next", async () => {
+    const delivery = "api:1:next:100::key-1";
+    const recordIf = (r: { outcome: string }) => r.outcome === "acquired";
+    await ledger.acquire({ ...REPO, issue: 1 }, { id: 9, login: "other" }, HOUR, T0);
+    const lost = await ledger.acquire({ ...REPO, issue: 1 }, author, HOUR, T0, { delivery, recordIf });
+    expect(lost).toMatchObject({ outcome: "held", duplicate: false });
+    expect(await ledger.recorded(delivery)).toBeNull();
+    const taken = await ledger.acquire({ ...REPO, issue: 2 }, author, HOUR, T0, { delivery, recordIf });
+    expect(taken).toMatchObject({ outcome: "acquired", duplicate: false, lease: { issue: 2 } });
+    // A retry, on whichever issue it tries, answers the first claim's.
+    expect(await ledger.acquire({ ...REPO, issue: 3 }, author, HOUR, T0, { delivery, recordIf })).toMatchObject({ outcome: "acquired", duplicate: true, lease: { issue: 2 } });
+    expect(await ledger.recorded(delivery)).toMatchObject({ outcome: "acquired", lease: { issue: 2 } });
+    expect(await ledger.current({ ...REPO, issue: 3 }, T0)).toBeNull();
+  });
+
+  it("two retries at once under one delivery id, on two connections: one claim, the other answers it", async () => {
+    await ledger.rememberIssues([1, 2].map((n) => snap(n)), T0);
+    const other = (await store().another?.()) ?? ledger;
+    const delivery = "api:1:next:100::key-2";
+    const recordIf = (r: { outcome: string }) => r.outcome === "acquired";
+    const [a, b] = await Promise.all([
+      ledger.acquire({ ...REPO, issue: 1 }, author, HOUR, T0, { delivery, recordIf }),
+      other.acquire({ ...REPO, issue: 2 }, author, HOUR, T0, { delivery, recordIf }),
+    ]);
+    expect([a, b].filter((r) => !r.duplicate)).toHaveLength(1);
+    expect(a.outcome === "acquired" && b.outcome === "acquired" && a.lease.issue === b.lease.issue).toBe(true);
   });
 
   it("skips an issue refused for a reason of its own; answers a refusal of the caller; counts matched and held when nothing is ready", async () => {
