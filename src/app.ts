@@ -14,6 +14,8 @@ import { handlePullRequest, recheckPullRequests } from "./leasing/handle-pull-re
 import { type IssueEventDeps, routeIssueEvents } from "./webhooks/issue-event-routes.js";
 import { routeWork } from "./webhooks/work-routes.js";
 import { routeConfigChecks } from "./webhooks/config-check-routes.js";
+import { routeInventory } from "./webhooks/inventory-routes.js";
+import { InventoryFiller, type InventorySettings, inventorySettings } from "./leasing/inventory-fill.js";
 import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/roles.js";
 import { Drainer } from "./outbox/drainer.js";
@@ -63,12 +65,16 @@ export interface AppOptions {
   budget?: Partial<BudgetSettings> | null;
   /** Metrics to record into (tests); default: on with METRICS=1 or METRICS_TOKEN, else none. */
   metrics?: AppMetrics | null;
+  /** The inventory's fills and reconciles, over the environment's (INVENTORY_RECONCILE, INVENTORY_FILL_MAX_PAGES). */
+  inventory?: Partial<InventorySettings>;
 }
 
 export interface Runtime {
   ledger: Ledger;
   drainer: Drainer;
   sweeper: Sweeper;
+  /** Fills and reconciles the inventory of open issues. */
+  inventory: InventoryFiller;
   configs: ConfigCache;
   /** Stops taking deliveries, finishes what is in flight, and closes the ledger. */
   shutdown(): Promise<void>;
@@ -159,6 +165,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       onError: (error) => log.error({ err: error }, "sweep failed; the next one will try again"),
     });
 
+    // Read before anything starts, as the budget's: a wrong INVENTORY_* ends the start, naming it.
+    const inventory = new InventoryFiller({ ledger, clock, github, budget, log, settings: { ...inventorySettings(process.env), ...opts.inventory } });
+
     const logins = new HolderLogins({ ledger, clock, onRenamed: () => drainer.kick() });
 
     const rememberRepo = rememberRepos(ledger, clock);
@@ -225,6 +234,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
 
     routeIssueEvents(app, routed);
 
+    // The inventory of open issues (issue 22): kept from `issues` events, filled on install.
+    routeInventory(app, { ledger, clock, track, filler: inventory, rememberRepo, log });
+
     routeWork(app, {
       ledger,
       clock,
@@ -265,9 +277,11 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       ledger,
       drainer,
       sweeper,
+      inventory,
       configs,
       async shutdown() {
         await deliveries.settle();
+        await inventory.stop();
         await sweeper.stop();
         await drainer.stop();
         await ledger.close();
@@ -278,6 +292,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       await ledger.unparkEffects(clock());
       drainer.start();
       sweeper.start();
+      inventory.start();
     }
     if (opts.handleSignals ?? !process.env.VITEST) {
       stopOnSignals(runtime, log);

@@ -16,9 +16,9 @@ export const MAX_BODY_BYTES = 16 * 1024;
 export const INSTANCE_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 // GitHub's own limits on owner and repository names.
-const NAME_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
+export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
 
-const instance = z
+export const instance = z
   .string()
   .regex(INSTANCE_PATTERN, "must be 1 to 40 letters, digits, `.`, `_` or `-`")
   .nullable()
@@ -71,7 +71,7 @@ export async function readBody(req: IncomingMessage): Promise<string | Answer> {
   return body === TOO_LARGE ? errorAnswer(413, "body_too_large", `The body is over ${MAX_BODY_BYTES} bytes.`) : body.toString("utf8");
 }
 
-function invalid(error: z.ZodError): Answer {
+export function invalid(error: z.ZodError): Answer {
   const problems = error.issues.map((i) => {
     const at = i.path.length > 0 ? `\`${i.path.join(".")}\`` : "the body";
     if (i.code === "unrecognized_keys") return `unknown key${i.keys.length === 1 ? "" : "s"} ${i.keys.map((k) => `\`${k}\``).join(", ")}`;
@@ -80,7 +80,7 @@ function invalid(error: z.ZodError): Answer {
   return errorAnswer(422, "invalid_body", `${problems.join("; ")}.`);
 }
 
-function json(text: string): unknown | Answer {
+export function json(text: string): unknown | Answer {
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text) as unknown;

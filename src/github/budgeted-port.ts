@@ -23,6 +23,7 @@ export const PORT_COSTS: Record<keyof GitHubPort, Cost> = {
   account: READ,
   openPullRequests: READ,
   closingIssues: READ,
+  openIssues: READ,
 };
 
 /**

@@ -7,6 +7,7 @@
  */
 import type { ProbotOctokit } from "probot";
 import { type ClosingIssues, readClosingIssues } from "./closing-issues.js";
+import type { IssueJson } from "./issue-snapshot.js";
 
 export interface Repo {
   owner: string;
@@ -49,6 +50,12 @@ export interface GitHubPort {
   openPullRequests(r: Repo): Promise<PullRequestInfo[]>;
   /** What GitHub will close when the pull request is merged (a read; see closing-issues.ts). */
   closingIssues(r: Repo, pull: number): Promise<ClosingIssues>;
+  /**
+   * One page (`page` from 1) of the repository's open issues, 100 at most,
+   * oldest first, pull requests included (GitHub lists them too): one
+   * request. `more`: GitHub names a next page.
+   */
+  openIssues(r: Repo, page: number): Promise<{ issues: IssueJson[]; more: boolean }>;
 }
 
 export interface CheckRun {
@@ -281,6 +288,11 @@ export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): Git
     },
     async closingIssues(r, pull) {
       return readClosingIssues(octokit, r, pull, REQUEST_TIMEOUT_MS, opts.onResponse && fetch);
+    },
+    async openIssues(r, page) {
+      // Oldest first: an issue opened during a fill lands on a later page rather than shifting the pages already read.
+      const res = await octokit.rest.issues.listForRepo({ ...r, state: "open", sort: "created", direction: "asc", per_page: 100, page, ...request() });
+      return { issues: res.data as IssueJson[], more: /rel="next"/.test(String(res.headers.link ?? "")) };
     },
   };
 }

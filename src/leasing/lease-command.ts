@@ -34,6 +34,8 @@ export type ReplyFor = (outcome: Outcome, lease: LeaseView | null, extra?: Parti
 export interface LeaseTarget {
   /** The webhook delivery id, or the API's idempotency key: a second operation with it changes nothing and answers the first's result. */
   delivery?: string;
+  /** Record `delivery` only with a lease acquired (`next`, which tries one issue after another under one id). */
+  recordAcquiredOnly?: boolean;
   installation: number;
   repo: { id: number; owner: string; name: string };
   /**
@@ -206,6 +208,7 @@ export class LeaseCommand {
   budgeted<R>(effects: (res: R) => NewEffect[]) {
     return {
       ...(this.t.delivery !== undefined ? { delivery: this.t.delivery } : {}),
+      ...(this.t.recordAcquiredOnly ? { recordIf: (res: R) => (res as { outcome?: string }).outcome === "acquired" } : {}),
       repliesPerHour: this.limit,
       // Only what posts counts toward the budget, when only changes are shown.
       ...(this.t.changesOnly ? { countsReply: (res: R) => effects(res).length > 0 } : {}),

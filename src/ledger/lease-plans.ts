@@ -101,7 +101,10 @@ function* operation<R extends LedgerResult>(o: Operation<R>, decideOn: (row: Iss
     // Its first tenure made the issue's row, which names the latest history row from now on.
     if (!row.exists && row.head !== null) yield* ask({ op: "dropHead", key });
   } else yield* ask({ op: "setHead", key, id, rowExists: row.exists });
-  if (delivery !== undefined) yield* ask({ op: "putDelivery", id: delivery, result: JSON.stringify(result), now });
+  if (delivery !== undefined) {
+    if (opts?.recordIf?.(result) ?? true) yield* ask({ op: "putDelivery", id: delivery, result: JSON.stringify(result), now });
+    else yield* ask({ op: "freeDelivery", id: delivery });
+  }
   for (const effect of opts?.effects?.(result, budget ?? "reply") ?? []) {
     yield* ask({ op: "enqueue", repoId: key.repoId, issue: key.issue, effect, now });
   }

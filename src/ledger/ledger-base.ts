@@ -9,7 +9,8 @@
 import { leasePlans } from "./lease-plans.js";
 import type { Plan } from "./plan.js";
 import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "./board-types.js";
-import type { BoardMemory, BoardReads, LedgerHealth, OutboxStore, Reflections, RepoMemory } from "./roles.js";
+import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "./inventory-types.js";
+import type { BoardMemory, BoardReads, Inventory, LedgerHealth, OutboxStore, Reflections, RepoMemory } from "./roles.js";
 import type {
   AcquireOptions,
   AcquireResult,
@@ -36,7 +37,7 @@ import type {
 import { workPlans } from "./work-plans.js";
 import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "./work-types.js";
 
-export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory, BoardMemory, BoardReads {
+export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory, BoardMemory, BoardReads, Inventory {
   /** The store's outbox: effects taken, extended, completed or failed. */
   protected abstract readonly outbox: OutboxStore & Pick<LedgerHealth, "outboxStats">;
   /** The store's repositories and reflections. */
@@ -45,6 +46,8 @@ export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory
   protected abstract readonly boardMemory: BoardMemory;
   /** The store's board: its page of leases and side panels. */
   protected abstract readonly boardReads: BoardReads;
+  /** The store's inventory of open issues. */
+  protected abstract readonly inventory: Inventory;
 
   /**
    * Runs the plan `make(now)` makes as one transaction, whose promise settles
@@ -159,6 +162,38 @@ export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory
 
   async forgetRepos(forget: RepoForget, now: number): Promise<number> {
     return this.boardMemory.forgetRepos(forget, now);
+  }
+
+  async rememberIssues(issues: readonly IssueSnapshot[], now: number): Promise<number> {
+    return this.inventory.rememberIssues(issues, now);
+  }
+
+  async closeUnseen(repoId: number, seen: readonly number[], before: number, now: number): Promise<number> {
+    return this.inventory.closeUnseen(repoId, seen, before, now);
+  }
+
+  async markFilled(fill: InventoryFill, now: number): Promise<void> {
+    return this.inventory.markFilled(fill, now);
+  }
+
+  async lastFill(repoId: number): Promise<InventoryFill | null> {
+    return this.inventory.lastFill(repoId);
+  }
+
+  async staleFills(before: number, limit: number): Promise<RepoInfo[]> {
+    return this.inventory.staleFills(before, limit);
+  }
+
+  async inventoryRepos(owner: string): Promise<RepoInfo[]> {
+    return this.inventory.inventoryRepos(owner);
+  }
+
+  async forgetInventory(repoIds: readonly number[], now: number): Promise<number> {
+    return this.inventory.forgetInventory(repoIds, now);
+  }
+
+  async readyIssues(query: ReadyQuery, now: number): Promise<ReadyPage> {
+    return this.inventory.readyIssues(query, now);
   }
 
   async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {

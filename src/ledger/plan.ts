@@ -101,6 +101,8 @@ export interface StepAnswers {
   /** Pull request `pull` now closes `add` and no longer `remove`. */
   relink: { step: { op: "relink"; repoId: number; pull: number; authorId: number; add: number[]; remove: number[] }; answer: void };
   putDelivery: { step: { op: "putDelivery"; id: string; result: string; now: number }; answer: void };
+  /** The delivery id is not recorded after all (`recordIf`): PostgreSQL lets go of the id it claimed; SQLite wrote nothing. */
+  freeDelivery: { step: { op: "freeDelivery"; id: string }; answer: void };
   /** Queues an effect in the outbox; one issue's effects apply in the order they are queued. */
   enqueue: { step: { op: "enqueue"; repoId: number; issue: number; effect: NewEffect; now: number }; answer: void };
 }
@@ -122,6 +124,7 @@ export const WRITES: ReadonlySet<StepName> = new Set<StepName>([
   "rememberLabels",
   "relink",
   "putDelivery",
+  "freeDelivery",
   "enqueue",
 ]);
 

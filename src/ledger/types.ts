@@ -183,6 +183,13 @@ export interface OpOptions<R> {
    */
   delivery?: string;
   /**
+   * Record `delivery` only for a result this accepts; otherwise the id stays
+   * free, for another operation to record. `next` tries issue after issue
+   * under one id: only the claim that takes one records it, so that an
+   * attempt lost to another claimer does not answer a retry.
+   */
+  recordIf?: (result: R) => boolean;
+  /**
    * Effects derived from the result, written to the outbox in the same
    * transaction. `reply` says whether the actor may get a reply (see
    * `repliesPerHour`); always "reply" when no limit applies.

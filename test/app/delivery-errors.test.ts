@@ -151,8 +151,8 @@ describe("a delivery past its deadline", () => {
     payload.issue.title = MARKER;
     const error = await failing(app.probot.receive({ id, name: "issues", payload } as never));
 
-    // Two handlers ask the ledger about an edited issue (who the sender is, and the board's view of it): both waited.
-    expect(error.errors).toHaveLength(2);
+    // Three handlers ask the ledger about an edited issue (who the sender is, the board's view of it, the inventory): each waited.
+    expect(error.errors).toHaveLength(3);
     for (const failed of error.errors as Array<Error & Record<string, unknown>>) {
       expect(failed.message).toMatch(/^not handled within 300 ms, waiting for the ledger \([a-zA-Z, ]+\): is the database answering\?; GitHub may redeliver$/);
       expect(failed).toMatchObject({ delivery: id, webhook: "issues.edited" });

@@ -280,4 +280,36 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
     WHERE NOT EXISTS (SELECT 1 FROM named WHERE named.repo_id = latest.repo_id AND named.issue = latest.issue);
   DROP INDEX ${s}.history_by_issue;
   `,
+  // 17: the inventory of open issues (issue 22); SQLite's 17 says why.
+  (s) => `
+  CREATE TABLE ${s}.inventory (
+    repo_id         bigint NOT NULL,
+    issue           bigint NOT NULL,
+    title           text   NOT NULL,
+    labels          text   NOT NULL,
+    assignees       text   NOT NULL,
+    milestone       text,
+    author_id       bigint,
+    author_login    text,
+    created_at      bigint NOT NULL,
+    state           text   NOT NULL,
+    blocked_by_open integer,
+    open_sub_issues integer,
+    updated_at      bigint NOT NULL,
+    PRIMARY KEY (repo_id, issue)
+  );
+  CREATE INDEX inventory_open ON ${s}.inventory (repo_id, created_at, issue) WHERE state = 'open';
+  CREATE TABLE ${s}.inventory_labels (
+    repo_id    bigint NOT NULL,
+    label      text   NOT NULL,
+    created_at bigint NOT NULL,
+    issue      bigint NOT NULL,
+    PRIMARY KEY (repo_id, label, created_at, issue)
+  );
+  CREATE TABLE ${s}.inventory_fills (
+    repo_id   bigint PRIMARY KEY,
+    filled_at bigint NOT NULL,
+    issues    integer NOT NULL
+  );
+  `,
 ];

@@ -87,5 +87,6 @@ export function planStatements(s: string) {
            ON CONFLICT (repo_id, pull, issue) DO UPDATE SET author_id = excluded.author_id`,
     unlink: `DELETE FROM ${s}.pull_links WHERE repo_id = $1 AND pull = $2 AND issue = ANY($3::bigint[])`,
     putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
+    freeDelivery: `DELETE FROM ${s}.deliveries WHERE id = $1`,
   };
 }

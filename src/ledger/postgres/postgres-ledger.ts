@@ -7,6 +7,7 @@ import { SchemaBehindError } from "../schema-behind-error.js";
 import type { HeldLock, HistoryEntry, Holder, IssueKey, Lease, RenameOptions, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../types.js";
 import { PostgresBoardMemory } from "./board-memory.js";
 import { PostgresBoardReads } from "./board-reads.js";
+import { PostgresInventory } from "./inventory.js";
 import { isConnectionError, nowParam, PostgresConnection, type PostgresLedgerOptions } from "./connection.js";
 import { migratePostgres, postgresSchemaVersion } from "./migrate.js";
 import { PostgresOutbox } from "./outbox.js";
@@ -69,6 +70,8 @@ export class PostgresLedger extends LedgerBase implements Ledger {
   protected readonly boardMemory: PostgresBoardMemory;
   /** The board's page of leases and side panels (board-reads.ts). */
   protected readonly boardReads: PostgresBoardReads;
+  /** The inventory of open issues (inventory.ts). */
+  protected readonly inventory: PostgresInventory;
   /** Runs the operations written once (lease-plans.ts, work-plans.ts) in a transaction (run-plan.ts). */
   private readonly plans: PostgresPlans;
   /** The outbox's statements and operations (postgres/outbox.ts). */
@@ -91,6 +94,7 @@ export class PostgresLedger extends LedgerBase implements Ledger {
     this.repos = new PostgresRepos(s, this.db);
     this.boardMemory = new PostgresBoardMemory(s, this.db);
     this.boardReads = new PostgresBoardReads(s, this.db);
+    this.inventory = new PostgresInventory(s, this.db);
     this.locks = new PostgresSessionLocks({
       connectionString: opts.connectionString,
       schema: this.schema,

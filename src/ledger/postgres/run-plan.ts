@@ -212,6 +212,9 @@ export class PostgresPlans {
         ];
       case "putDelivery":
         return [statement(this.sql.putDelivery, [s.id, s.result])];
+      case "freeDelivery":
+        // The `delivery` step claimed it with an empty row: gone, a transaction waiting on it claims it in turn.
+        return [statement(this.sql.freeDelivery, [s.id])];
       case "enqueue":
         return this.outbox.enqueue(s.repoId, s.issue, s.effect, s.now);
       default:

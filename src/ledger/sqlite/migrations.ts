@@ -307,4 +307,45 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE repos ADD COLUMN visibility_at INTEGER;
   ALTER TABLE issue_cards ADD COLUMN gone_at INTEGER;
   `,
+  // 17: the inventory of open issues (issue 22), kept from webhooks and
+  // filled from GitHub's issue list, so that claiming the next ready issue
+  // asks GitHub nothing. A row per issue of a served repository (state
+  // open, closed, or gone: deleted or transferred away), with the payload's
+  // time (updated_at) so that an older event never overwrites a newer one.
+  // The ready list reads open issues oldest first through inventory_open, or
+  // a label's through inventory_labels (lower-cased names, open issues only,
+  // in creation order), and stops once it has enough; which open pull
+  // requests close an issue is pull_links' (13), read through its index.
+  // inventory_fills: when each repository was last filled.
+  `
+  CREATE TABLE inventory (
+    repo_id         INTEGER NOT NULL,
+    issue           INTEGER NOT NULL,
+    title           TEXT    NOT NULL,
+    labels          TEXT    NOT NULL,  -- JSON array of names, as GitHub ordered them
+    assignees       TEXT    NOT NULL,  -- JSON array of {id, login}
+    milestone       TEXT,
+    author_id       INTEGER,
+    author_login    TEXT,
+    created_at      INTEGER NOT NULL,
+    state           TEXT    NOT NULL,
+    blocked_by_open INTEGER,
+    open_sub_issues INTEGER,
+    updated_at      INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, issue)
+  ) WITHOUT ROWID;
+  CREATE INDEX inventory_open ON inventory (repo_id, created_at, issue) WHERE state = 'open';
+  CREATE TABLE inventory_labels (
+    repo_id    INTEGER NOT NULL,
+    label      TEXT    NOT NULL,
+    created_at INTEGER NOT NULL,
+    issue      INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, label, created_at, issue)
+  ) WITHOUT ROWID;
+  CREATE TABLE inventory_fills (
+    repo_id   INTEGER PRIMARY KEY,
+    filled_at INTEGER NOT NULL,
+    issues    INTEGER NOT NULL
+  );
+  `,
 ];

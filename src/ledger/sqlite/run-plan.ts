@@ -155,6 +155,9 @@ export class SqlitePlans {
       case "putDelivery":
         this.st.putDelivery.run(s.id, s.result, s.now);
         return undefined;
+      case "freeDelivery":
+        // The `delivery` step only read it.
+        return undefined;
       case "enqueue":
         this.outbox.enqueue(s.repoId, s.issue, [s.effect], s.now);
         return undefined;

@@ -18,6 +18,7 @@ import type {
 } from "../types.js";
 import { holderOf } from "../types.js";
 import { SqliteBoardMemory } from "./board-memory.js";
+import { SqliteInventory } from "./inventory.js";
 import { SqliteBoardReads } from "./board-reads.js";
 import { GroupCommit } from "./group-commit.js";
 import { holdRowLock } from "./keep-lock.js";
@@ -224,6 +225,11 @@ export class SqliteLedger extends LedgerBase implements Ledger {
   private boardReadsSt: SqliteBoardReads | undefined;
   protected get boardReads(): SqliteBoardReads {
     return (this.boardReadsSt ??= new SqliteBoardReads(this.db));
+  }
+  // The inventory of open issues (inventory.ts), prepared on first use.
+  private inventorySt: SqliteInventory | undefined;
+  protected get inventory(): SqliteInventory {
+    return (this.inventorySt ??= new SqliteInventory(this.db, { immediate: this.immediate, unsynced: this.unsynced }));
   }
 
 

@@ -130,7 +130,8 @@ function listIssues({ data, shapes }: RouteDeps, ctx: Ctx): Reply {
       const names = i.labelIds.map((id) => data.labelById(repo, id).name.toLowerCase());
       return wanted.every((w) => names.includes(w));
     })
-    .sort((a, b) => b.number - a.number);
+    // GitHub's default: newest first; `direction=asc` oldest first (numbers follow creation).
+    .sort((a, b) => (ctx.query.get("direction") === "asc" ? a.number - b.number : b.number - a.number));
   return shapes.list(ctx, issues, (i) => shapes.issueJson(repo, i));
 }
 

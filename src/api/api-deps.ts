@@ -1,0 +1,33 @@
+/** What the API's handlers are given (serve-api.ts builds it for the app; tests build their own). */
+import type { Logger } from "pino";
+import type { ConfigResult } from "../config/config.js";
+import type { Inventory, LeaseBook, LeaseReads } from "../ledger/roles.js";
+import type { Permission } from "../github/github-port.js";
+import type { ApiRepo, RepoAccess } from "./access.js";
+import type { Identities } from "./identity.js";
+import type { Moderation } from "./moderation.js";
+import type { RateLimiter } from "./rate-limit.js";
+
+export interface ApiDeps {
+  /** The leases, and the inventory of open issues that `next` walks. */
+  ledger: LeaseBook & LeaseReads & Inventory;
+  clock: () => number;
+  identities: Identities;
+  access: RepoAccess;
+  /** What GitHub would not let the caller do by a comment (blocks, locks, interaction limits). */
+  moderation: Pick<Moderation, "refusal">;
+  limiter: RateLimiter;
+  /** Proxies whose X-Forwarded-For names the client (client-address.ts). */
+  trustProxyHops: number;
+  /** The repository's config, through the app's config cache. */
+  config: (repo: ApiRepo) => Promise<ConfigResult>;
+  /** A login's permission on the repository, asked of GitHub with the app's token (`author_first`). */
+  permission: (repo: ApiRepo, login: string) => Promise<Permission>;
+  /** Remembers which installation serves the repository (the sweeper needs it for expiries). */
+  rememberRepo: (repoId: number, full: string, installation: number) => Promise<void>;
+  /** Wakes the outbox drainer: effects were written. */
+  kick: () => void;
+  /** Runs a request's work so that shutdown waits for its transaction. */
+  track: <T>(work: () => Promise<T>) => Promise<T>;
+  log: Pick<Logger, "info" | "warn" | "error">;
+}

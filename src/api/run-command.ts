@@ -1,0 +1,67 @@
+/**
+ * One claim, renewal or release through the API: what GitHub's moderation
+ * says of the caller on the issue, the issue's state and labels, the
+ * caller's association when a rule needs it, then the very LeaseCommand a
+ * comment runs. Shared by the routes of one issue (routes.ts) and `next`
+ * (next.ts), which walks the ready list and claims each issue this way.
+ */
+import { LeaseCommand, type LeaseResult, type ReplyFor } from "../leasing/lease-command.js";
+import type { ApiRepo, IssueState } from "./access.js";
+import type { ApiDeps } from "./api-deps.js";
+import { type Answer, errorAnswer, NOT_FOUND } from "./answers.js";
+import type { Identity } from "./identity.js";
+import type { IssueRef } from "./requests.js";
+
+export async function runCommand(
+  deps: ApiDeps,
+  r: {
+    token: string; repo: ApiRepo; ref: IssueRef; who: Identity; op: "claim" | "renew" | "release"; ttl: number | null; instance?: string; delivery?: string;
+    now: number;
+    /** The issue as the inventory knows it (`next`): GitHub is not asked for it again. */
+    known?: IssueState;
+    /** Record `delivery` only with a lease acquired (`next`). */
+    recordAcquiredOnly?: boolean;
+  },
+): Promise<LeaseResult | Answer> {
+  const { repo, ref, who, op, now } = r;
+  const config = await deps.config(repo);
+  let issue: { number: number; labels: string[]; state?: string; createdAt?: number; authorId?: number } = { number: ref.issue, labels: [] };
+  // What a comment could not do, the API does not do either; a release is let through, as it only gives up.
+  const moderated = op === "release" ? Promise.resolve(null) : deps.moderation.refusal(r.token, repo, ref.issue, who);
+  if (op === "claim") {
+    // The issue must exist (for the caller), be open, and keep the labels it had: a label it already has is not the app's to take off.
+    const [seen] = await Promise.all([r.known ?? deps.access.issue(r.token, repo, ref.issue), moderated.catch(() => null)]);
+    if (!seen) return NOT_FOUND;
+    issue = { number: ref.issue, ...seen };
+  }
+  const refusal = await moderated;
+  if (refusal) return errorAnswer(403, "forbidden", refusal.message, { reason: refusal.reason });
+  // Who may claim, and whose replies are limited, by GitHub's `author_association`: asked only when a rule needs it.
+  const needed = config.ok && (config.config.maxRepliesPerHour > 0 || (op === "claim" && config.config.claimers !== "anyone")) && op !== "renew";
+  const association = needed ? await deps.access.association(repo, who) : "NONE";
+  const reply: ReplyFor = (outcome, lease, extra = {}) => {
+    const changed = outcome === "acquired" ? extra.newTenure !== false : outcome === "released" && lease !== null;
+    if (!changed) return null;
+    return { op: outcome === "acquired" ? "claim" : "release", outcome, issue: ref.issue, at: now, command: null, actor: who.login, lease, ignored: 0, via: "api", ...extra };
+  };
+  const command = new LeaseCommand(
+    {
+      ...(r.delivery !== undefined ? { delivery: r.delivery } : {}),
+      ...(r.recordAcquiredOnly ? { recordAcquiredOnly: true } : {}),
+      installation: repo.installation,
+      repo: { id: repo.id, owner: repo.owner, name: repo.name },
+      issue,
+      actor: { id: who.id, login: who.login, type: who.type, association, ...(r.instance !== undefined ? { instance: r.instance } : {}) },
+      reply,
+      changesOnly: true,
+    },
+    config,
+    { ledger: deps.ledger, now, permission: (login) => deps.permission(repo, login) },
+  );
+  const result = op === "claim" ? await command.claim(r.ttl) : op === "renew" ? await command.renew(r.ttl) : await command.release();
+  await deps.rememberRepo(repo.id, `${repo.owner}/${repo.name}`, repo.installation);
+  // Only a new tenure or the end of one wrote effects (changesOnly): a heartbeat wakes no drainer.
+  const changed = (result.outcome === "acquired" && result.newTenure) || (result.outcome === "released" && result.lease !== null);
+  if (changed && !result.duplicate) deps.kick();
+  return result;
+}
