@@ -1,10 +1,10 @@
 /**
  * The HTTP API for bots, served by the app's own server:
  *
- *   POST   /api/v1/repos/{owner}/{repo}/issues/{number}/lease          claim
+ *   POST   /api/v1/repos/{owner}/{repo}/issues/{number}/lease          claim (?wait=true: wait in line, 202, when held)
  *   PATCH  /api/v1/repos/{owner}/{repo}/issues/{number}/lease          renew (the heartbeat)
- *   DELETE /api/v1/repos/{owner}/{repo}/issues/{number}/lease          release (?instance=)
- *   GET    /api/v1/repos/{owner}/{repo}/issues/{number}/lease          the live lease and recent tenures
+ *   DELETE /api/v1/repos/{owner}/{repo}/issues/{number}/lease          release, or leave the line (?instance=)
+ *   GET    /api/v1/repos/{owner}/{repo}/issues/{number}/lease          the live lease, the line and recent tenures
  *   POST   /api/v1/repos/{owner}/{repo}/issues/{number}/lease/verify   is this token live and mine?
  *   GET    /api/v1/openapi.json                                        the document describing all of it
  *
@@ -23,14 +23,14 @@ import { LeaseCommand, leaseResultOf, type LeaseResult, type ReplyFor } from "..
 import type { IssueKey } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
 import type { Permission } from "../github/github-port.js";
-import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, tenureJson } from "./answers.js";
+import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, placeJson, tenureJson } from "./answers.js";
 import type { ApiRepo, RepoAccess } from "./access.js";
 import { clientAddress } from "./client-address.js";
 import { bearerToken, GitHubUnavailable, type Identities, type Identity } from "./identity.js";
 import type { Moderation } from "./moderation.js";
 import openapi from "./openapi.json" with { type: "json" };
 import { RateLimited, type RateLimiter } from "./rate-limit.js";
-import { idempotencyKey, instanceParam, isAnswer, issueRef, type IssueRef, leaseRequest, readBody, verifyRequest } from "./requests.js";
+import { idempotencyKey, instanceParam, isAnswer, issueRef, type IssueRef, leaseRequest, readBody, verifyRequest, waitParam } from "./requests.js";
 
 export interface ApiDeps {
   ledger: LeaseBook & LeaseReads;
@@ -133,12 +133,14 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   if (isAnswer(asked)) return asked;
   const key = op === "status" || op === "verify" ? undefined : idempotencyKey(req);
   if (isAnswer(key)) return key;
+  const wait = op === "claim" ? waitParam(url.searchParams.get("wait")) : false;
+  if (isAnswer(wait)) return wait;
 
   const who = await deps.identities.who(token, clientAddress(req, deps.trustProxyHops));
   if (!who) return errorAnswer(401, "unauthorized", "GitHub does not accept this token.", { headers: { "www-authenticate": "Bearer" } });
-  const wait = deps.limiter.take(who.id);
-  if (wait > 0) {
-    return errorAnswer(429, "rate_limited", `Too many requests from ${who.login}; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
+  const retryIn = deps.limiter.take(who.id);
+  if (retryIn > 0) {
+    return errorAnswer(429, "rate_limited", `Too many requests from ${who.login}; try again in ${retryIn} s.`, { headers: { "retry-after": String(retryIn) } });
   }
 
   const repo = await deps.access.repo(token, ref.owner, ref.name);
@@ -148,9 +150,13 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   const now = deps.clock();
 
   if (op === "status") {
-    const [lease, history] = await Promise.all([deps.ledger.current(issueKey, now), deps.ledger.history(issueKey, 200)]);
+    const [lease, history, line] = await Promise.all([
+      deps.ledger.current(issueKey, now),
+      deps.ledger.history(issueKey, 200),
+      deps.ledger.queue(issueKey, now),
+    ]);
     const tenures = tenuresOf(history, now).slice(-10).map(tenureJson);
-    return { status: 200, body: { outcome: "status", ...leaseJson(full, ref.issue, lease), tenures } };
+    return { status: 200, body: { outcome: "status", ...leaseJson(full, ref.issue, lease), queue: line.map(placeJson), tenures } };
   }
   if (op === "verify") {
     const { token: asking, instance } = asked as { token: number; instance?: string };
@@ -161,12 +167,12 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
 
   const { ttl = null, instance } = asked as { ttl?: number | null; instance?: string };
   // Scoped to the caller, the operation and the issue: the same key sent for another issue is another request.
-  const delivery = key === undefined ? undefined : `api:${who.id}:${op}:${repo.id}#${ref.issue}:${instance ?? ""}:${key}`;
+  const delivery = key === undefined ? undefined : `api:${who.id}:${op}${wait ? "-wait" : ""}:${repo.id}#${ref.issue}:${instance ?? ""}:${key}`;
   if (delivery !== undefined) {
     const first = await deps.ledger.recorded(delivery);
     if (first !== null) return leaseAnswer(full, ref.issue, leaseResultOf(first, true, issueKey));
   }
-  const result = await deps.track(() => runCommand(deps, { token, repo, ref, who, op, ttl, instance, delivery, now }));
+  const result = await deps.track(() => runCommand(deps, { token, repo, ref, who, op, ttl, instance, delivery, now, wait }));
   if (isAnswer(result)) return result;
   deps.log.info(
     { repo: full, issue: ref.issue, op, outcome: result.outcome, login: who.login, instance, duplicate: result.duplicate },
@@ -177,7 +183,18 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
 
 async function runCommand(
   deps: ApiDeps,
-  r: { token: string; repo: ApiRepo; ref: IssueRef; who: Identity; op: "claim" | "renew" | "release"; ttl: number | null; instance?: string; delivery?: string; now: number },
+  r: {
+    token: string;
+    repo: ApiRepo;
+    ref: IssueRef;
+    who: Identity;
+    op: "claim" | "renew" | "release";
+    ttl: number | null;
+    instance?: string;
+    delivery?: string;
+    now: number;
+    wait: boolean;
+  },
 ): Promise<LeaseResult | Answer> {
   const { repo, ref, who, op, now } = r;
   const config = await deps.config(repo);
@@ -209,6 +226,7 @@ async function runCommand(
       actor: { id: who.id, login: who.login, type: who.type, association, ...(r.instance !== undefined ? { instance: r.instance } : {}) },
       reply,
       changesOnly: true,
+      ...(r.wait ? { wait: true } : {}),
     },
     config,
     { ledger: deps.ledger, now, permission: (login) => deps.permission(repo, login) },
@@ -216,7 +234,8 @@ async function runCommand(
   const result = op === "claim" ? await command.claim(r.ttl) : op === "renew" ? await command.renew(r.ttl) : await command.release();
   await deps.rememberRepo(repo.id, `${repo.owner}/${repo.name}`, repo.installation);
   // Only a new tenure or the end of one wrote effects (changesOnly): a heartbeat wakes no drainer.
-  const changed = (result.outcome === "acquired" && result.newTenure) || (result.outcome === "released" && result.lease !== null);
+  const changed =
+    (result.outcome === "acquired" && result.newTenure) || (result.outcome === "released" && (result.lease !== null || result.handoff !== undefined));
   if (changed && !result.duplicate) deps.kick();
   return result;
 }

@@ -10,6 +10,8 @@
  */
 
 
+import type { QueueAsk } from "./queue-types.js";
+
 /** A lease is keyed by the repository's numeric id (stable across renames and transfers) and the issue number. */
 export interface IssueKey {
   repoId: number;
@@ -65,6 +67,8 @@ export type Ttl = number | null;
 export type AcquireResult =
   | { outcome: "acquired"; lease: Lease; /** false when the caller already held it */ newTenure: boolean }
   | { outcome: "held"; lease: Lease }
+  /** The issue is held and the caller asked to wait (`AcquireOptions.queue`): their place in line (queue-types.ts), 1 for the first. */
+  | { outcome: "queued"; lease: Lease; position: number; until: number }
   /** `scope`: which limit the holder is at (absent: `maxPerHolder`, the repository's). */
   | { outcome: "limit"; limit: number; held: Lease[]; scope?: LimitScope };
 
@@ -96,9 +100,15 @@ export type RenewResult =
   | { outcome: "not_holder"; lease: Lease | null };
 
 export type ReleaseResult =
-  /** `lease` is the tenure that ended, or null when there was nothing to release. */
-  | { outcome: "released"; lease: Lease | null }
-  | { outcome: "not_holder"; lease: Lease | null };
+  /**
+   * `lease` is the tenure that ended, or null when there was nothing to
+   * release; `handoff`: the new tenure of the first in line, who got the
+   * lease in the same transaction (queue-plans.ts).
+   */
+  | { outcome: "released"; lease: Lease | null; handoff?: Lease }
+  | { outcome: "not_holder"; lease: Lease | null }
+  /** The caller held nothing but had a place in line: they left it (`lease`: the live one). */
+  | { outcome: "left_queue"; lease: Lease | null };
 
 /** A force release also answers `stale`: the event that asked for it was about an older tenure (`lease` is the live one). */
 export type ForceReleaseResult = ReleaseResult | { outcome: "stale"; lease: Lease | null };
@@ -118,7 +128,8 @@ export interface NoteOptions extends OpOptions<NoteResult> {
   detail?: Record<string, string>;
 }
 
-export type ExpireResult = { outcome: "expired"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
+/** `handoff`: as a release's, the first in line got the lease as it expired. */
+export type ExpireResult = { outcome: "expired"; lease: Lease; handoff?: Lease } | { outcome: "stale"; lease: Lease | null };
 export type RemindResult = { outcome: "reminded"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
 
 export type LedgerResult = AcquireResult | RenewResult | ForceReleaseResult | NoteResult | ExpireResult | RemindResult;
@@ -227,6 +238,8 @@ export interface AcquireOptions extends OpOptions<AcquireResult> {
   remindBefore?: number | null;
   /** The issue carries one of the repository's `exempt_labels` (as the claim's webhook showed it): the lease does not expire. */
   exempt?: boolean;
+  /** Wait in line when someone else holds the issue (answers `queued`); absent: answer `held`. */
+  queue?: QueueAsk;
 }
 
 export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
@@ -244,6 +257,11 @@ export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
    * redelivered close of an earlier tenure) is `stale`.
    */
   eventAt?: number;
+  /**
+   * The issue closed, or is gone: every place in line ends (`closed`) and
+   * nobody is handed the lease.
+   */
+  closing?: boolean;
 }
 
 export interface RenameOptions {
@@ -264,7 +282,7 @@ export interface RenewOptions extends OpOptions<RenewResult> {
  * (`issue-leases restore`, outcome `restored`) or after restoring one with the
  * database's own tools (`issue-leases token-floor`, outcome `floor_raised`).
  */
-export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note" | "restore" | "follow";
+export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note" | "restore" | "follow" | "handoff";
 
 export interface HistoryEntry {
   id: number;
