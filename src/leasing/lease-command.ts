@@ -17,7 +17,7 @@ import { reflectEffect } from "../outbox/effects.js";
 import { type LeaseView, leaseView, type Outcome, type Reply } from "../github/render.js";
 import { repliesPerHour, withinBudget } from "./reply-limit.js";
 import { carriesExemptLabel } from "../config/work-policy.js";
-import type { QueueAsk } from "../ledger/queue-types.js";
+import type { QueueAsk } from "../ledger/types.js";
 import { handoffExtra } from "./handoff.js";
 
 /** Who asks: a holder (with the instance an API client named), its account type and its association with the repository. */

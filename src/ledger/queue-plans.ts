@@ -9,8 +9,8 @@
  */
 import { sameHolder } from "./decide.js";
 import { ask, type IssueRow, type Step } from "./plan.js";
-import type { PlaceEnd, QueueAsk, QueuePlace } from "./queue-types.js";
-import type { Holder, IssueKey, Lease, Ttl } from "./types.js";
+import type { PlaceEnd, QueuePlace } from "./queue-types.js";
+import type { Holder, IssueKey, Lease, QueueAsk, Ttl } from "./types.js";
 import { heldByWork } from "./work-rules.js";
 
 /** The line's places that have not ended, and those of them past their time ended now (`expired`). */

@@ -10,8 +10,6 @@
  */
 
 
-import type { QueueAsk } from "./queue-types.js";
-
 /** A lease is keyed by the repository's numeric id (stable across renames and transfers) and the issue number. */
 export interface IssueKey {
   repoId: number;
@@ -240,6 +238,16 @@ export interface AcquireOptions extends OpOptions<AcquireResult> {
   exempt?: boolean;
   /** Wait in line when someone else holds the issue (answers `queued`); absent: answer `held`. */
   queue?: QueueAsk;
+}
+
+/** What joining the wait list of a held issue asks (`AcquireOptions.queue`; queue-plans.ts). */
+export interface QueueAsk {
+  /** How long the place lasts without its holder asking again (`queue_place_ttl`); asking again renews it. */
+  placeTtl: number;
+  /** The caller opened the issue and `author_first` is set: their place goes before everyone else's. */
+  authorFirst: boolean;
+  /** When to remind the holder the lease is handed, in ms before its expiry (as a claim's); null: never. */
+  remindBefore: number | null;
 }
 
 export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {

@@ -6,9 +6,8 @@
  * concurrent releases and joins handing the lease once.
  */
 import { describe, expect, it } from "vitest";
-import type { QueueAsk } from "../../src/ledger/queue-types.js";
 import type { Ledger } from "../../src/ledger/roles.js";
-import type { Holder, IssueKey, NewEffect, ReleaseResult } from "../../src/ledger/types.js";
+import type { Holder, IssueKey, NewEffect, QueueAsk, ReleaseResult } from "../../src/ledger/types.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;
