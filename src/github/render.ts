@@ -259,11 +259,11 @@ function headline(r: Reply): string {
       return renderHelp(r.help!);
     case "queued":
       return (
-        `${who(r.actor ?? "You")} is **${ordinal(r.position ?? 1)}** in line for this issue, held by ${holderOf(l!)} (token **${l!.token}**), ` +
+        `${r.actor ? `${who(r.actor)}, you are` : "You are"} **${ordinal(r.position ?? 1)}** in line for this issue, held by ${holderOf(l!)} (token **${l!.token}**), ` +
         `whose lease ${expiry(l!, r.at)}. The place lasts until ${when(r.queuedUntil ?? r.at, r.at)}.`
       );
     case "left_queue":
-      return `${who(r.actor ?? "You")} left the line for this issue. Nothing else changed.`;
+      return `${r.actor ? `${who(r.actor)}, you` : "You"} left the line for this issue. Nothing else changed.`;
     case "status":
       return l
         ? `This issue is held by ${holderOf(l)} with lease token **${l.token}**, acquired ${when(l.acquiredAt, r.at)}; it ${expiry(l, r.at)}.`
