@@ -125,7 +125,7 @@ export function instanceParam(value: string | null): { instance?: string } | Ans
 export function waitParam(value: string | null): boolean | Answer {
   if (value === null || value === "false") return false;
   if (value === "true") return true;
-  return errorAnswer(422, "invalid_query", "`wait` must be `true` or `false`.");
+  return errorAnswer(422, "invalid_body", "`wait` must be `true` or `false`.");
 }
 
 /** The Idempotency-Key header: absent, valid, or a 422. */

@@ -226,7 +226,7 @@ async function runCommand(
       actor: { id: who.id, login: who.login, type: who.type, association, ...(r.instance !== undefined ? { instance: r.instance } : {}) },
       reply,
       changesOnly: true,
-      ...(r.wait ? { wait: true } : {}),
+      wait: r.wait,
     },
     config,
     { ledger: deps.ledger, now, permission: (login) => deps.permission(repo, login) },

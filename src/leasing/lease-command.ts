@@ -55,7 +55,7 @@ export interface LeaseTarget {
   changesOnly?: boolean;
   /** What the event showed GitHub did to an assignee (assignment as a claim): the outbox does not do it again. */
   shown?: { login: string; assigned: boolean };
-  /** Wait in line when the issue is held (the API's `?wait=true`), whatever the repository's `queue` says. */
+  /** Whether to wait in line when the issue is held: the API says (`?wait=true`), whatever the repository's `queue` says; absent, `queue` decides. */
   wait?: boolean;
 }
 
@@ -137,7 +137,7 @@ export class LeaseCommand {
     if (!claim.ok) return this.refuse(claim.outcome, claim.rule, claim.reason);
     const given = claim.assignedBy !== undefined ? { assignedBy: claim.assignedBy, mentionHolder: true } : {};
     const quiet = this.t.changesOnly === true;
-    const waits = this.t.wait === true || config.queue;
+    const waits = this.t.wait ?? config.queue;
     const applied = await this.deps.ledger.acquire(this.key, claim.holder, ttl, now, {
       ...(waits ? { queue: this.queueAsk(claim.holder, ttl, config) } : {}),
       maxPerHolder: config.maxLeasesPerHolder,
