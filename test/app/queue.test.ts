@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/github/render.js";
-import { type GitHubMock, type Harness, mentionsIn, T0, useApp } from "../support/app-harness.js";
-import { alice, bob, commentPayload, REPO, type UserSpec } from "../support/payloads.js";
+import { type GitHubMock, type Harness, mentionsIn, releaseRoutes, T0, useApp } from "../support/app-harness.js";
+import { alice, bob, commentPayload, issuesPayload, maintainer, REPO, type UserSpec } from "../support/payloads.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -167,6 +167,22 @@ describe("the wait list (`queue: true`)", () => {
     // The ledger handed it once: one tenure for bob, token 2.
     const history = await h.ledger.history(key);
     expect(history.filter((e) => e.op === "handoff").map((e) => [e.holder?.login, e.token])).toEqual([["bob", 2]]);
+  });
+
+  it("a close ends the line: nobody is handed the lease, and every place ends (closed)", async () => {
+    const { h, gh } = t;
+    await aliceHolds(h, gh);
+    await replyOnly(h, gh, bob, "/claim");
+    await replyOnly(h, gh, carol, "/claim");
+    const before = gh.mark();
+    await h.receive("issues", issuesPayload("closed", { at: h.now(), sender: maintainer, labels: ["claimed", "claimed-by: alice", "lease #1"] }));
+    gh.release(1, "alice", 1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual(releaseRoutes(1, "alice", 1));
+    expect(mentionsIn(gh.lastComment())).toEqual([]);
+    expect(await h.ledger.current(key, h.now())).toBeNull();
+    expect(await h.ledger.queue(key, h.now())).toEqual([]);
+    expect((await h.ledger.history(key)).some((e) => e.op === "handoff")).toBe(false);
   });
 
   it("without `queue: true`, a /claim on a held issue is answered `held` as before", async () => {

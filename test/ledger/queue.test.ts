@@ -6,7 +6,9 @@
  * concurrent releases and joins handing the lease once.
  */
 import { describe, expect, it } from "vitest";
+import type { PostgresLedger } from "../../src/ledger/postgres/postgres-ledger.js";
 import type { Ledger } from "../../src/ledger/roles.js";
+import type { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import type { Holder, IssueKey, NewEffect, QueueAsk, ReleaseResult } from "../../src/ledger/types.js";
 import { backends, useBackend } from "./backends.js";
 
@@ -138,6 +140,29 @@ describe.each(backends)("wait list: $name", (backend) => {
     expect((closed as { handoff?: unknown }).handoff).toBeUndefined();
     expect(await ledger.current(k, T0 + 5)).toBeNull();
     expect(await line(ledger, T0 + 5)).toEqual([]);
+  });
+
+  it("keeps every place: each ends with when and why (handed, left, expired, closed), none is deleted", async () => {
+    await ledger.acquire(k, alice, HOUR, T0);
+    await ledger.acquire(k, bob, HOUR, T0 + 1, { queue: wait({ placeTtl: MIN }) });
+    await ledger.acquire(k, carol, HOUR, T0 + 2, { queue: wait() });
+    await ledger.acquire(k, dave, HOUR, T0 + 3, { queue: wait() });
+    await ledger.release(k, dave, T0 + 4); // dave leaves
+    await ledger.release(k, alice, T0 + 2 * MIN); // bob's place ran out: carol is handed it
+    await ledger.acquire(k, dave, HOUR, T0 + 3 * MIN, { queue: wait() });
+    await ledger.forceRelease(k, alice, T0 + 4 * MIN, { closing: true });
+    const opened = store().ledger;
+    const sql = "SELECT holder_login, ended_why, ended_at FROM queue ORDER BY id";
+    const rows =
+      backend.name === "sqlite"
+        ? (opened as SqliteLedger).db.prepare(sql).all()
+        : (await (opened as PostgresLedger).pool.query(sql.replace("FROM queue", `FROM "${(opened as PostgresLedger).schema}".queue`))).rows;
+    expect(rows).toEqual([
+      { holder_login: "bob", ended_why: "expired", ended_at: T0 + 2 * MIN },
+      { holder_login: "carol", ended_why: "handed", ended_at: T0 + 2 * MIN },
+      { holder_login: "dave", ended_why: "left", ended_at: T0 + 4 },
+      { holder_login: "dave", ended_why: "closed", ended_at: T0 + 4 * MIN },
+    ]);
   });
 
   it("the token floor holds for a handoff", async () => {
