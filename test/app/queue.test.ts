@@ -152,13 +152,14 @@ describe("the wait list (`queue: true`)", () => {
     gh.deleteLabel("claimed-by: alice").deleteLabel("lease #1");
     gh.unassign(1).assign(1, "bob").expect("POST", "/issues/1/comments", 502, { message: "Bad Gateway" });
     await h.drain();
+    const retry = gh.mark();
     expect(await h.ledger.outboxStats()).toMatchObject({ pending: 1 });
 
-    const before = gh.mark();
-    h.advance(5_000);
+    // The retry looks among the app's comments first (the refused attempt might have been taken), then posts.
     gh.expect("GET", "/issues/1/comments", 200, []).comment(1);
+    h.advance(5_000);
     await h.drain();
-    expect(gh.routes(before)).toEqual(["GET /issues/1/comments", "POST /issues/1/comments"]);
+    expect(gh.routes(retry)).toEqual(["GET /issues/1/comments", "POST /issues/1/comments"]);
     const handoffs = gh.comments().filter((c) => parseMarker(c)?.op === "handoff");
     // The attempt GitHub refused, and the one it took: one handoff on the issue.
     expect(handoffs).toHaveLength(2);
