@@ -133,7 +133,8 @@ describe.skipIf(skipPostgres)("PostgreSQL history chain (migration 16)", () => {
     }
 
     expect(await old.migrate()).toBe(POSTGRES_MIGRATIONS.length);
-    expect(POSTGRES_MIGRATIONS.length).toBe(16);
+    // Migration 16 and every one after it (the wait list's 18 keeps every row too).
+    expect(POSTGRES_MIGRATIONS.length).toBeGreaterThanOrEqual(16);
     // Every row and token as it was; only the new columns are new.
     const strip = (rows: Array<Record<string, unknown>>, col: string) => rows.map(({ [col]: _, ...rest }) => rest);
     expect(strip(await sql("SELECT * FROM $S.leases ORDER BY repo_id, issue"), "last_history")).toEqual(leasesBefore);
