@@ -198,4 +198,25 @@ describe.each(backends)("wait list: $name", (backend) => {
       expect((await ledger.queue(issue, t + 3)).length).toBe(3);
     }
   });
+
+  it("on two ledgers over one store, an expiry swept on one and a late release on another hand the lease once", async () => {
+    const { another } = store();
+    if (!another) return;
+    const other = await another();
+    for (let round = 0; round < 5; round++) {
+      const issue: IssueKey = { ...k, issue: 200 + round };
+      const t = T0 + round * HOUR;
+      await ledger.acquire(issue, alice, MIN, t);
+      await other.acquire(issue, bob, HOUR, t + 1, { queue: wait() });
+      await ledger.acquire(issue, carol, HOUR, t + 2, { queue: wait() });
+      const at = t + MIN + 1;
+      const results = await Promise.all([ledger.markExpired(issue, 1, at, { effects }), other.release(issue, alice, at, { effects })]);
+      expect(results.filter((r) => "handoff" in r && r.handoff)).toHaveLength(1);
+      expect(await ledger.current(issue, at)).toMatchObject({ holder: bob, token: 2 });
+      expect((await ledger.queue(issue, at)).map((p) => p.holder.login)).toEqual(["carol"]);
+      const effectsTaken = (await ledger.takeEffects(at, 100, MIN)).filter((e) => e.issue === issue.issue);
+      expect(effectsTaken.map((e) => e.kind)).toEqual(["handoff"]);
+      for (const e of effectsTaken) await ledger.completeEffect({ id: e.id, attempt: e.attempts }, at);
+    }
+  });
 });
