@@ -165,6 +165,19 @@ describe.each(backends)("wait list: $name", (backend) => {
     ]);
   });
 
+  it("the board shows how many wait in line for a lease", async () => {
+    await ledger.rememberVisibility({ repoId: k.repoId, repo: k.repo, installation: 1, private: false }, T0);
+    await ledger.acquire(k, alice, HOUR, T0);
+    await ledger.acquire({ ...k, issue: 8 }, alice, HOUR, T0);
+    await ledger.acquire(k, bob, HOUR, T0 + 1, { queue: wait() });
+    await ledger.acquire(k, carol, HOUR, T0 + 2, { queue: wait() });
+    const board = await ledger.boardLeases({ visible: [], page: 0, pageSize: 10 }, T0 + 3);
+    expect(board.leases.map((l) => [l.issue, l.waiting])).toEqual([
+      [7, 2],
+      [8, undefined],
+    ]);
+  });
+
   it("the token floor holds for a handoff", async () => {
     await ledger.acquire(k, alice, HOUR, T0);
     await ledger.acquire(k, bob, HOUR, T0 + 1, { queue: wait() });
