@@ -18,7 +18,7 @@ import { type LeaseView, leaseView, type Outcome, type Reply } from "../github/r
 import { repliesPerHour, withinBudget } from "./reply-limit.js";
 import { carriesExemptLabel } from "../config/work-policy.js";
 import type { QueueAsk } from "../ledger/types.js";
-import { handoffExtra } from "./handoff.js";
+import { handoffExtra, handoffReply } from "./handoff.js";
 
 /** Who asks: a holder (with the instance an API client named), its account type and its association with the repository. */
 export interface LeaseActor extends Holder {
@@ -151,10 +151,12 @@ export class LeaseCommand {
           if (quiet && !res.newTenure) return [];
           return this.effect(this.t.reply("acquired", leaseView(res.lease), { newTenure: res.newTenure, ...given }), true, config);
         }
-        if (quiet) return [];
-        if (res.outcome === "held") return this.effect(this.t.reply("held", leaseView(res.lease)), false);
+        // The lease had run out unswept and this claim handed it to the first in line: their reply, as the sweep's would have been.
+        const handed = res.outcome !== "limit" && res.handedOver ? this.effect(this.handedOverReply(res.lease, res.handedOver), true, config) : [];
+        if (quiet) return handed;
+        if (res.outcome === "held") return [...handed, ...this.effect(this.t.reply("held", leaseView(res.lease)), false)];
         if (res.outcome === "queued") {
-          return this.effect(this.t.reply("queued", leaseView(res.lease), { position: res.position, queuedUntil: res.until }), false);
+          return [...handed, ...this.effect(this.t.reply("queued", leaseView(res.lease), { position: res.position, queuedUntil: res.until }), false)];
         }
         return this.effect(this.t.reply("forbidden", null, { reason: limitReason(this.key, res) }), false);
       }),
@@ -199,6 +201,11 @@ export class LeaseCommand {
       }),
     );
     return leaseResultOf(applied);
+  }
+
+  /** The reply of a lease that expired before the sweep ended it, handed to the first in line by this claim's transaction. */
+  private handedOverReply(handoff: Lease, expired: Lease): Reply {
+    return handoffReply({ issue: this.key.issue, at: this.deps.now, command: null, actor: null, ignored: 0 }, handoff, expired, "expired");
   }
 
   /**

@@ -196,6 +196,16 @@ export const leasePlans = {
   *acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Plan<Applied<AcquireResult>> {
     const locks = claimLocks(key, holder, opts?.maxPerHolder ?? 0, opts?.policies);
     return yield* operation({ key, op: "acquire", actor: opts?.actor ?? holder, now, opts, floor: true, locks }, function* (row) {
+      // A lease past its time that the sweep has not ended yet is owed to the first in line (unless that is the caller):
+      // handed to them now, as the sweep would have, and the caller waits behind them or is told they hold it.
+      const expired = row.rule?.holder != null && decide.live(key, row.rule, now) === null;
+      const handed = expired ? yield* handOff(key, row, now, holder) : null;
+      if (handed) {
+        const over = { handedOver: decide.expire(key, row.rule, row.rule!.token, now).lease! };
+        const place = opts?.queue ? yield* joinLine(key, holder, ttl, opts.queue, now) : null;
+        const held: AcquireResult = place ? { outcome: "queued", lease: handed.lease, ...place, ...over } : { outcome: "held", lease: handed.lease, ...over };
+        return { result: held, write: (id) => handedWrites(key, handed, id, now, opts?.delivery ?? null) };
+      }
       let result: AcquireResult = decide.acquire(key, row.rule, holder, ttl, now, undefined, row.floor);
       if (result.outcome === "held" && opts?.queue) {
         const place = yield* joinLine(key, holder, ttl, opts.queue, now);

@@ -63,12 +63,18 @@ export function* closeLine(key: IssueKey, now: number, why: PlaceEnd = "closed")
  * The lease of `row` ends (released, or expired): the first live place in
  * line gets a new tenure, token + 1 (above the floor), with the time to live
  * it asked for when it joined; places past their time are ended on the way.
- * Null when nobody waits. The caller writes the tenure (`handedWrites`).
+ * Null when nobody waits, or when the first is `unless` (who is claiming it
+ * themselves). The caller writes the tenure (`handedWrites`).
  */
-export function* handOff(key: IssueKey, row: IssueRow & { floor: number }, now: number): Generator<Step, { lease: Lease; place: QueuePlace } | null, unknown> {
+export function* handOff(
+  key: IssueKey,
+  row: IssueRow & { floor: number },
+  now: number,
+  unless?: Holder,
+): Generator<Step, { lease: Lease; place: QueuePlace } | null, unknown> {
   const line = yield* liveLine(key, now);
   const next = line[0];
-  if (!next) return null;
+  if (!next || (unless && sameHolder(next.holder, unless))) return null;
   yield* ask({ op: "endPlaces", ids: [next.id], why: "handed", now });
   const pulls = yield* ask({ op: "pullsOf", repoId: key.repoId, issue: key.issue, authorId: next.holder.id });
   const lease: Lease = {

@@ -64,9 +64,14 @@ export type Ttl = number | null;
 
 export type AcquireResult =
   | { outcome: "acquired"; lease: Lease; /** false when the caller already held it */ newTenure: boolean }
-  | { outcome: "held"; lease: Lease }
+  /**
+   * `handedOver`: the issue's lease had run out before the sweep ended it,
+   * and this transaction handed it to the first in line (`lease`, a new
+   * tenure): the tenure that expired.
+   */
+  | { outcome: "held"; lease: Lease; handedOver?: Lease }
   /** The issue is held and the caller asked to wait (`AcquireOptions.queue`): their place in line (queue-types.ts), 1 for the first. */
-  | { outcome: "queued"; lease: Lease; position: number; until: number }
+  | { outcome: "queued"; lease: Lease; position: number; until: number; handedOver?: Lease }
   /** `scope`: which limit the holder is at (absent: `maxPerHolder`, the repository's). */
   | { outcome: "limit"; limit: number; held: Lease[]; scope?: LimitScope };
 

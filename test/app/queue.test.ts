@@ -130,6 +130,26 @@ describe("the wait list (`queue: true`)", () => {
     expect(await h.ledger.current(key, h.now())).toMatchObject({ holder: { login: "bob" }, token: 2, expiresAt: T0 + 3 * HOUR + MINUTE });
   });
 
+  it("a /claim after the lease ran out but before the sweep hands it to the first in line, with their reply, and answers the claimer", async () => {
+    const { h, gh } = t;
+    await aliceHolds(h, gh);
+    await replyOnly(h, gh, bob, "/claim 1h");
+    h.advance(2 * HOUR + MINUTE);
+    const before = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: carol }));
+    const routes = handoffCalls(gh, "alice", "bob", 1);
+    gh.comment(1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual([...routes, "POST /issues/1/comments"]);
+    const [handoff, held] = gh.comments(before);
+    expect(handoff).toContain("**alice**'s lease (token **1**) expired. @bob, first in line, now holds this issue with lease token **2**");
+    expect(parseMarker(handoff!)).toMatchObject({ op: "handoff", outcome: "acquired", holder: "bob", token: 2 });
+    expect(parseMarker(held!)).toMatchObject({ op: "claim", outcome: "queued", position: 1, holder: "bob", token: 2 });
+    expect(mentionsIn(held!)).toEqual([]);
+    // The sweep finds nothing left to end.
+    expect(await h.runtime.sweeper.sweep()).toMatchObject({ expired: 0 });
+  });
+
   it("puts the issue's author first with author_first", async () => {
     const { h, gh } = t;
     await aliceHolds(h, gh, "queue: true\nauthor_first: 1h\n", "/claim");

@@ -99,6 +99,29 @@ describe.each(backends)("wait list: $name", (backend) => {
     expect(taken.map((e) => e.kind)).toEqual(["handoff"]);
   });
 
+  it("a claim after the lease ran out but before the sweep hands it to the first in line first; the sweep then finds it stale", async () => {
+    await ledger.acquire(k, alice, HOUR, T0);
+    await ledger.acquire(k, bob, 2 * HOUR, T0 + 1, { queue: wait() });
+    await ledger.acquire(k, carol, HOUR, T0 + 2, { queue: wait() });
+    const at = T0 + HOUR + 5;
+    // dave, not in line, claims: bob gets it (token 2), dave is told bob holds it.
+    const r = await ledger.acquire(k, dave, HOUR, at, { effects });
+    expect(r).toMatchObject({ outcome: "held", lease: { holder: bob, token: 2, expiresAt: at + 2 * HOUR }, handedOver: { holder: alice, token: 1 } });
+    expect(await ledger.current(k, at)).toMatchObject({ holder: bob, token: 2 });
+    expect(await ledger.markExpired(k, 1, at + 1)).toMatchObject({ outcome: "stale" });
+    // Waiting, dave goes behind carol.
+    expect(await ledger.acquire(k, dave, HOUR, at + 2, { queue: wait() })).toMatchObject({ outcome: "queued", position: 2 });
+    const history = await ledger.history(k);
+    expect(history.filter((h) => h.outcome === "acquired").map((h) => [h.op, h.holder?.login, h.token])).toEqual([
+      ["acquire", "alice", 1],
+      ["handoff", "bob", 2],
+    ]);
+    // carol, first in line when bob's runs out, claims it herself: an ordinary new tenure, and her place ends (handed).
+    const later = at + 2 * HOUR + 1;
+    expect(await ledger.acquire(k, carol, HOUR, later, { queue: wait() })).toMatchObject({ outcome: "acquired", newTenure: true, lease: { token: 3 } });
+    expect(await line(ledger, later)).toEqual(["1:dave"]);
+  });
+
   it("a release by someone in line who does not hold it leaves the line", async () => {
     await ledger.acquire(k, alice, HOUR, T0);
     await ledger.acquire(k, bob, HOUR, T0 + 1, { queue: wait() });
