@@ -103,6 +103,8 @@ function commandOf(ev: AssignmentEvent, assigned: boolean, writer: boolean, repl
     actor: { ...ev.sender, type: "User", association: "NONE", writer },
     reply,
     shown: { login: ev.assignee.login, assigned },
+    // An assignment on a held issue stays only on GitHub (the reply says so): it takes no place in line.
+    wait: false,
   };
   return new LeaseCommand(target, config, deps);
 }
