@@ -80,8 +80,9 @@ export interface Reply {
   via?: "api";
   /** For `help`: what this repository reads (render-help.ts). */
   help?: HelpView;
-  /** For `queued`: the actor's place in line (1 for the first) and until when it lasts. */
+  /** For `queued`: the place in line (1 for the first) and until when it lasts; `waiter`, who waits, when not the actor (`/claim @user`). */
   position?: number;
+  waiter?: string;
   queuedUntil?: number;
   /** For a handoff (`op: handoff`, `acquired`): the tenure that ended, and how. */
   previous?: { lease: LeaseView; ended: "released" | "expired" };
@@ -228,7 +229,8 @@ function headline(r: Reply): string {
       return renderHelp(r.help!);
     case "queued":
       return (
-        `${r.actor ? `${who(r.actor)}, you are` : "You are"} **${ordinal(r.position ?? 1)}** in line for this issue, held by ${holderOf(l!)} (token **${l!.token}**), ` +
+        `${r.waiter ?? r.actor ? `${who((r.waiter ?? r.actor)!)}, you are` : "You are"} **${ordinal(r.position ?? 1)}** in line for this issue` +
+        `${r.assignedBy ? ` (placed by ${who(r.assignedBy)})` : ""}, held by ${holderOf(l!)} (token **${l!.token}**), ` +
         `whose lease ${expiry(l!, r.at)}. The place lasts until ${when(r.queuedUntil ?? r.at, r.at)}.`
       );
     case "left_queue":

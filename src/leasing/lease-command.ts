@@ -156,7 +156,9 @@ export class LeaseCommand {
         if (quiet) return handed;
         if (res.outcome === "held") return [...handed, ...this.effect(this.t.reply("held", leaseView(res.lease)), false)];
         if (res.outcome === "queued") {
-          return [...handed, ...this.effect(this.t.reply("queued", leaseView(res.lease), { position: res.position, queuedUntil: res.until }), false)];
+          const placed = claim.assignedBy !== undefined ? { waiter: claim.holder.login, assignedBy: claim.assignedBy } : {};
+          const place = { position: res.position, queuedUntil: res.until, ...placed };
+          return [...handed, ...this.effect(this.t.reply("queued", leaseView(res.lease), place), false)];
         }
         return this.effect(this.t.reply("forbidden", null, { reason: limitReason(this.key, res) }), false);
       }),

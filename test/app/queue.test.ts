@@ -150,6 +150,21 @@ describe("the wait list (`queue: true`)", () => {
     expect(await h.runtime.sweeper.sweep()).toMatchObject({ expired: 0 });
   });
 
+  it("a maintainer's /claim @user on a held issue puts that user in line, and the reply says who placed them", async () => {
+    const { h, gh } = t;
+    await aliceHolds(h, gh);
+    const before = gh.mark();
+    gh.permission("maint", "write").account("carol", { id: carol.id });
+    await h.receive("issue_comment", commentPayload({ body: "/claim @carol", author: maintainer }));
+    gh.comment(1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["GET /collaborators/maint/permission", "GET /users/carol", "POST /issues/1/comments"]);
+    const reply = gh.lastComment();
+    expect(reply).toContain("**carol**, you are **1st** in line for this issue (placed by **maint**), held by **alice**");
+    expect(mentionsIn(reply)).toEqual([]);
+    expect((await h.ledger.queue(key, h.now())).map((p) => p.holder.login)).toEqual(["carol"]);
+  });
+
   it("puts the issue's author first with author_first", async () => {
     const { h, gh } = t;
     await aliceHolds(h, gh, "queue: true\nauthor_first: 1h\n", "/claim");
