@@ -85,6 +85,28 @@ function replyExamples(): Record<string, ReplyExample> {
       context: "bob comments `/claim` an hour later.",
       reply: { ...base, outcome: "held", at: AT + HOUR, command: "/claim", actor: "bob", lease: view, comment: 1796126401 },
     },
+    queued: {
+      title: "`queued`: waiting in line (`queue: true`)",
+      context: "In a repository with `queue: true`, dave comments `/claim` an hour into alice's lease, after bob: he is second in line.",
+      reply: { ...base, outcome: "queued", at: AT + HOUR, command: "/claim", actor: "dave", lease: view, position: 2, queuedUntil: AT + 25 * HOUR, comment: 1796126410 },
+    },
+    handoff: {
+      title: "`acquired` by a handoff: the first in line gets it",
+      context: "alice comments `/release` while bob waits first in line: in the same transaction bob gets the lease, token 4 (his `/claim 2d`), and is mentioned.",
+      reply: {
+        ...base,
+        op: "handoff",
+        outcome: "acquired",
+        at: AT + DAY,
+        command: "/release",
+        actor: "alice",
+        lease: { ...view, holder: "bob", token: 4, acquiredAt: AT + DAY, expiresAt: AT + 3 * DAY },
+        newTenure: true,
+        mentionHolder: true,
+        previous: { lease: view, ended: "released" },
+        comment: 1796126411,
+      },
+    },
     renewed: {
       title: "`renewed`",
       context: "Two days later alice comments `/renew 3d`: the lease now ends 3 days from then; the token stays.",
@@ -185,8 +207,8 @@ function replyExamples(): Record<string, ReplyExample> {
       },
     },
     status: {
-      title: "`status`: `/lease` with the last tenures",
-      context: "bob comments `/lease` a day into alice's tenure.",
+      title: "`status`: `/lease` with the line and the last tenures",
+      context: "bob comments `/lease` a day into alice's tenure, while he and dave wait in line (`queue: true`).",
       reply: {
         ...base,
         op: "status",
@@ -196,6 +218,10 @@ function replyExamples(): Record<string, ReplyExample> {
         actor: "bob",
         lease: view,
         comment: 1796126408,
+        queue: [
+          { holder: "bob", position: 1 },
+          { holder: "dave", position: 2 },
+        ],
         tenures: [
           { holder: "bob", token: 1, from: AT - 20 * DAY, to: AT - 18 * DAY, ended: "released" },
           { holder: "dave", token: 2, from: AT - 14 * DAY, to: AT - 7 * DAY, ended: "expired" },

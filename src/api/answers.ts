@@ -6,6 +6,7 @@
  */
 import type { LeaseResult } from "../leasing/lease-command.js";
 import type { Lease } from "../ledger/types.js";
+import type { QueueEntry } from "../ledger/queue-types.js";
 import type { TenureView } from "../github/render.js";
 
 export interface Answer {
@@ -42,7 +43,7 @@ export function leaseJson(repo: string, issue: number, lease: Lease | null): Lea
   return {
     repo,
     issue,
-    holder: { login: lease.holder.login, id: lease.holder.id, instance: lease.holder.instance ?? null },
+    holder: holderJson(lease),
     token: lease.token,
     expires_at: lease.expiresAt === null ? null : iso(lease.expiresAt),
     held_by: lease.heldBy.kind,
@@ -59,12 +60,25 @@ export function errorAnswer(status: number, code: string, message: string, extra
 /** Every answer that says "no such repository, or not for you": byte for byte the same, so that nobody learns which. */
 export const NOT_FOUND: Answer = errorAnswer(404, "not_found", "Not Found");
 
-/** A claim, renewal or release as the API answers it: 200, 409 for `held` and `not_holder`, 403 and 422 for the rules' refusals. */
+/**
+ * A claim, renewal or release as the API answers it: 200, 409 for `held` and
+ * `not_holder`, 403 and 422 for the rules' refusals; 202 for a place in line
+ * (`?wait=true`), with the lease it waits for.
+ */
 export function leaseAnswer(repo: string, issue: number, r: LeaseResult): Answer {
   switch (r.outcome) {
+    case "queued":
+      return {
+        status: 202,
+        body: { outcome: "queued", repo, issue, position: r.position, queued_until: iso(r.until), lease: leaseJson(repo, issue, r.lease) },
+      };
+    case "left_queue":
+      return { status: 200, body: { outcome: "left_queue", repo, issue, lease: leaseJson(repo, issue, r.lease) } };
+    case "released":
+      // The first in line got it as it was released: who, with which token.
+      return { status: 200, body: { outcome: "released", ...leaseJson(repo, issue, r.lease), ...(r.handoff ? { handed_to: handedJson(r.handoff) } : {}) } };
     case "acquired":
     case "renewed":
-    case "released":
     case "status":
       return { status: 200, body: { outcome: r.outcome, ...leaseJson(repo, issue, r.lease) } };
     case "held":
@@ -78,6 +92,19 @@ export function leaseAnswer(repo: string, issue: number, r: LeaseResult): Answer
     case "forbidden":
       return errorAnswer(403, "forbidden", r.reason, { reason: r.rule });
   }
+}
+
+function handedJson(lease: Lease): { holder: HolderJson; token: number; expires_at: string | null } {
+  return { holder: holderJson(lease), token: lease.token, expires_at: lease.expiresAt === null ? null : iso(lease.expiresAt) };
+}
+
+function holderJson(lease: Lease): HolderJson {
+  return { login: lease.holder.login, id: lease.holder.id, instance: lease.holder.instance ?? null };
+}
+
+/** A place in line as `GET …/lease` shows it (`queue`). */
+export function placeJson(p: QueueEntry): { login: string; id: number; instance: string | null; position: number; queued_at: string; until: string } {
+  return { login: p.holder.login, id: p.holder.id, instance: p.holder.instance ?? null, position: p.position, queued_at: iso(p.queuedAt), until: iso(p.until) };
 }
 
 export function tenureJson(t: TenureView): { holder: HolderJson; token: number; from: string; to: string | null; ended: string } {

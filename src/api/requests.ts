@@ -121,6 +121,13 @@ export function instanceParam(value: string | null): { instance?: string } | Ans
   return { instance: value };
 }
 
+/** `?wait=` of a claim: `true` waits in line when the issue is held; absent or `false`, it does not. */
+export function waitParam(value: string | null): boolean | Answer {
+  if (value === null || value === "false") return false;
+  if (value === "true") return true;
+  return errorAnswer(422, "invalid_body", "`wait` must be `true` or `false`.");
+}
+
 /** The Idempotency-Key header: absent, valid, or a 422. */
 export function idempotencyKey(req: IncomingMessage): string | undefined | Answer {
   const key = req.headers["idempotency-key"];

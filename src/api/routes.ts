@@ -1,10 +1,10 @@
 /**
  * The HTTP API for bots, served by the app's own server:
  *
- *   POST   /api/v1/repos/{owner}/{repo}/issues/{number}/lease          claim
+ *   POST   /api/v1/repos/{owner}/{repo}/issues/{number}/lease          claim (?wait=true: wait in line, 202, when held)
  *   PATCH  /api/v1/repos/{owner}/{repo}/issues/{number}/lease          renew (the heartbeat)
- *   DELETE /api/v1/repos/{owner}/{repo}/issues/{number}/lease          release (?instance=)
- *   GET    /api/v1/repos/{owner}/{repo}/issues/{number}/lease          the live lease and recent tenures
+ *   DELETE /api/v1/repos/{owner}/{repo}/issues/{number}/lease          release, or leave the line (?instance=)
+ *   GET    /api/v1/repos/{owner}/{repo}/issues/{number}/lease          the live lease, the line and recent tenures
  *   POST   /api/v1/repos/{owner}/{repo}/issues/{number}/lease/verify   is this token live and mine?
  *   POST   /api/v1/repos/{owner}/{repo}/leases/next                    claim the next ready issue (next.ts)
  *   POST   /api/v1/orgs/{org}/leases/next                              the same over the owner's repositories
@@ -21,13 +21,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { tenuresOf } from "../leasing/handle-command.js";
 import { leaseResultOf } from "../leasing/lease-command.js";
 import type { IssueKey } from "../ledger/types.js";
-import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, tenureJson } from "./answers.js";
+import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, placeJson, tenureJson } from "./answers.js";
 import type { ApiDeps } from "./api-deps.js";
 import { bearerToken } from "./identity.js";
 import { nextHandler } from "./next.js";
 import openapi from "./openapi.json" with { type: "json" };
 import { caller, failure, send } from "./respond.js";
-import { idempotencyKey, instanceParam, isAnswer, issueRef, leaseRequest, readBody, verifyRequest } from "./requests.js";
+import { idempotencyKey, instanceParam, isAnswer, issueRef, leaseRequest, readBody, verifyRequest, waitParam } from "./requests.js";
 import { runCommand } from "./run-command.js";
 
 export type { ApiDeps };
@@ -86,6 +86,8 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   if (isAnswer(asked)) return asked;
   const key = op === "status" || op === "verify" ? undefined : idempotencyKey(req);
   if (isAnswer(key)) return key;
+  const wait = op === "claim" ? waitParam(url.searchParams.get("wait")) : false;
+  if (isAnswer(wait)) return wait;
 
   const who = await caller(deps, req, token);
   if (isAnswer(who)) return who;
@@ -97,9 +99,13 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   const now = deps.clock();
 
   if (op === "status") {
-    const [lease, history] = await Promise.all([deps.ledger.current(issueKey, now), deps.ledger.history(issueKey, 200)]);
+    const [lease, history, line] = await Promise.all([
+      deps.ledger.current(issueKey, now),
+      deps.ledger.history(issueKey, 200),
+      deps.ledger.queue(issueKey, now),
+    ]);
     const tenures = tenuresOf(history, now).slice(-10).map(tenureJson);
-    return { status: 200, body: { outcome: "status", ...leaseJson(full, ref.issue, lease), tenures } };
+    return { status: 200, body: { outcome: "status", ...leaseJson(full, ref.issue, lease), queue: line.map(placeJson), tenures } };
   }
   if (op === "verify") {
     const { token: asking, instance } = asked as { token: number; instance?: string };
@@ -110,12 +116,12 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
 
   const { ttl = null, instance } = asked as { ttl?: number | null; instance?: string };
   // Scoped to the caller, the operation and the issue: the same key sent for another issue is another request.
-  const delivery = key === undefined ? undefined : `api:${who.id}:${op}:${repo.id}#${ref.issue}:${instance ?? ""}:${key}`;
+  const delivery = key === undefined ? undefined : `api:${who.id}:${op}${wait ? "-wait" : ""}:${repo.id}#${ref.issue}:${instance ?? ""}:${key}`;
   if (delivery !== undefined) {
     const first = await deps.ledger.recorded(delivery);
     if (first !== null) return leaseAnswer(full, ref.issue, leaseResultOf(first, true, issueKey));
   }
-  const result = await deps.track(() => runCommand(deps, { token, repo, ref, who, op, ttl, instance, delivery, now }));
+  const result = await deps.track(() => runCommand(deps, { token, repo, ref, who, op, ttl, instance, delivery, now, wait }));
   if (isAnswer(result)) return result;
   deps.log.info(
     { repo: full, issue: ref.issue, op, outcome: result.outcome, login: who.login, instance, duplicate: result.duplicate },

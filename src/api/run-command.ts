@@ -21,6 +21,8 @@ export async function runCommand(
     known?: IssueState;
     /** Record `delivery` only with a lease acquired (`next`). */
     recordAcquiredOnly?: boolean;
+    /** Wait in line when the issue is held (`?wait=true`); `next` never does. */
+    wait?: boolean;
   },
 ): Promise<LeaseResult | Answer> {
   const { repo, ref, who, op, now } = r;
@@ -54,6 +56,7 @@ export async function runCommand(
       actor: { id: who.id, login: who.login, type: who.type, association, ...(r.instance !== undefined ? { instance: r.instance } : {}) },
       reply,
       changesOnly: true,
+      wait: r.wait === true,
     },
     config,
     { ledger: deps.ledger, now, permission: (login) => deps.permission(repo, login) },
@@ -61,7 +64,8 @@ export async function runCommand(
   const result = op === "claim" ? await command.claim(r.ttl) : op === "renew" ? await command.renew(r.ttl) : await command.release();
   await deps.rememberRepo(repo.id, `${repo.owner}/${repo.name}`, repo.installation);
   // Only a new tenure or the end of one wrote effects (changesOnly): a heartbeat wakes no drainer.
-  const changed = (result.outcome === "acquired" && result.newTenure) || (result.outcome === "released" && result.lease !== null);
+  const changed =
+    (result.outcome === "acquired" && result.newTenure) || (result.outcome === "released" && (result.lease !== null || result.handoff !== undefined));
   if (changed && !result.duplicate) deps.kick();
   return result;
 }

@@ -7,6 +7,7 @@
 import type { Holder, IssueKey, Lease, NewEffect, RepoInfo } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
 import { reflectEffect } from "../outbox/effects.js";
+import { handoffExtra } from "../leasing/handoff.js";
 import { leaseView, type Reply } from "../github/render.js";
 
 /**
@@ -30,8 +31,8 @@ export function cleanReason(reason: string): string {
 }
 
 /** The outbox effect of an operator's release: reconcile labels and assignee, and say why on the issue. */
-export function operatorReleaseEffect(info: RepoInfo, lease: Lease, reason: string, now: number): NewEffect {
-  const reply: Reply = {
+export function operatorReleaseEffect(info: RepoInfo, lease: Lease, reason: string, now: number, handoff?: Lease): NewEffect {
+  const released: Reply = {
     op: "release",
     outcome: "released",
     issue: lease.issue,
@@ -44,6 +45,8 @@ export function operatorReleaseEffect(info: RepoInfo, lease: Lease, reason: stri
     mentionHolder: true,
     reason: `Released from the command line by an operator of this app. Reason: ${reason}`,
   };
+  // The first in line got it: the handoff's reply, which says why the last tenure ended.
+  const reply = handoff ? { ...released, ...handoffExtra(lease, "released"), outcome: "acquired" as const, lease: leaseView(handoff) } : released;
   return reflectEffect(info.installation, info.repo, { reconcile: true, reply });
 }
 
@@ -61,7 +64,7 @@ export async function operatorRelease(
   const text = cleanReason(reason);
   const res = await ledger.forceRelease(key, OPERATOR, now, {
     // Decided in the transaction: the lease may have ended since `current`.
-    effects: (r) => (r.lease ? [operatorReleaseEffect(info, r.lease, text, now)] : []),
+    effects: (r) => (r.lease ? [operatorReleaseEffect(info, r.lease, text, now, r.outcome === "released" ? r.handoff : undefined)] : []),
   });
   return res.lease;
 }

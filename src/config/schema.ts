@@ -61,6 +61,10 @@ export interface Config {
   aliases: readonly Alias[];
   /** Whether `@<app-slug> claim` (and each alias after the mention) is read as a command. */
   mentions: boolean;
+  /** Whether `/claim` on a held issue puts the commenter in line for it (the API's `?wait=true` does, whatever this says). */
+  queue: boolean;
+  /** Milliseconds a place in line lasts unless its holder asks again. */
+  queuePlaceTtl: number;
 }
 
 export const labelsShape = {
@@ -180,6 +184,15 @@ export const configShape = {
   mentions: booleanSchema()
     .default(false)
     .describe("Whether `@<app-slug> claim` (or any other command or alias after a mention of the app) is read as the command, as other bots read theirs."),
+  queue: booleanSchema()
+    .default(false)
+    .describe(
+      "Whether `/claim` on a held issue puts the commenter in line for it (answered \"you are 2nd in line\"); when the lease ends " +
+        "(released or expired) it passes to the first in line, whose reply mentions them. Off by default; the API's `?wait=true` queues either way.",
+    ),
+  queue_place_ttl: durationSchema(false)
+    .default(1 * DAY)
+    .describe("How long a place in line lasts unless its holder asks again (`/claim`, or the API's `?wait=true`), which renews it (default `1d`)."),
 };
 
 export const configSchema = z
@@ -250,5 +263,7 @@ export const configSchema = z
       exemptLabels: c.exempt_labels,
       aliases: c.commands,
       mentions: c.mentions,
+      queue: c.queue,
+      queuePlaceTtl: c.queue_place_ttl,
     }),
   );

@@ -148,7 +148,7 @@ function leaseRow(l: BoardLease, ctx: PageContext): string {
     `<td class="num token" data-label="Token">${l.token}</td>` +
     `<td class="when since" data-label="Since">${time(l.acquiredAt, ctx.now)}</td>` +
     `<td class="when expires${soon ? " soon" : ""}" data-label="Expires">${l.expiresAt === null ? '<span class="muted">no expiry</span>' : time(l.expiresAt, ctx.now)}</td>` +
-    `<td class="held-by" data-label="Held">${heldBy(ctx.web, l)}</td>` +
+    `<td class="held-by" data-label="Held">${heldBy(ctx.web, l)}${l.waiting ? `<div class="muted">${l.waiting} waiting in line</div>` : ""}</td>` +
     `</tr>`
   );
 }

@@ -7,9 +7,11 @@
 import { formatDuration } from "../commands/parse-duration.js";
 import type { HeldBy, Lease } from "../ledger/types.js";
 import { codeSpan } from "./code-span.js";
+import { safeText } from "./safe-text.js";
 import { type HelpView, renderHelp } from "./render-help.js";
 
-export type Op = "claim" | "renew" | "release" | "expire" | "remind" | "status" | "help";
+/** `handoff`: a lease that ended passed to the first in line (its reply mentions them). */
+export type Op = "claim" | "renew" | "release" | "expire" | "remind" | "status" | "help" | "handoff";
 export type Outcome =
   | "acquired"
   | "held"
@@ -21,7 +23,9 @@ export type Outcome =
   | "invalid"
   | "forbidden"
   | "status"
-  | "help";
+  | "help"
+  | "queued"
+  | "left_queue";
 
 /** A lease as a reply shows it. */
 export interface LeaseView {
@@ -76,6 +80,21 @@ export interface Reply {
   via?: "api";
   /** For `help`: what this repository reads (render-help.ts). */
   help?: HelpView;
+  /** For `queued`: the place in line (1 for the first) and until when it lasts; `waiter`, who waits, when not the actor (`/claim @user`). */
+  position?: number;
+  waiter?: string;
+  queuedUntil?: number;
+  /** For a handoff (`op: handoff`, `acquired`): the tenure that ended, and how. */
+  previous?: { lease: LeaseView; ended: "released" | "expired" };
+  /** For `status`: who waits in line, in order. */
+  queue?: PlaceView[];
+}
+
+/** A place in line as a reply shows it. */
+export interface PlaceView {
+  holder: string;
+  instance?: string;
+  position: number;
 }
 
 export interface RenderExtras {
@@ -93,38 +112,6 @@ export function leaseView(lease: Lease | null): LeaseView | null {
   if (lease.heldBy.kind !== "time") view.heldBy = lease.heldBy;
   if (lease.holder.instance !== undefined) view.instance = lease.holder.instance;
   return view;
-}
-
-/**
- * App-written text that may carry a user's value (a config error): no mentions, no HTML.
- * Code spans are left as they are: they show their content literally (an
- * escape there would show as `&lt;`) and a mention in one notifies nobody.
- */
-export function safeText(text: string): string {
-  // A line at a time: a code span that markdown would not see (its closer in another paragraph or list item) is escaped.
-  return text.split("\n").map(safeLine).join("\n");
-}
-
-function safeLine(line: string): string {
-  const escape = (s: string) => s.replace(/@/g, "@\u200b").replace(/</g, "&lt;");
-  let out = "";
-  let done = 0;
-  const runs = /`+/g;
-  for (let run = runs.exec(line); run !== null; run = runs.exec(line)) {
-    // A backslash before it makes the first backtick literal (CommonMark): treat the whole run as text, to be safe.
-    const backslashes = /\\*$/.exec(line.slice(done, run.index))![0].length;
-    if (backslashes % 2 === 1) continue;
-    // A code span closes at the next run of exactly as many backticks; without one the run is text.
-    const closer = new RegExp(`(?<!\`)${run[0]}(?!\`)`, "g");
-    closer.lastIndex = run.index + run[0].length;
-    const close = closer.exec(line);
-    if (close === null) continue;
-    const end = close.index + run[0].length;
-    out += escape(line.slice(done, run.index)) + line.slice(run.index, end);
-    done = end;
-    runs.lastIndex = end;
-  }
-  return out + escape(line.slice(done));
 }
 
 const who = (login: string, mention = false) => (mention ? `@${login}` : `**${login}**`);
@@ -186,6 +173,8 @@ export function marker(reply: Reply, ref?: string): string {
   // Only when something besides time holds the lease: `expires_at` is null then, which alone would read as open-ended.
   if (reply.lease?.heldBy) data.held_by = reply.lease.heldBy;
   if (reply.lease?.instance !== undefined) data.instance = reply.lease.instance;
+  if (reply.position !== undefined) data.position = reply.position;
+  if (reply.queue !== undefined && reply.queue.length > 0) data.queue = reply.queue.map((p) => p.holder);
   if (reply.via !== undefined) data.via = reply.via;
   if (reply.comment !== undefined) data.comment = reply.comment;
   if (ref !== undefined) data.ref = ref;
@@ -207,6 +196,7 @@ function headline(r: Reply): string {
   const l = r.lease;
   switch (r.outcome) {
     case "acquired": {
+      if (r.op === "handoff") return handoffLine(r);
       const given = r.assignedBy ? `, given by ${who(r.assignedBy)},` : "";
       return r.newTenure === false
         ? `${holderOf(l!, r.mentionHolder)} already held this issue${given}; the lease (token **${l!.token}**) now ${expiry(l!, r.at)}.`
@@ -237,6 +227,14 @@ function headline(r: Reply): string {
       return "That command is not allowed here, so nothing changed.";
     case "help":
       return renderHelp(r.help!);
+    case "queued":
+      return (
+        `${r.waiter ?? r.actor ? `${who((r.waiter ?? r.actor)!)}, you are` : "You are"} **${ordinal(r.position ?? 1)}** in line for this issue` +
+        `${r.assignedBy ? ` (placed by ${who(r.assignedBy)})` : ""}, held by ${holderOf(l!)} (token **${l!.token}**), ` +
+        `whose lease ${expiry(l!, r.at)}. The place lasts until ${when(r.queuedUntil ?? r.at, r.at)}.`
+      );
+    case "left_queue":
+      return `${r.actor ? `${who(r.actor)}, you` : "You"} left the line for this issue. Nothing else changed.`;
     case "status":
       return l
         ? `This issue is held by ${holderOf(l)} with lease token **${l.token}**, acquired ${when(l.acquiredAt, r.at)}; it ${expiry(l, r.at)}.`
@@ -244,8 +242,33 @@ function headline(r: Reply): string {
   }
 }
 
+/** 1st, 2nd, 3rd, 4th, 11th, 12th, 21st. */
+export function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? "th" : ({ 1: "st", 2: "nd", 3: "rd" } as Record<number, string>)[n % 10] ?? "th";
+  return `${n}${suffix}`;
+}
+
+/** A lease that ended passed to the first in line: how the last one ended, and the new holder, mentioned (they were waiting for this). */
+function handoffLine(r: Reply): string {
+  const l = r.lease!;
+  const p = r.previous;
+  let ended = "";
+  if (p?.ended === "expired") ended = `${holderOf(p.lease)}'s lease (token **${p.lease.token}**) expired. `;
+  else if (p && r.actor && r.actor.toLowerCase() !== p.lease.holder.toLowerCase()) {
+    ended = `${who(r.actor)} released ${holderOf(p.lease)}'s lease (token **${p.lease.token}**). `;
+  } else if (p) ended = `${holderOf(p.lease)} released the lease (token **${p.lease.token}**). `;
+  return `${ended}${holderOf(l, true)}, first in line, now holds this issue with lease token **${l.token}**; it ${expiry(l, r.at)}.`;
+}
+
+function placeList(queue: PlaceView[]): string {
+  return queue.map((p) => `${p.position}. ${holderOf(p)}`).join("\n");
+}
+
 function advice(r: Reply): string | null {
   switch (r.outcome) {
+    case "queued":
+      return "When the lease ends it passes to the first in line, who is mentioned. Ask again (`/claim`) to keep your place, or `/release` to leave the line.";
     case "acquired":
     case "renewed":
       // A client of the API renews and releases through it: no advice about comments.
@@ -278,13 +301,17 @@ export function renderReply(r: Reply, extras: RenderExtras = {}): string {
   }
   if (r.command !== null) parts.push(`> ${codeSpan(r.command)}`);
   parts.push(headline(r));
-  if (r.via === "api") parts.push(`_${r.op === "release" ? "Released" : r.op === "renew" ? "Renewed" : "Claimed"} through the issue-leases API._`);
+  if (r.via === "api") {
+    const done = r.op === "release" || r.op === "handoff" ? "Released" : r.op === "renew" ? "Renewed" : r.outcome === "queued" ? "Queued" : "Claimed";
+    parts.push(`_${done} through the issue-leases API._`);
+  }
   if (r.reason) parts.push(safeText(r.reason));
   if (extras.assignRefused && r.lease) {
     parts.push(
       `GitHub did not assign ${who(r.lease.holder)} (it refuses bots and accounts without access to this repository). The lease stands; the labels show it.`,
     );
   }
+  if (r.queue && r.queue.length > 0) parts.push(`Waiting in line:\n\n${placeList(r.queue)}`);
   if (r.tenures && r.tenures.length > 0) parts.push(`Recent tenures:\n\n${tenureTable(r.tenures, r.at)}`);
   const tip = advice(r);
   if (tip) parts.push(tip);

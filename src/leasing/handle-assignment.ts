@@ -14,6 +14,7 @@
 import type { ConfigResult } from "../config/config.js";
 import type { ForceReleaseResult, Holder } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
+import { handoffExtra } from "./handoff.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply } from "../github/render.js";
 import { LeaseCommand, type LeaseDeps, type LeaseResult, type LeaseTarget } from "./lease-command.js";
@@ -102,6 +103,8 @@ function commandOf(ev: AssignmentEvent, assigned: boolean, writer: boolean, repl
     actor: { ...ev.sender, type: "User", association: "NONE", writer },
     reply,
     shown: { login: ev.assignee.login, assigned },
+    // An assignment on a held issue stays only on GitHub (the reply says so): it takes no place in line.
+    wait: false,
   };
   return new LeaseCommand(target, config, deps);
 }
@@ -165,7 +168,9 @@ export async function handleUnassigned(ev: AssignmentEvent, deps: AssignmentDeps
     ifToken: live.token,
     ...(ev.at !== undefined ? { eventAt: ev.at } : {}),
     ...command.budgeted((res: ForceReleaseResult) =>
-      res.outcome === "released" && res.lease
+      res.outcome === "released" && res.handoff
+        ? command.effect(reply("acquired", leaseView(res.handoff), handoffExtra(res.lease, "released")), true, config.config)
+        : res.outcome === "released" && res.lease
         ? command.effect(
             reply("released", leaseView(res.lease), { mentionHolder: !isHolder, reason: "Unassigning the holder ended the lease (`assignment: claims`)." }),
             true,

@@ -8,6 +8,7 @@ import { type Command, type CommandWords, isParseError, mayNeedWords, type Parse
 import { aliasMap } from "../config/commands-field.js";
 import type { ConfigResult } from "../config/config.js";
 import type { Config } from "../config/schema.js";
+import { handoffExtra } from "./handoff.js";
 import { helpView } from "./help.js";
 import { LeaseCommand, type LeaseResult } from "./lease-command.js";
 import type { ForceReleaseResult } from "../ledger/types.js";
@@ -141,7 +142,9 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
       const applied = await ledger.forceRelease(command.key, { id: ev.author.id, login: ev.author.login }, now, {
         ifHolder: parsed.target ?? undefined,
         ...command.budgeted((res: ForceReleaseResult) =>
-          res.outcome === "released"
+          res.outcome === "released" && res.handoff
+            ? command.effect(reply("acquired", leaseView(res.handoff), handoffExtra(res.lease, "released")), true, config)
+            : res.outcome === "released"
             ? command.effect(reply("released", leaseView(res.lease), { mentionHolder: true }), true, config)
             : command.effect(reply("not_holder", leaseView(res.lease)), false),
         ),
@@ -152,8 +155,10 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
     case "help":
       return done({ outcome: "help", duplicate: (await command.note("help", { help: helpView(okConfig(configResult), words.mention) })).duplicate });
     case "lease": {
-      const tenures = tenuresOf(await ledger.history(command.key, 200), now).slice(-5);
-      return done({ outcome: "status", duplicate: (await command.note("status", { tenures })).duplicate });
+      const [history, line] = await Promise.all([ledger.history(command.key, 200), ledger.queue(command.key, now)]);
+      const tenures = tenuresOf(history, now).slice(-5);
+      const queue = line.map((p) => ({ holder: p.holder.login, position: p.position, ...(p.holder.instance !== undefined ? { instance: p.holder.instance } : {}) }));
+      return done({ outcome: "status", duplicate: (await command.note("status", { tenures, ...(queue.length > 0 ? { queue } : {}) })).duplicate });
     }
   }
 }

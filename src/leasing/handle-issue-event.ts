@@ -10,6 +10,7 @@ import { type ReflectPayload, reflectEffect } from "../outbox/effects.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { desiredLabels, labelKind } from "../github/labels.js";
 import { leaseView, type Reply } from "../github/render.js";
+import { handoffReply } from "./handoff.js";
 import { withinBudget } from "./reply-limit.js";
 
 export interface IssueEvent {
@@ -37,12 +38,15 @@ export async function handleIssueClosed(
 ): Promise<boolean> {
   const key = keyOf(ev);
   const seen = await deps.ledger.current(key, deps.now);
-  if (!seen) return false;
+  // A line waits only for a held issue, but one whose lease ran out before the sweep still has it: the close ends it too.
+  if (!seen && (await deps.ledger.queue(key, deps.now)).length === 0) return false;
   const res = await deps.ledger.forceRelease(key, ev.actor, deps.now, {
     delivery: ev.delivery,
     // The tenure this close is about: a late or redelivered close must not end a newer holder's lease.
-    ifToken: seen.token,
+    ...(seen ? { ifToken: seen.token } : {}),
     eventAt: ev.at,
+    // The work is done: nobody in line is handed it, and the line ends.
+    closing: true,
     effects: (r) =>
       r.outcome === "released" && r.lease
         ? reflect(ev, {
@@ -74,9 +78,10 @@ export function closedReason(merged: boolean): string {
  */
 export async function handleIssueGone(ev: IssueEvent, deps: { ledger: LeaseBook & LeaseReads; now: number }): Promise<boolean> {
   const key = keyOf(ev);
-  if (!(await deps.ledger.current(key, deps.now))) return false;
+  if (!(await deps.ledger.current(key, deps.now)) && (await deps.ledger.queue(key, deps.now)).length === 0) return false;
   const res = await deps.ledger.forceRelease(key, ev.actor, deps.now, {
     delivery: ev.delivery,
+    closing: true,
     effects: (r) => (r.lease ? reflect(ev, null, { reconcile: false, gone: true }) : []),
   });
   return !res.duplicate && res.lease !== null;
@@ -132,7 +137,9 @@ export async function handleLabelRemoved(
       ifToken: lease.token,
       eventAt: ev.at,
       effects: (r) =>
-        r.outcome === "released" && r.lease
+        r.outcome === "released" && r.handoff
+          ? reflect(ev, handoffReply(base, r.handoff, r.lease, "released"), { labels: templates, assign: config.config.assign, removed: [ev.label] })
+          : r.outcome === "released" && r.lease
           ? reflect(
               ev,
               { ...base, outcome: "released", lease: leaseView(r.lease), mentionHolder: !isHolder, reason: "Removing the lease's label by hand ended the lease." },

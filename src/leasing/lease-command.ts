@@ -17,6 +17,8 @@ import { reflectEffect } from "../outbox/effects.js";
 import { type LeaseView, leaseView, type Outcome, type Reply } from "../github/render.js";
 import { repliesPerHour, withinBudget } from "./reply-limit.js";
 import { carriesExemptLabel } from "../config/work-policy.js";
+import type { QueueAsk } from "../ledger/types.js";
+import { handoffExtra, handoffReply } from "./handoff.js";
 
 /** Who asks: a holder (with the instance an API client named), its account type and its association with the repository. */
 export interface LeaseActor extends Holder {
@@ -55,6 +57,8 @@ export interface LeaseTarget {
   changesOnly?: boolean;
   /** What the event showed GitHub did to an assignee (assignment as a claim): the outbox does not do it again. */
   shown?: { login: string; assigned: boolean };
+  /** Whether to wait in line when the issue is held: the API says (`?wait=true`), whatever the repository's `queue` says; absent, `queue` decides. */
+  wait?: boolean;
 }
 
 /** Which rule refused a command: `reason` in the API's 403 and 422 answers. */
@@ -75,7 +79,11 @@ export type Rule =
 export type LeaseOutcome =
   | { outcome: "acquired"; lease: Lease; newTenure: boolean }
   | { outcome: "renewed"; lease: Lease }
-  | { outcome: "released" | "held" | "not_holder"; lease: Lease | null }
+  /** `handoff`: the first in line got the lease that was released. */
+  | { outcome: "released"; lease: Lease | null; handoff?: Lease }
+  | { outcome: "held" | "not_holder" | "left_queue"; lease: Lease | null }
+  /** Waiting in line: the place (1 for the first), until when it lasts, and the live lease it waits for. */
+  | { outcome: "queued"; lease: Lease; position: number; until: number }
   | { outcome: "invalid" | "forbidden"; lease: Lease | null; rule: Rule; reason: string }
   | { outcome: "status"; lease: Lease | null };
 
@@ -131,7 +139,9 @@ export class LeaseCommand {
     if (!claim.ok) return this.refuse(claim.outcome, claim.rule, claim.reason);
     const given = claim.assignedBy !== undefined ? { assignedBy: claim.assignedBy, mentionHolder: true } : {};
     const quiet = this.t.changesOnly === true;
+    const waits = this.t.wait ?? config.queue;
     const applied = await this.deps.ledger.acquire(this.key, claim.holder, ttl, now, {
+      ...(waits ? { queue: this.queueAsk(claim.holder, ttl, config) } : {}),
       maxPerHolder: config.maxLeasesPerHolder,
       countInReview: config.countInReview,
       remindBefore: remindBefore(ttl, config),
@@ -143,8 +153,15 @@ export class LeaseCommand {
           if (quiet && !res.newTenure) return [];
           return this.effect(this.t.reply("acquired", leaseView(res.lease), { newTenure: res.newTenure, ...given }), true, config);
         }
-        if (quiet) return [];
-        if (res.outcome === "held") return this.effect(this.t.reply("held", leaseView(res.lease)), false);
+        // The lease had run out unswept and this claim handed it to the first in line: their reply, as the sweep's would have been.
+        const handed = res.outcome !== "limit" && res.handedOver ? this.effect(this.handedOverReply(res.lease, res.handedOver), true, config) : [];
+        if (quiet) return handed;
+        if (res.outcome === "held") return [...handed, ...this.effect(this.t.reply("held", leaseView(res.lease)), false)];
+        if (res.outcome === "queued") {
+          const placed = claim.assignedBy !== undefined ? { waiter: claim.holder.login, assignedBy: claim.assignedBy } : {};
+          const place = { position: res.position, queuedUntil: res.until, ...placed };
+          return [...handed, ...this.effect(this.t.reply("queued", leaseView(res.lease), place), false)];
+        }
         return this.effect(this.t.reply("forbidden", null, { reason: limitReason(this.key, res) }), false);
       }),
     });
@@ -179,11 +196,29 @@ export class LeaseCommand {
       this.holder,
       this.deps.now,
       this.budgeted((res: ReleaseResult) => {
+        // The first in line got it: a tenure began, which even the API shows.
+        if (res.outcome === "released" && res.handoff) {
+          return this.effect(this.t.reply("acquired", leaseView(res.handoff), handoffExtra(res.lease, "released")), true, config);
+        }
         if (quiet && (res.outcome !== "released" || res.lease === null)) return [];
         return this.effect(this.t.reply(res.outcome, leaseView(res.lease)), res.outcome === "released", config);
       }),
     );
     return leaseResultOf(applied);
+  }
+
+  /** The reply of a lease that expired before the sweep ended it, handed to the first in line by this claim's transaction. */
+  private handedOverReply(handoff: Lease, expired: Lease): Reply {
+    return handoffReply({ issue: this.key.issue, at: this.deps.now, command: null, actor: null, ignored: 0 }, handoff, expired, "expired");
+  }
+
+  /**
+   * What waiting in line asks: the place's time (`queue_place_ttl`), the
+   * author first when `author_first` is set, and the lease's reminder.
+   */
+  private queueAsk(holder: Holder, ttl: number | null, config: Config): QueueAsk {
+    const author = config.authorFirst !== null && this.t.issue.authorId !== undefined && this.t.issue.authorId === holder.id;
+    return { placeTtl: config.queuePlaceTtl, authorFirst: author, remindBefore: remindBefore(ttl, config) };
   }
 
   /**
@@ -246,9 +281,13 @@ export function leaseResultOf(raw: unknown, duplicate = (raw as { duplicate?: bo
       };
     case "renewed":
       return { outcome: "renewed", lease: r.lease, duplicate };
+    case "released":
+      return { outcome: "released", lease: r.lease, ...(r.handoff ? { handoff: r.handoff } : {}), duplicate };
+    case "queued":
+      return { outcome: "queued", lease: r.lease, position: r.position, until: r.until, duplicate };
     case "held":
     case "not_holder":
-    case "released":
+    case "left_queue":
       return { outcome: r.outcome, lease: r.lease, duplicate };
     case "noted": {
       const d = r.detail;

@@ -24,7 +24,8 @@ export function withinBudget(effects: NewEffect[], budget: ReplyBudget, limit: n
   return effects.flatMap((effect) => {
     if (effect.kind !== REFLECT) return [effect];
     const p = effect.payload as ReflectPayload;
-    if (!p.reply) return [effect];
+    // A handoff's reply is for the one the lease passed to, who waited for it: not the actor's reply to hold back.
+    if (!p.reply || p.reply.op === "handoff") return [effect];
     if (budget === "silent") return p.reconcile || p.gone ? [{ ...effect, payload: { ...p, reply: null } }] : [];
     const notice =
       `You have reached ${limit} ${limit === 1 ? "reply" : "replies"} an hour in this repository: your further commands this hour still run, ` +

@@ -14,6 +14,7 @@ import type { HeldLock, Lease, NewEffect } from "../ledger/types.js";
 import type { NamedLocks, RepoMemory, Sweeps } from "../ledger/roles.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { leaseView, type Reply } from "../github/render.js";
+import { handoffReply } from "./handoff.js";
 
 export interface SweepDeps {
   ledger: Sweeps & RepoMemory & NamedLocks;
@@ -36,24 +37,23 @@ export interface SweepResult {
   at: number;
 }
 
-/** The effect that shows a sweep's outcome on the issue: the reply, and for expiry the labels. */
-async function effectFor(ledger: RepoMemory, lease: Lease, op: "expire" | "remind", at: number): Promise<NewEffect[]> {
+/**
+ * The effects that show a sweep's outcome on the issue, given the result: the
+ * reply, and for expiry the labels. An expiry that handed the lease to the
+ * first in line gets the handoff's reply instead, and the labels show the new holder.
+ */
+async function effectsFor(ledger: RepoMemory, lease: Lease, op: "expire" | "remind", at: number): Promise<(handoff?: Lease) => NewEffect[]> {
   const info = await ledger.repoInfo(lease.repoId);
   // A repository the app never saw a command in has no installation on record: nothing to post to.
-  if (!info) return [];
-  const reply: Reply = {
-    op,
-    outcome: op === "expire" ? "expired" : "reminded",
-    issue: lease.issue,
-    at,
-    command: null,
-    actor: null,
-    lease: leaseView(lease),
-    ignored: 0,
-    mentionHolder: true,
+  if (!info) return () => [];
+  const base = { issue: lease.issue, at, command: null, actor: null, ignored: 0, mentionHolder: true };
+  return (handoff) => {
+    const reply: Reply = handoff
+      ? handoffReply(base, handoff, lease, "expired")
+      : { ...base, op, outcome: op === "expire" ? "expired" : "reminded", lease: leaseView(lease) };
+    // Behind replies to commands: a claim is answered during an expiry wave.
+    return [reflectEffect(info.installation, info.repo, { reconcile: op === "expire", reply }, 1)];
   };
-  // Behind replies to commands: a claim is answered during an expiry wave.
-  return [reflectEffect(info.installation, info.repo, { reconcile: op === "expire", reply }, 1)];
 }
 
 export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
@@ -65,13 +65,13 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
   // Each lease is its own transaction; one whose tenure changed meanwhile comes back `stale` and queues nothing.
   for (const lease of await ledger.expiredSince(at, batch)) {
     deps.signal?.throwIfAborted();
-    const effects = await effectFor(ledger, lease, "expire", at);
-    const res = await ledger.markExpired(lease, lease.token, at, { effects: (r) => (r.outcome === "expired" ? effects : []) });
+    const effects = await effectsFor(ledger, lease, "expire", at);
+    const res = await ledger.markExpired(lease, lease.token, at, { effects: (r) => (r.outcome === "expired" ? effects(r.handoff) : []) });
     if (res.outcome === "expired") expired++;
   }
   for (const lease of await ledger.dueReminders(at, batch)) {
     deps.signal?.throwIfAborted();
-    const effects = await effectFor(ledger, lease, "remind", at);
+    const effects = (await effectsFor(ledger, lease, "remind", at))();
     // For the term read: a `/renew` since makes this one stale, and the new term gets its own reminder.
     const term = { token: lease.token, expiresAt: lease.expiresAt };
     const res = await ledger.markReminded(lease, term, at, { effects: (r) => (r.outcome === "reminded" ? effects : []) });

@@ -10,6 +10,8 @@ import { type BoardLease, type EndedTenure } from "./board-types.js";
 export interface BoardRow extends LiveLeaseRow {
   title: string | null;
   labels: string | null;
+  /** Places in line not yet ended (the wait list). */
+  waiting: number;
 }
 
 export interface EndedRow {
@@ -35,7 +37,8 @@ export interface CountRow {
 }
 
 export function toBoardLease(row: BoardRow): BoardLease {
-  return { ...leaseOfRow(row), title: row.title, labels: row.labels === null ? [] : (JSON.parse(row.labels) as string[]) };
+  const waiting = row.waiting > 0 ? { waiting: row.waiting } : {};
+  return { ...leaseOfRow(row), title: row.title, labels: row.labels === null ? [] : (JSON.parse(row.labels) as string[]), ...waiting };
 }
 
 export function toEnded(row: EndedRow): EndedTenure {

@@ -68,6 +68,8 @@ export interface BoardLease extends Lease {
   title: string | null;
   labels: string[];
   heldBy: HeldBy;
+  /** How many wait in line for it (places not yet ended); absent when nobody does. */
+  waiting?: number;
 }
 
 export interface BoardPage {

@@ -4,11 +4,14 @@
  * one transaction: the delivery id checked first, the issue's row locked, the
  * rules asked (decide.ts), then the history row, the lease row, the delivery's
  * result and the effects written together. The reply budget, the history row
- * and the effects' queueing are written here and nowhere else.
+ * and the effects' queueing are written here and nowhere else. The wait list
+ * (queue-plans.ts) joins in the same transactions: a claim on a held issue
+ * may wait in line, and a lease that ends is handed to the first in line.
  */
-import { decide } from "./decide.js";
+import { decide, sameHolder } from "./decide.js";
 import { labelKeys, labelLimits, limitsApply } from "./limit-counting.js";
 import { ask, type IssueRow, type Plan, type Step } from "./plan.js";
+import { closeLine, handedWrites, handOff, joinLine, leaveLine } from "./queue-plans.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
 import type {
   AcquireOptions,
@@ -37,10 +40,14 @@ import type {
 } from "./types.js";
 import { heldByWork, workOf } from "./work-rules.js";
 
-/** What an operation decided: its result, and the writes of the lease row it makes (given the new history row's id). */
+/**
+ * What an operation decided: its result, and the writes of the lease row it
+ * makes (given the new history row's id): one step, or several (a handoff
+ * appends its own history row first).
+ */
 interface Decided<R> {
   result: R;
-  write?: (lastHistory: number) => Step;
+  write?: (lastHistory: number) => Step | Generator<Step, void, unknown>;
 }
 
 interface Operation<R> {
@@ -97,7 +104,9 @@ function* operation<R extends LedgerResult>(o: Operation<R>, decideOn: (row: Iss
     },
   });
   if (write) {
-    yield write(id);
+    const steps = write(id);
+    if ("op" in steps) yield steps;
+    else yield* steps;
     // Its first tenure made the issue's row, which names the latest history row from now on.
     if (!row.exists && row.head !== null) yield* ask({ op: "dropHead", key });
   } else yield* ask({ op: "setHead", key, id, rowExists: row.exists });
@@ -167,23 +176,52 @@ function putLease(key: IssueKey, lease: Lease, now: number, remindBefore: number
   return (lastHistory: number): Step => ({ op: "putLease", write: { key, lease, remindAt, termMs, lastHistory }, newTenure, now });
 }
 
-/** Frees a released row (keeping its token); nothing when it held nothing. */
-function freeIfReleased(key: IssueKey, row: IssueRow, result: ForceReleaseResult, now: number): Decided<ForceReleaseResult>["write"] {
-  if (result.outcome !== "released" || row.rule?.holder == null) return undefined;
-  return (lastHistory) => ({ op: "freeLease", key, now, lastHistory });
+/**
+ * Ends the row's tenure (released or expired; nothing when it held nothing):
+ * the first live place in line is handed the lease, else the row is freed,
+ * keeping its token. `closing`: the line ends with the issue, nobody is handed it.
+ */
+function* endTenure<R extends { outcome: string }>(
+  key: IssueKey,
+  row: IssueRow & { floor: number },
+  result: R,
+  now: number,
+  delivery: string | undefined,
+  closing = false,
+): Generator<Step, Decided<R>, unknown> {
+  if ((result.outcome !== "released" && result.outcome !== "expired") || row.rule?.holder == null) return { result };
+  const handed = closing ? null : yield* handOff(key, row, now);
+  if (!handed) return { result, write: (lastHistory) => ({ op: "freeLease", key, now, lastHistory }) };
+  return { result: { ...result, handoff: handed.lease } as R, write: (ended) => handedWrites(key, handed, ended, now, delivery ?? null) };
 }
 
 export const leasePlans = {
   *acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Plan<Applied<AcquireResult>> {
     const locks = claimLocks(key, holder, opts?.maxPerHolder ?? 0, opts?.policies);
     return yield* operation({ key, op: "acquire", actor: opts?.actor ?? holder, now, opts, floor: true, locks }, function* (row) {
-      let result = decide.acquire(key, row.rule, holder, ttl, now, undefined, row.floor);
+      // A lease past its time that the sweep has not ended yet is owed to the first in line (unless that is the caller):
+      // handed to them now, as the sweep would have, and the caller waits behind them or is told they hold it.
+      const expired = row.rule?.holder != null && decide.live(key, row.rule, now) === null;
+      const handed = expired ? yield* handOff(key, row, now, holder) : null;
+      if (handed) {
+        const over = { handedOver: decide.expire(key, row.rule, row.rule!.token, now).lease! };
+        const place = opts?.queue ? yield* joinLine(key, holder, ttl, opts.queue, now) : null;
+        const held: AcquireResult = place ? { outcome: "queued", lease: handed.lease, ...place, ...over } : { outcome: "held", lease: handed.lease, ...over };
+        return { result: held, write: (id) => handedWrites(key, handed, id, now, opts?.delivery ?? null) };
+      }
+      let result: AcquireResult = decide.acquire(key, row.rule, holder, ttl, now, undefined, row.floor);
+      if (result.outcome === "held" && opts?.queue) {
+        const place = yield* joinLine(key, holder, ttl, opts.queue, now);
+        return { result: { outcome: "queued", lease: result.lease, ...place } };
+      }
       // Limits bear only on a new tenure: counted then, and the rules asked again at one.
       if (result.outcome === "acquired" && result.newTenure) {
         const reached = yield* limitReached(key, holder, now, opts);
         if (reached) result = decide.acquire(key, row.rule, holder, ttl, now, reached, row.floor);
       }
       if (result.outcome !== "acquired") return { result };
+      // A lease past its time that the sweep has not ended yet may have a line: a new holder who was in it leaves it.
+      if (result.newTenure && row.rule?.holder != null) yield* leaveLine(key, holder, now, "handed");
       // The holder's open pull requests and an exempt label hold it from the claim.
       const pulls = yield* ask({ op: "pullsOf", repoId: key.repoId, issue: key.issue, authorId: holder.id });
       const exempt = opts?.exempt ?? (result.newTenure ? false : workOf(result.lease.heldBy).exempt);
@@ -205,16 +243,21 @@ export const leasePlans = {
   },
 
   *release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Plan<Applied<ReleaseResult>> {
-    return yield* operation({ key, op: "release", actor: holder, now, opts }, function* (row) {
-      const result = decide.release(key, row.rule, holder, now);
-      return { result, write: freeIfReleased(key, row, result, now) };
+    return yield* operation({ key, op: "release", actor: holder, now, opts, floor: true }, function* (row) {
+      const live = decide.live(key, row.rule, now);
+      // Someone who holds nothing but waits in line leaves it (a line is only kept while the row has a holder).
+      if (row.rule?.holder != null && !(live && sameHolder(live.holder, holder)) && (yield* leaveLine(key, holder, now))) {
+        return { result: { outcome: "left_queue", lease: live } };
+      }
+      return yield* endTenure(key, row, decide.release(key, row.rule, holder, now), now, opts?.delivery);
     });
   },
 
   *forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Plan<Applied<ForceReleaseResult>> {
-    return yield* operation({ key, op: "force_release", actor, now, opts }, function* (row) {
-      const result = decide.forceRelease(key, row.rule, now, opts);
-      return { result, write: freeIfReleased(key, row, result, now) };
+    return yield* operation({ key, op: "force_release", actor, now, opts, floor: true }, function* (row) {
+      const result: ForceReleaseResult = decide.forceRelease(key, row.rule, now, opts);
+      if (opts?.closing && result.outcome === "released") yield* closeLine(key, now);
+      return yield* endTenure(key, row, result, now, opts?.delivery, opts?.closing);
     });
   },
 
@@ -227,10 +270,8 @@ export const leasePlans = {
   },
 
   *markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Plan<Applied<ExpireResult>> {
-    return yield* operation({ key, op: "expire", actor: null, now, opts }, function* (row) {
-      const result = decide.expire(key, row.rule, token, now);
-      if (result.outcome !== "expired") return { result };
-      return { result, write: (lastHistory) => ({ op: "freeLease", key, now, lastHistory }) };
+    return yield* operation({ key, op: "expire", actor: null, now, opts, floor: true }, function* (row) {
+      return yield* endTenure(key, row, decide.expire(key, row.rule, token, now), now, opts?.delivery);
     });
   },
 

@@ -12,6 +12,7 @@
  * generator *functions*, called once per attempt.
  */
 import type { Row } from "./decide.js";
+import type { PlaceEnd, PlaceWrite, QueuePlace } from "./queue-types.js";
 import type { HistoryOp, Holder, IssueKey, Lease, NewEffect } from "./types.js";
 
 /** An issue's row as a plan reads it. */
@@ -80,6 +81,8 @@ export interface StepAnswers {
   pullsOf: { step: { op: "pullsOf"; repoId: number; issue: number; authorId: number }; answer: number[] };
   /** The issues pull request `pull` closes, ascending. */
   closedBy: { step: { op: "closedBy"; repoId: number; pull: number }; answer: number[] };
+  /** The places in line for the issue that have not ended (past their time included), in the line's order (queue-types.ts). */
+  queue: { step: { op: "queue"; key: IssueKey }; answer: QueuePlace[] };
   /** The replies an actor got in a repository since `since`, and the highest mark among them. */
   replies: { step: { op: "replies"; repoId: number; actorId: number; since: number }; answer: { n: number; top: number | null } };
 
@@ -103,6 +106,10 @@ export interface StepAnswers {
   putDelivery: { step: { op: "putDelivery"; id: string; result: string; now: number }; answer: void };
   /** The delivery id is not recorded after all (`recordIf`): PostgreSQL lets go of the id it claimed; SQLite wrote nothing. */
   freeDelivery: { step: { op: "freeDelivery"; id: string }; answer: void };
+  /** A new place in line, or the caller's own renewed (`place.id`): its time, and the lease it will get. */
+  putPlace: { step: { op: "putPlace"; key: IssueKey; place: PlaceWrite; now: number }; answer: void };
+  /** Ends places in line (never deletes them): handed the lease, left, past their time, or the issue closed. */
+  endPlaces: { step: { op: "endPlaces"; ids: number[]; why: PlaceEnd; now: number }; answer: void };
   /** Queues an effect in the outbox; one issue's effects apply in the order they are queued. */
   enqueue: { step: { op: "enqueue"; repoId: number; issue: number; effect: NewEffect; now: number }; answer: void };
 }
@@ -125,6 +132,8 @@ export const WRITES: ReadonlySet<StepName> = new Set<StepName>([
   "relink",
   "putDelivery",
   "freeDelivery",
+  "putPlace",
+  "endPlaces",
   "enqueue",
 ]);
 

@@ -4,6 +4,7 @@
  * each backend (sqlite/, postgres/) implements it. Time is a parameter
  * (`now`) of every call and never read inside; rows are never deleted.
  */
+import type { QueueEntry } from "./queue-types.js";
 import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "./board-types.js";
 import type {
   AcquireOptions, AcquireResult, Applied, Effect, EffectFence, ExpireResult, ExpiredLease, ForceReleaseOptions, ForceReleaseResult, HeldLock, Hold,
@@ -53,6 +54,8 @@ export interface LeaseReads {
    */
   latestToken(key: { repoId: number; issue: number }): Promise<number | null>;
   history(key: { repoId: number; issue: number }, limit?: number): Promise<HistoryEntry[]>;
+  /** The issue's wait list at `now`: its live places in order, each with its position (1 first). */
+  queue(key: { repoId: number; issue: number }, now: number): Promise<QueueEntry[]>;
 }
 
 /** What the sweeper asks: leases past their time or due a reminder, and the transactions that end or remind them. */

@@ -64,7 +64,14 @@ export type Ttl = number | null;
 
 export type AcquireResult =
   | { outcome: "acquired"; lease: Lease; /** false when the caller already held it */ newTenure: boolean }
-  | { outcome: "held"; lease: Lease }
+  /**
+   * `handedOver`: the issue's lease had run out before the sweep ended it,
+   * and this transaction handed it to the first in line (`lease`, a new
+   * tenure): the tenure that expired.
+   */
+  | { outcome: "held"; lease: Lease; handedOver?: Lease }
+  /** The issue is held and the caller asked to wait (`AcquireOptions.queue`): their place in line (queue-types.ts), 1 for the first. */
+  | { outcome: "queued"; lease: Lease; position: number; until: number; handedOver?: Lease }
   /** `scope`: which limit the holder is at (absent: `maxPerHolder`, the repository's). */
   | { outcome: "limit"; limit: number; held: Lease[]; scope?: LimitScope };
 
@@ -96,9 +103,15 @@ export type RenewResult =
   | { outcome: "not_holder"; lease: Lease | null };
 
 export type ReleaseResult =
-  /** `lease` is the tenure that ended, or null when there was nothing to release. */
-  | { outcome: "released"; lease: Lease | null }
-  | { outcome: "not_holder"; lease: Lease | null };
+  /**
+   * `lease` is the tenure that ended, or null when there was nothing to
+   * release; `handoff`: the new tenure of the first in line, who got the
+   * lease in the same transaction (queue-plans.ts).
+   */
+  | { outcome: "released"; lease: Lease | null; handoff?: Lease }
+  | { outcome: "not_holder"; lease: Lease | null }
+  /** The caller held nothing but had a place in line: they left it (`lease`: the live one). */
+  | { outcome: "left_queue"; lease: Lease | null };
 
 /** A force release also answers `stale`: the event that asked for it was about an older tenure (`lease` is the live one). */
 export type ForceReleaseResult = ReleaseResult | { outcome: "stale"; lease: Lease | null };
@@ -118,7 +131,8 @@ export interface NoteOptions extends OpOptions<NoteResult> {
   detail?: Record<string, string>;
 }
 
-export type ExpireResult = { outcome: "expired"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
+/** `handoff`: as a release's, the first in line got the lease as it expired. */
+export type ExpireResult = { outcome: "expired"; lease: Lease; handoff?: Lease } | { outcome: "stale"; lease: Lease | null };
 export type RemindResult = { outcome: "reminded"; lease: Lease } | { outcome: "stale"; lease: Lease | null };
 
 export type LedgerResult = AcquireResult | RenewResult | ForceReleaseResult | NoteResult | ExpireResult | RemindResult;
@@ -234,6 +248,18 @@ export interface AcquireOptions extends OpOptions<AcquireResult> {
   remindBefore?: number | null;
   /** The issue carries one of the repository's `exempt_labels` (as the claim's webhook showed it): the lease does not expire. */
   exempt?: boolean;
+  /** Wait in line when someone else holds the issue (answers `queued`); absent: answer `held`. */
+  queue?: QueueAsk;
+}
+
+/** What joining the wait list of a held issue asks (`AcquireOptions.queue`; queue-plans.ts). */
+export interface QueueAsk {
+  /** How long the place lasts without its holder asking again (`queue_place_ttl`); asking again renews it. */
+  placeTtl: number;
+  /** The caller opened the issue and `author_first` is set: their place goes before everyone else's. */
+  authorFirst: boolean;
+  /** When to remind the holder the lease is handed, in ms before its expiry (as a claim's); null: never. */
+  remindBefore: number | null;
 }
 
 export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
@@ -251,6 +277,11 @@ export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
    * redelivered close of an earlier tenure) is `stale`.
    */
   eventAt?: number;
+  /**
+   * The issue closed, or is gone: every place in line ends (`closed`) and
+   * nobody is handed the lease.
+   */
+  closing?: boolean;
 }
 
 export interface RenameOptions {
@@ -271,7 +302,7 @@ export interface RenewOptions extends OpOptions<RenewResult> {
  * (`issue-leases restore`, outcome `restored`) or after restoring one with the
  * database's own tools (`issue-leases token-floor`, outcome `floor_raised`).
  */
-export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note" | "restore" | "follow";
+export type HistoryOp = "acquire" | "renew" | "release" | "force_release" | "expire" | "remind" | "note" | "restore" | "follow" | "handoff";
 
 export interface HistoryEntry {
   id: number;

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CONFIG_FILE, CONFIG_NAME, DEFAULT_CONFIG, parseConfig, type ConfigResult } from "../../src/config/config.js";
 import { configSchema } from "../../src/config/schema.js";
-import { safeText } from "../../src/github/render.js";
+import { safeText } from "../../src/github/safe-text.js";
 import { mentionsIn } from "../support/app-harness.js";
 
 const MINUTE = 60_000;
@@ -42,6 +42,8 @@ describe("parseConfig defaults", () => {
       exemptLabels: [],
       aliases: [],
       mentions: false,
+      queue: false,
+      queuePlaceTtl: DAY,
     };
     expect(DEFAULT_CONFIG).toEqual(expected);
     for (const raw of [null, undefined, {}]) expect(configOf(parseConfig(raw))).toEqual(expected);
@@ -91,6 +93,8 @@ describe("parseConfig keys", () => {
         exempt_labels: ["pinned", "long running"],
         commands: { take: "claim", "/Assign-Me": "claim", "unassign-me": "release", extend: "renew", who: "lease" },
         mentions: true,
+        queue: true,
+        queue_place_ttl: "6h",
       }),
     );
     expect(config).toEqual({
@@ -123,7 +127,15 @@ describe("parseConfig keys", () => {
         { word: "who", command: "lease" },
       ],
       mentions: true,
+      queue: true,
+      queuePlaceTtl: 6 * 60 * MINUTE,
     });
+  });
+
+  it("refuses a malformed queue or queue_place_ttl, saying what is accepted", () => {
+    expect(errorOf(parseConfig({ queue: "yes" }))).toMatch(/`queue`.*must be `true` or `false`/s);
+    expect(errorOf(parseConfig({ queue_place_ttl: "none" }))).toMatch(/`queue_place_ttl`.*cannot be `none`/s);
+    expect(errorOf(parseConfig({ queue_place_ttl: 12 }))).toMatch(/`queue_place_ttl`.*has no unit/s);
   });
 
   it("accepts none for author_first, an empty limits_by_label, and 0 for no limit", () => {
@@ -180,6 +192,8 @@ describe("parseConfig keys", () => {
         "exempt_labels",
         "commands",
         "mentions",
+        "queue",
+        "queue_place_ttl",
       ].sort(),
     );
     for (const field of Object.values(shape)) {

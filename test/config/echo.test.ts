@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { echo } from "../../src/config/echo.js";
-import { safeText } from "../../src/github/render.js";
+import { safeText } from "../../src/github/safe-text.js";
 import { mentionsIn } from "../support/app-harness.js";
 
 describe("safeText", () => {

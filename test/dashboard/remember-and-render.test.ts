@@ -123,6 +123,11 @@ describe("the board's HTML", () => {
     expect(cell(html, "expires")[1]).toBe('<span class="muted">no expiry</span>');
   });
 
+  it("says how many wait in line for a lease (the wait list), and nothing when nobody does", () => {
+    const html = page([lease({ issue: 1, waiting: 2 }), lease({ issue: 2 })]);
+    expect(cell(html, "held-by")).toEqual(['by time<div class="muted">2 waiting in line</div>', "by time"]);
+  });
+
   it("says how many live leases the filters match, and which of them the page shows", () => {
     const total = (html: string) => /<p class="muted total">(.*?)<\/p>/.exec(html)?.[1] ?? null;
     expect(total(page([lease({})]))).toBe("1 live lease");

@@ -14,9 +14,11 @@ import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery 
 type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
 
 const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";
-/** The columns a board row shows; a card's tombstone (gone_at) shows no title. */
-const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.holder_instance, l.token, l.acquired_at, l.expires_at,
-  l.pulls, l.exempt, CASE WHEN c.gone_at IS NULL THEN c.title END AS title, CASE WHEN c.gone_at IS NULL THEN c.labels END AS labels`;
+/** The columns a board row shows; a card's tombstone (gone_at) shows no title; `waiting`: the line (queue_line). */
+const columns = (s: string) => `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.holder_instance, l.token,
+  l.acquired_at, l.expires_at, l.pulls, l.exempt, CASE WHEN c.gone_at IS NULL THEN c.title END AS title,
+  CASE WHEN c.gone_at IS NULL THEN c.labels END AS labels,
+  (SELECT count(*)::int FROM ${s}.queue q WHERE q.repo_id = l.repo_id AND q.issue = l.issue AND q.ended_at IS NULL) AS waiting`;
 const joins = (s: string) => `LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id
   LEFT JOIN ${s}.issue_cards c ON c.repo_id = l.repo_id AND c.issue = l.issue`;
 /** Public repositories, and the private ones in the array parameter $n. */
@@ -64,7 +66,7 @@ async function postgresBoardLeases(query: Query, s: string, q: BoardQuery, now: 
   const { rows } = await query<BoardRow & { total: number }>(
     `SELECT t.total, p.* FROM (SELECT ${total} AS total) t
      LEFT JOIN LATERAL (
-       SELECT ${COLUMNS} FROM ${s}.leases l ${joins(s)}
+       SELECT ${columns(s)} FROM ${s}.leases l ${joins(s)}
        WHERE ${where.join(" AND ")}
        ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT ${param(q.pageSize + 1)} OFFSET ${param(q.page * q.pageSize)}
      ) p ON true
@@ -127,7 +129,7 @@ async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardPanelsQu
   const soonWhere = [`l.holder_id IS NOT NULL AND ${BOARD_AT} > $1 AND ${BOARD_AT} <= $2 AND ${visible(3)}`, ...filterClauses(s, q, "l", soonParam)].join(" AND ");
   const limit = soonValues.push(q.top);
   const expiring = await c.query<BoardRow>(
-    `SELECT ${COLUMNS} FROM ${s}.leases l ${joins(s)} WHERE ${soonWhere} ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT $${limit}`,
+    `SELECT ${columns(s)} FROM ${s}.leases l ${joins(s)} WHERE ${soonWhere} ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT $${limit}`,
     soonValues,
   );
   soonValues[limit - 1] = q.countCap;

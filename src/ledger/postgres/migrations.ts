@@ -312,4 +312,25 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
     issues    integer NOT NULL
   );
   `,
+  // 18 (issue 22): the wait list, as
+  // SQLite's 18. ttl_ms NULL: the lease handed is open-ended.
+  (s) => `
+  CREATE TABLE ${s}.queue (
+    id              bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    repo_id         bigint  NOT NULL,
+    issue           bigint  NOT NULL,
+    holder_id       bigint  NOT NULL,
+    holder_login    text    NOT NULL,
+    holder_instance text,
+    author_first    boolean NOT NULL DEFAULT false,
+    queued_at       bigint  NOT NULL,
+    until           bigint  NOT NULL,
+    ttl_ms          bigint,
+    remind_ms       bigint,
+    updated_at      bigint  NOT NULL,
+    ended_at        bigint,
+    ended_why       text CHECK (ended_why IN ('handed', 'left', 'expired', 'closed'))
+  );
+  CREATE INDEX queue_line ON ${s}.queue (repo_id, issue, author_first DESC, queued_at, id) WHERE ended_at IS NULL;
+  `,
 ];

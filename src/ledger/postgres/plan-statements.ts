@@ -4,6 +4,7 @@
  */
 import pg from "pg";
 import { countsTowardLimits } from "../limit-counting.js";
+import { LINE_ORDER, PLACE_COLUMNS } from "../queue-types.js";
 import { floorOf } from "./token-floor.js";
 
 /** The claim limits' reads, counting leases in review or not (`count_in_review`). */
@@ -58,6 +59,9 @@ export function planStatements(s: string) {
               WHERE repo_id = $1 AND actor_id = $2 AND replied > 0 AND at > $3`,
     claimDelivery: `INSERT INTO ${s}.deliveries (id, result, at) VALUES ($1, '', $2) ON CONFLICT (id) DO NOTHING`,
     getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
+    // A handoff's second history row of its issue: an id drawn under the row's lock, after the one the lock reserved.
+    nextHistory: `SELECT ${next} AS id`,
+    line: `SELECT ${PLACE_COLUMNS} FROM ${s}.queue WHERE repo_id = $1 AND issue = $2 AND ended_at IS NULL ORDER BY ${LINE_ORDER}`,
 
     // With the id its issue's lock reserved, and the issue's latest row before it.
     history: `INSERT INTO ${s}.history
@@ -88,5 +92,10 @@ export function planStatements(s: string) {
     unlink: `DELETE FROM ${s}.pull_links WHERE repo_id = $1 AND pull = $2 AND issue = ANY($3::bigint[])`,
     putDelivery: `UPDATE ${s}.deliveries SET result = $2 WHERE id = $1`,
     freeDelivery: `DELETE FROM ${s}.deliveries WHERE id = $1`,
+    addPlace: `INSERT INTO ${s}.queue (repo_id, issue, holder_id, holder_login, holder_instance, author_first, queued_at, until, ttl_ms, remind_ms, updated_at)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $7)`,
+    // The place keeps its arrival (and so its position); the login follows a rename.
+    renewPlace: `UPDATE ${s}.queue SET holder_login = $2, until = $3, ttl_ms = $4, remind_ms = $5, updated_at = $6 WHERE id = $1 AND ended_at IS NULL`,
+    endPlaces: `UPDATE ${s}.queue SET ended_at = $2, ended_why = $3, updated_at = $2 WHERE id = ANY($1::bigint[]) AND ended_at IS NULL`,
   };
 }

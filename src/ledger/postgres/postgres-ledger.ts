@@ -2,6 +2,7 @@ import pg from "pg";
 import { DatabaseConfigError } from "../database-config-error.js";
 import { LedgerBase } from "../ledger-base.js";
 import type { Plan } from "../plan.js";
+import type { QueueEntry } from "../queue-types.js";
 import type { Ledger } from "../roles.js";
 import { SchemaBehindError } from "../schema-behind-error.js";
 import type { HeldLock, HistoryEntry, Holder, IssueKey, Lease, RenameOptions, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../types.js";
@@ -224,6 +225,10 @@ export class PostgresLedger extends LedgerBase implements Ledger {
 
 
 
+
+  async queue(key: { repoId: number; issue: number }, now: number): Promise<QueueEntry[]> {
+    return this.reads.queue(key, now);
+  }
 
   async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
     return this.reads.latestToken(key);

@@ -11,6 +11,7 @@ import { leaseOfRow, type LiveLeaseRow, ruleRow, type StateRowFields } from "../
 import { DB_CLOCK, nowParam, type PostgresConnection } from "./connection.js";
 import type { HistoryEntry, HistoryOp, IssueKey, Lease } from "../types.js";
 import { holderOf } from "../types.js";
+import { LINE_ORDER, liveEntries, PLACE_COLUMNS, placeOfRow, type PlaceRow, type QueueEntry } from "../queue-types.js";
 
 /** A row of `leases`, as the reads here and the ledger's operations (postgres.ts) get it. */
 export interface LeaseRow extends StateRowFields<boolean> {
@@ -82,6 +83,7 @@ export class PostgresReads {
                   )
                   SELECT * FROM back ORDER BY id`,
       latestToken: `SELECT token FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
+      line: `SELECT ${PLACE_COLUMNS} FROM ${s}.queue WHERE repo_id = $1 AND issue = $2 AND ended_at IS NULL ORDER BY ${LINE_ORDER}`,
     };
   }
 
@@ -133,6 +135,11 @@ export class PostgresReads {
       at: r.at,
       delivery: r.delivery,
     }));
+  }
+
+  async queue(key: { repoId: number; issue: number }, now: number): Promise<QueueEntry[]> {
+    const { rows } = await this.db.query<PlaceRow>(this.sql.line, [key.repoId, key.issue]);
+    return liveEntries(rows.map(placeOfRow), now);
   }
 
   async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {

@@ -15,25 +15,30 @@ import { pullsColumn, workOf } from "../work-rules.js";
 import { combineWrites, type Outcome, statement, type Statement } from "./connection.js";
 import type { PostgresOutbox } from "./outbox.js";
 import { limitSql, planStatements } from "./plan-statements.js";
+import { placeOfRow, type PlaceRow } from "../queue-types.js";
 
 type Client = pg.PoolClient;
 type Row = StateRowFields<boolean> & { issue: number; last_history: number | null; next_history: number; token_floor?: number };
 
 /** The history ids a plan's locks reserved, by issue, until its history rows take them. */
 class Reserved {
-  private readonly ids = new Map<string, number>();
+  private readonly ids = new Map<string, number | "taken">();
 
   keep(repoId: number, row: Row): void {
     this.ids.set(`${repoId}/${row.issue}`, row.next_history);
   }
 
-  /** The id of `key`'s history row: a plan appends one per issue it locked, never to an issue it did not lock. */
-  take(key: IssueKey): number {
+  /**
+   * The id of `key`'s history row, or `again` for a second row of an issue
+   * whose reserved id is taken (a handoff: the ending's row, then the new
+   * tenure's): a plan appends only to an issue it locked.
+   */
+  take(key: IssueKey): number | "again" {
     const name = `${key.repoId}/${key.issue}`;
     const id = this.ids.get(name);
-    if (id === undefined) throw new Error(`no history id reserved for ${key.repo}#${key.issue}: its row was not locked, or it has one already`);
-    this.ids.delete(name);
-    return id;
+    if (id === undefined) throw new Error(`no history id reserved for ${key.repo}#${key.issue}: its row was not locked`);
+    this.ids.set(name, "taken");
+    return id === "taken" ? "again" : id;
   }
 }
 
@@ -72,8 +77,9 @@ export class PostgresPlans {
       let answer: unknown;
       if (WRITES.has(step.op)) {
         if (step.op === "enqueue" && effectWaiting) await flush();
-        // A history row's id is the one its issue's lock reserved: the writes after it name it.
-        const id = step.op === "history" ? reserved.take(step.row.key) : undefined;
+        // A history row's id is the one its issue's lock reserved (or one drawn now, under that lock): the writes after it name it.
+        let id = step.op === "history" ? reserved.take(step.row.key) : undefined;
+        if (id === "again") id = (await c.query<{ id: number }>(this.sql.nextHistory)).rows[0]!.id;
         waiting.push(...this.writes(step, id));
         if (step.op === "enqueue") effectWaiting = true;
         answer = id;
@@ -135,6 +141,8 @@ export class PostgresPlans {
         return (await c.query<{ issue: number }>(this.sql.closedBy, [s.repoId, s.pull])).rows.map((r) => r.issue);
       case "replies":
         return (await c.query<{ n: number; top: number | null }>(this.sql.replies, [s.repoId, s.actorId, s.since])).rows[0]!;
+      case "queue":
+        return (await c.query<PlaceRow>(this.sql.line, [s.key.repoId, s.key.issue])).rows.map(placeOfRow);
       default:
         throw new Error(`not a read: ${s.op}`);
     }
@@ -215,6 +223,15 @@ export class PostgresPlans {
       case "freeDelivery":
         // The `delivery` step claimed it with an empty row: gone, a transaction waiting on it claims it in turn.
         return [statement(this.sql.freeDelivery, [s.id])];
+      case "putPlace": {
+        const { place: p } = s;
+        if (p.id !== undefined) return [statement(this.sql.renewPlace, [p.id, p.holder.login, p.until, p.ttl, p.remindBefore, s.now])];
+        const { repoId, issue } = s.key;
+        const holder = [p.holder.id, p.holder.login, p.holder.instance ?? null, p.authorFirst];
+        return [statement(this.sql.addPlace, [repoId, issue, ...holder, s.now, p.until, p.ttl, p.remindBefore])];
+      }
+      case "endPlaces":
+        return [statement(this.sql.endPlaces, [s.ids, s.now, s.why])];
       case "enqueue":
         return this.outbox.enqueue(s.repoId, s.issue, s.effect, s.now);
       default:

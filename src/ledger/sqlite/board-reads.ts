@@ -15,9 +15,10 @@ import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery 
 const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";
 /** Rows a viewer may see: public repositories, and the private ones in @visible (a JSON array of ids). */
 const VISIBLE = "(r.private = 0 OR l.repo_id IN (SELECT value FROM json_each(@visible)))";
-/** The columns a board row shows; a card's tombstone (gone_at) shows no title. */
+/** The columns a board row shows; a card's tombstone (gone_at) shows no title; `waiting`: the line, through queue_line. */
 const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.holder_instance, l.token, l.acquired_at, l.expires_at,
-  l.pulls, l.exempt, CASE WHEN c.gone_at IS NULL THEN c.title END AS title, CASE WHEN c.gone_at IS NULL THEN c.labels END AS labels`;
+  l.pulls, l.exempt, CASE WHEN c.gone_at IS NULL THEN c.title END AS title, CASE WHEN c.gone_at IS NULL THEN c.labels END AS labels,
+  (SELECT count(*) FROM queue q INDEXED BY queue_line WHERE q.repo_id = l.repo_id AND q.issue = l.issue AND q.ended_at IS NULL) AS waiting`;
 const JOINS = `LEFT JOIN repos r ON r.repo_id = l.repo_id
   LEFT JOIN issue_cards c ON c.repo_id = l.repo_id AND c.issue = l.issue`;
 /** The same predicate as history_ended's, so that SQLite reads that index. */

@@ -348,4 +348,31 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     issues    INTEGER NOT NULL
   );
   `,
+  // 18 (issue 22): the wait list. A
+  // place in line for a held issue, by holder (and instance), until a time
+  // its holder renews by asking again, with the lease it gets when handed
+  // (ttl_ms NULL: open-ended).
+  // Rows are never deleted: a place ends with ended_at and why (handed,
+  // left, expired, closed). queue_line reads an issue's live places in
+  // their order. One live place per holder and instance is the plans' rule,
+  // under the issue's row lock (queue-plans.ts).
+  `
+  CREATE TABLE queue (
+    id              INTEGER PRIMARY KEY,
+    repo_id         INTEGER NOT NULL,
+    issue           INTEGER NOT NULL,
+    holder_id       INTEGER NOT NULL,
+    holder_login    TEXT    NOT NULL,
+    holder_instance TEXT,
+    author_first    INTEGER NOT NULL DEFAULT 0,
+    queued_at       INTEGER NOT NULL,
+    until           INTEGER NOT NULL,
+    ttl_ms          INTEGER,
+    remind_ms       INTEGER,
+    updated_at      INTEGER NOT NULL,
+    ended_at        INTEGER,
+    ended_why       TEXT CHECK (ended_why IN ('handed', 'left', 'expired', 'closed'))
+  );
+  CREATE INDEX queue_line ON queue (repo_id, issue, author_first DESC, queued_at, id) WHERE ended_at IS NULL;
+  `,
 ];

@@ -9,12 +9,15 @@ import type { IssueRow, LeaseWrite, Plan, Step } from "../plan.js";
 import { leaseStatements, type LeaseStatements } from "./lease-statements.js";
 import type { SqliteOutbox } from "./outbox.js";
 import { SqlitePolicies } from "./policies.js";
+import { placeOfRow } from "../queue-types.js";
+import { queueStatements, type QueueStatements } from "./queue-statements.js";
 import { workStatements, type WorkStatements } from "./work.js";
 import { pullsColumn, workOf } from "../work-rules.js";
 
 export class SqlitePlans {
   readonly st: LeaseStatements;
   readonly work: WorkStatements;
+  readonly queue: QueueStatements;
   private readonly policies: SqlitePolicies;
 
   constructor(
@@ -23,6 +26,7 @@ export class SqlitePlans {
   ) {
     this.st = leaseStatements(db);
     this.work = workStatements(db);
+    this.queue = queueStatements(db);
     this.policies = new SqlitePolicies(db);
   }
 
@@ -93,6 +97,8 @@ export class SqlitePlans {
         return this.work.linksOf.all(s.repoId, s.issue, s.authorId);
       case "closedBy":
         return this.work.closedBy.all(s.repoId, s.pull);
+      case "queue":
+        return this.queue.line.all({ repoId: s.key.repoId, issue: s.key.issue }).map(placeOfRow);
       case "replies":
         return this.st.replies.get({ repoId: s.repoId, actorId: s.actorId, since: s.since })!;
       case "history": {
@@ -157,6 +163,20 @@ export class SqlitePlans {
         return undefined;
       case "freeDelivery":
         // The `delivery` step only read it.
+        return undefined;
+      case "putPlace": {
+        const { place } = s;
+        const fields = { holderLogin: place.holder.login, until: place.until, ttlMs: place.ttl, remindMs: place.remindBefore, now: s.now };
+        if (place.id !== undefined) this.queue.renew.run({ ...fields, id: place.id });
+        else {
+          const { repoId, issue } = s.key;
+          const holder = { holderId: place.holder.id, holderInstance: place.holder.instance ?? null, authorFirst: place.authorFirst ? 1 : 0 };
+          this.queue.add.run({ ...fields, ...holder, repoId, issue });
+        }
+        return undefined;
+      }
+      case "endPlaces":
+        for (const id of s.ids) this.queue.end.run({ id, why: s.why, now: s.now });
         return undefined;
       case "enqueue":
         this.outbox.enqueue(s.repoId, s.issue, [s.effect], s.now);

@@ -3,6 +3,7 @@ import { decide } from "../decide.js";
 import { LedgerBase } from "../ledger-base.js";
 import { ruleRow } from "../lease-rows.js";
 import type { Plan } from "../plan.js";
+import { liveEntries, placeOfRow, type QueueEntry } from "../queue-types.js";
 import type { Ledger } from "../roles.js";
 import type {
   HeldLock,
@@ -143,6 +144,10 @@ export class SqliteLedger extends LedgerBase implements Ledger {
     return this.st.dueReminders.all({ now, limit }).map(toLease);
   }
 
+
+  async queue(key: { repoId: number; issue: number }, now: number): Promise<QueueEntry[]> {
+    return liveEntries(this.plans.queue.line.all({ repoId: key.repoId, issue: key.issue }).map(placeOfRow), now);
+  }
 
   async history(key: { repoId: number; issue: number }, limit = 1000): Promise<HistoryEntry[]> {
     return this.st.historyOf.all({ ...key, limit }).map((r) => ({

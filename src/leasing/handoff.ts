@@ -1,0 +1,21 @@
+/**
+ * The reply of a handoff (issue 22): a lease that ended (released, by its
+ * holder or a maintainer, or expired) passed to the first in line in the
+ * same transaction. Every path that ends a lease writes this reply in place
+ * of its own when the ledger says it handed the lease on: it says how the
+ * last tenure ended and mentions the new holder, the one place the app
+ * mentions someone who did not ask (they were waiting for exactly this).
+ */
+import type { Lease } from "../ledger/types.js";
+import { leaseView, type Reply } from "../github/render.js";
+
+/** What a reply of outcome `acquired` carries to be the handoff's (spread over the reply the path would have written). */
+export function handoffExtra(ended: Lease | null, how: "released" | "expired"): Partial<Reply> {
+  const previous = leaseView(ended);
+  return { op: "handoff", newTenure: true, mentionHolder: true, ...(previous ? { previous: { lease: previous, ended: how } } : {}) };
+}
+
+/** The handoff's whole reply, for the paths that build theirs from parts (the sweeper, issue events). */
+export function handoffReply(base: Omit<Reply, "op" | "outcome" | "lease">, handoff: Lease, ended: Lease | null, how: "released" | "expired"): Reply {
+  return { ...base, outcome: "acquired", lease: leaseView(handoff), ...handoffExtra(ended, how), op: "handoff" };
+}
