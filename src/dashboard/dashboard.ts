@@ -6,6 +6,7 @@
  *   GET  /                         redirects to /leases (with its query)
  *   GET  /leases                   the board (filters: repo, holder, label, page)
  *   GET  /leases/{owner}/{repo}    one repository's
+ *   GET  /leases/{owner}/{repo}/ready   its open issues that are free, in the order claim-next takes them
  *   GET  /login                    "Sign in with GitHub" (sign-in.ts)
  *   GET  /oauth/callback           where GitHub sends the browser back
  *   POST /logout (or GET)          sign out
@@ -19,18 +20,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
 import { clientAddress } from "../api/client-address.js";
 import { type ApiRateLimits, RateLimiter, rateLimitSettings } from "../api/rate-limit.js";
-import type { BoardMemory, BoardReads } from "../ledger/roles.js";
+import type { BoardMemory, BoardReads, Inventory } from "../ledger/roles.js";
 import { bearerViewer } from "./bearer-viewer.js";
 import { boardPage } from "./board-page.js";
 import type { Fetch } from "./github-user.js";
 import { LEASES_JSON_PATH, leasesJson } from "./leases-json.js";
+import { readyPage } from "./ready-page.js";
 import { rememberer } from "./remember.js";
 import { dashboardSettings, type DashboardSettings } from "./settings.js";
 import { CALLBACK_PATH, finishSignIn, signOut, startSignIn } from "./sign-in.js";
 import type { BearerViewer } from "./viewer.js";
 
 export interface DashboardOptions {
-  ledger: BoardReads & BoardMemory;
+  ledger: BoardReads & BoardMemory & Pick<Inventory, "readyIssues">;
   clock: () => number;
   log: Logger;
   /** Default: from the environment (settings.ts). */
@@ -87,7 +89,7 @@ export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "
       await boardPage(req, res, url, undefined, deps);
       return true;
     }
-    const one = /^\/leases\/([^/]+)\/([^/]+)\/?$/.exec(path);
+    const one = /^\/leases\/([^/]+)\/([^/]+?)(\/ready)?\/?$/.exec(path);
     if (method === "GET" && one) {
       let repo: string;
       try {
@@ -95,7 +97,8 @@ export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "
       } catch {
         repo = "\u0000";
       }
-      await boardPage(req, res, url, repo, deps);
+      if (one[3]) await readyPage(req, res, url, repo, deps);
+      else await boardPage(req, res, url, repo, deps);
       return true;
     }
     if (method === "GET" && path === "/login") {

@@ -42,7 +42,7 @@ function utc(ms: number): string {
 }
 
 /** Relative to now, to the minute (a board is read in minutes, not seconds), with the UTC time on hover. */
-function time(ms: number, now: number): string {
+export function time(ms: number, now: number): string {
   const d = ms - now;
   const rel = Math.abs(d) < 60_000 ? (d > 0 ? "in under a minute" : "just now") : d > 0 ? `in ${roughly(d)}` : `${roughly(-d)} ago`;
   return `<time datetime="${iso(ms)}" title="${utc(ms)}">${esc(rel)}</time>`;
@@ -79,7 +79,7 @@ table.leases td::before{content:attr(data-label);display:inline-block;min-width:
 }
 `;
 
-function layout(ctx: PageContext, title: string, body: string, aside = ""): string {
+export function layout(ctx: PageContext, title: string, body: string, aside = ""): string {
   const v = ctx.viewer;
   const who = v
     ? `<span>Signed in as <a href="${esc(`${ctx.web}/${v.login}`)}">${esc(v.login)}</a></span>` +
@@ -101,7 +101,7 @@ function layout(ctx: PageContext, title: string, body: string, aside = ""): stri
 const APP_LABELS = new Map<string, boolean>();
 
 /** The labels worth showing: not the app's own (`claimed`, `claimed-by: …`, `lease #…`), which the columns already say. */
-function shownLabels(labels: string[]): string[] {
+export function shownLabels(labels: string[]): string[] {
   return labels.filter((l) => {
     let ours = APP_LABELS.get(l);
     if (ours === undefined) {
@@ -125,7 +125,7 @@ function repoName(repo: string): string {
   return slash > 0 ? `${seg(repo.slice(0, slash))}${seg(repo.slice(slash))}` : seg(repo);
 }
 
-function issueLink(web: string, repo: string, issue: number, title: string | null): string {
+export function issueLink(web: string, repo: string, issue: number, title: string | null): string {
   const url = `${web}/${repo}/issues/${issue}`;
   return `<a href="${esc(url)}">#${issue}</a>${title === null ? "" : ` <a href="${esc(url)}" class="title">${esc(title)}</a>`}`;
 }
@@ -236,7 +236,8 @@ export function renderBoard(
     ? `<div class="table"><table class="leases"><thead><tr><th>Repository</th><th>Issue</th><th>Holder</th><th>Token</th><th>Since</th><th>Expires</th><th>Held</th></tr></thead>` +
       `<tbody>${rows}</tbody></table></div>`
     : `<p class="muted empty">No live leases to show${f.page > 1 ? " on this page" : ""}.</p>`;
-  const body = `<h1>${heading(f, result.repo)}</h1>${filterForm(f, result.repo)}${countLine(f, result.leases.length, result.total)}${table}${pager(f, base, result.more)}`;
+  const ready = result.repo ? `<p><a href="/leases/${esc(result.repo)}/ready">Ready: its free issues, in the order agents take them</a></p>` : "";
+  const body = `<h1>${heading(f, result.repo)}</h1>${ready}${filterForm(f, result.repo)}${countLine(f, result.leases.length, result.total)}${table}${pager(f, base, result.more)}`;
   return layout(ctx, result.repo ?? "Leases", body, panels(result.panels, ctx));
 }
 
