@@ -10,7 +10,7 @@ function isLoopbackHost(hostname) {
 }
 function checkBaseUrl(value, rules) {
   const text = String(value);
-  const shown = JSON.stringify(text.slice(0, 200));
+  const shown2 = JSON.stringify(text.slice(0, 200));
   let url;
   try {
     url = new URL(text);
@@ -19,7 +19,7 @@ function checkBaseUrl(value, rules) {
   }
   if (url === null || url.protocol !== "http:" && url.protocol !== "https:") {
     const what = url === null ? "is not a URL" : "must be an http(s) URL";
-    throw new TypeError(`${rules.name} ${what}, not ${shown}: ${suggestion(text)}`);
+    throw new TypeError(`${rules.name} ${what}, not ${shown2}: ${suggestion(text)}`);
   }
   if (url.protocol === "http:" && !isLoopbackHost(url.hostname) && !rules.allowHttp) {
     throw new TypeError(
@@ -74,6 +74,29 @@ var LeaseHeldError = class extends LeaseConflictError {
     this.name = "LeaseHeldError";
   }
 };
+var LeaseWaitTimeoutError = class extends LeaseHeldError {
+  constructor(lease, waitedMs, place) {
+    super({ ...lease, outcome: "held" });
+    this.waitedMs = waitedMs;
+    this.name = "LeaseWaitTimeoutError";
+    this.position = place?.position ?? null;
+    const where = this.position === null ? "" : ` (${ordinal(this.position)} in line)`;
+    this.message = `gave up waiting for ${lease.repo}#${lease.issue} after ${Math.round(waitedMs / 1e3)} s${where}: ${this.message}`;
+  }
+  waitedMs;
+  /** The caller's place in line when it gave up (1: first), or null when it never got one. */
+  position;
+};
+var NothingReadyError = class extends LeaseApiError {
+  constructor(message, matched, held, body) {
+    super(message, 404, "nothing_ready", body);
+    this.matched = matched;
+    this.held = held;
+    this.name = "NothingReadyError";
+  }
+  matched;
+  held;
+};
 var LeaseNotHolderError = class extends LeaseConflictError {
   constructor(lease) {
     const now = lease.holder ? `it is held by ${describeHolder(lease)}` : "it is free";
@@ -123,6 +146,11 @@ function describeHolder(lease) {
   const who = lease.holder.instance ? `${lease.holder.login} (instance ${lease.holder.instance})` : lease.holder.login;
   const until = lease.expires_at ? `, until ${lease.expires_at}` : "";
   return `${who} with token ${lease.token ?? "?"}${until}`;
+}
+function ordinal(n) {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? "th" : ["th", "st", "nd", "rd"][n % 10] ?? "th";
+  return `${n}${suffix}`;
 }
 
 // packages/client/src/http.ts
@@ -269,17 +297,29 @@ function parseRef(ref) {
 function formatRef(ref) {
   return `${ref.owner}/${ref.repo}#${ref.issue}`;
 }
+function checkOwner(owner, whole) {
+  if (typeof owner !== "string" || !OWNER.test(owner)) throw badName("an owner", whole);
+  return owner;
+}
+function checkRepo(repo, whole) {
+  if (typeof repo !== "string" || !REPO.test(repo) || repo === "." || repo === "..") throw badName("a repository", whole);
+  return repo;
+}
+function badName(what, whole) {
+  return new TypeError(`not ${what}: ${shown(whole)}; write a repository as "owner/repo" or { owner, repo }, an owner as { org: "owner" }`);
+}
 function leasePath(ref) {
   return `api/v1/repos/${encodeURIComponent(ref.owner)}/${encodeURIComponent(ref.repo)}/issues/${ref.issue}/lease`;
 }
 function badRef(ref) {
-  let shown;
+  return new TypeError(`not an issue: ${shown(ref)}; write it as "owner/repo#12" or { owner, repo, issue }`);
+}
+function shown(value) {
   try {
-    shown = typeof ref === "string" ? JSON.stringify(ref.slice(0, 200)) : (JSON.stringify(ref) ?? String(ref)).slice(0, 200);
+    return typeof value === "string" ? JSON.stringify(value.slice(0, 200)) : (JSON.stringify(value) ?? String(value)).slice(0, 200);
   } catch {
-    shown = String(ref);
+    return String(value);
   }
-  return new TypeError(`not an issue: ${shown}; write it as "owner/repo#12" or { owner, repo, issue }`);
 }
 
 // packages/client/src/ttl.ts
@@ -328,13 +368,148 @@ function ttlText(ttl) {
   return `${Math.ceil(ttl / SECOND)}s`;
 }
 
+// packages/client/src/next-request.ts
+var WIRE = {
+  labels: "labels",
+  anyLabels: "any_labels",
+  excludeLabels: "exclude_labels",
+  milestone: "milestone",
+  order: "order",
+  assignee: "assignee",
+  includeWithPulls: "include_with_pulls",
+  includeBlocked: "include_blocked"
+};
+var LISTS = /* @__PURE__ */ new Set(["labels", "anyLabels", "excludeLabels", "order"]);
+var FLAGS = /* @__PURE__ */ new Set(["includeWithPulls", "includeBlocked"]);
+function nextPath(scope) {
+  if (typeof scope === "object" && scope !== null && "org" in scope) {
+    const org = checkOwner(scope.org, scope);
+    return { path: `api/v1/orgs/${encodeURIComponent(org)}/leases/next`, name: org };
+  }
+  let owner;
+  let repo;
+  if (typeof scope === "string") {
+    const parts = scope.trim().split("/");
+    if (parts.length !== 2) throw badName("a repository", scope);
+    [owner, repo] = parts;
+  } else if (typeof scope === "object" && scope !== null) {
+    ({ owner, repo } = scope);
+  }
+  const o = checkOwner(owner, scope);
+  const r = checkRepo(repo, scope);
+  return { path: `api/v1/repos/${encodeURIComponent(o)}/${encodeURIComponent(r)}/leases/next`, name: `${o}/${r}` };
+}
+function nextBody(filters, options) {
+  if (typeof filters !== "object" || filters === null) throw new TypeError(`next's filters must be an object, e.g. { labels: ["bug"] }`);
+  const body = {};
+  for (const [name, value] of Object.entries(filters)) {
+    if (value === void 0) continue;
+    const wire = Object.hasOwn(WIRE, name) ? WIRE[name] : void 0;
+    if (wire === void 0) throw new TypeError(`unknown filter ${JSON.stringify(name)}: expected ${Object.keys(WIRE).join(", ")}`);
+    if (LISTS.has(name)) {
+      if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.trim() !== "")) {
+        throw new TypeError(`filter ${name} must be an array of label names, e.g. ["bug"]`);
+      }
+    } else if (FLAGS.has(name)) {
+      if (typeof value !== "boolean") throw new TypeError(`filter ${name} must be true or false`);
+    } else if (name === "assignee") {
+      if (value !== "none" && value !== "none_or_me") throw new TypeError(`filter assignee must be "none" or "none_or_me"`);
+    } else if (typeof value !== "string" || value.trim() === "") {
+      throw new TypeError(`filter ${name} must be a non-empty string`);
+    }
+    body[wire] = value;
+  }
+  if (options.ttl !== void 0) body.ttl = ttlText(options.ttl);
+  if (options.instance !== void 0) body.instance = options.instance;
+  return body;
+}
+
+// packages/client/src/wait-in-line.ts
+var DEFAULT_POLL_MS = 1e3;
+var DEFAULT_MAX_POLL_MS = 3e4;
+var FALLBACK_RENEW_MS = 10 * 6e4;
+async function waitForLease(client, ref, options = {}) {
+  const parsed = parseRef(ref);
+  const { ttl, instance } = options;
+  const pollMs = Math.max(1, options.pollMs ?? DEFAULT_POLL_MS);
+  const maxPollMs = Math.max(pollMs, options.maxPollMs ?? DEFAULT_MAX_POLL_MS);
+  const started = Date.now();
+  const timeout = new AbortController();
+  const timer = options.timeoutMs === void 0 ? void 0 : setTimeout(() => timeout.abort(), Math.min(Math.max(0, options.timeoutMs), MAX_TIMER_MS));
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  let place = null;
+  try {
+    for (; ; ) {
+      const sentAt = Date.now();
+      const answer = await client.claimOrQueue(parsed, { ttl, instance, signal });
+      if (answer.outcome !== "queued") return answer;
+      place = answer;
+      options.onQueued?.(answer);
+      const deadline = Math.max(renewAt(answer, sentAt), Date.now() + pollMs);
+      await pollUntilChanged(client, parsed, answer, deadline, { pollMs, maxPollMs, signal });
+    }
+  } catch (error2) {
+    if (place !== null || signal.aborted) {
+      try {
+        await client.release(parsed, { instance });
+      } catch {
+      }
+    }
+    if (timeout.signal.aborted && !options.signal?.aborted) {
+      throw new LeaseWaitTimeoutError(place?.lease ?? freeLease(parsed), Date.now() - started, place);
+    }
+    if (signal.aborted && options.signal?.aborted) throw options.signal.reason;
+    throw error2;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+function renewAt(place, sentAt) {
+  const until = Date.parse(place.queued_until);
+  const now = Date.now();
+  if (Number.isNaN(until)) return now + FALLBACK_RENEW_MS;
+  return sentAt + Math.max(0, until - now) / 2;
+}
+async function pollUntilChanged(client, ref, place, deadline, o) {
+  for (let pause2 = o.pollMs; ; pause2 = Math.min(o.maxPollMs, pause2 * 2)) {
+    const left = deadline - Date.now();
+    if (left <= 0) return;
+    await sleep(Math.min(left, Math.round(pause2 / 2 + Math.random() * pause2 / 2)), o.signal);
+    if (Date.now() >= deadline) return;
+    const now = await client.status(ref, { signal: o.signal });
+    if (!sameLease(place.lease, now)) return;
+  }
+}
+function sameLease(a, b) {
+  return b.holder !== null && a.token === b.token && a.holder?.id === b.holder?.id && (a.holder?.instance ?? null) === (b.holder?.instance ?? null);
+}
+function freeLease(ref) {
+  return { repo: `${ref.owner}/${ref.repo}`, issue: ref.issue, holder: null, token: null, expires_at: null };
+}
+
 // packages/client/src/with-lease.ts
 var RETRY_FLOOR_MS = 100;
 async function withLease(client, ref, options, fn) {
   const parsed = parseRef(ref);
+  const { ttl, instance, signal } = options;
+  return holdWhile(client, options, async () => ({ ref: parsed, lease: await client.claim(parsed, { ttl, instance, signal }) }), fn);
+}
+async function withNextLease(client, scope, filters, options, fn) {
+  const { ttl, instance, signal } = options;
+  return holdWhile(
+    client,
+    options,
+    async () => {
+      const lease = await client.next(scope, filters, { ttl, instance, signal });
+      return { ref: parseRef(`${lease.repo}#${lease.issue}`), lease };
+    },
+    fn
+  );
+}
+async function holdWhile(client, options, take, fn) {
   const { ttl, instance } = options;
   const claimedAt = Date.now();
-  const first = await client.claim(parsed, { ttl, instance, signal: options.signal });
+  const { ref: parsed, lease: first } = await take();
   const lease = { ...first };
   const work = new AbortController();
   const stop = new AbortController();
@@ -466,6 +641,47 @@ var LeaseClient = class {
   async claim(ref, options = {}) {
     return this.#write("POST", ref, { body: leaseBody(options), ...options });
   }
+  /**
+   * Takes the first ready issue of a repository (`"owner/repo"`) or of an
+   * owner (`{ org }`, every repository of it the app serves) that matches
+   * `filters`, in one transaction on the server: answers as a claim that
+   * acquired (`lease.issue` is the issue). Throws `NothingReadyError`
+   * (`matched`, `held`) when no matching issue is free. One
+   * `Idempotency-Key` for all attempts, so a retried `next` is answered the
+   * same issue, not a second one.
+   */
+  async next(scope, filters = {}, options = {}) {
+    const { path } = nextPath(scope);
+    const body = nextBody(filters, options);
+    const answer = await this.#send("POST", path, { body, ...options });
+    if (answer.status === 200) return leaseAnswer(answer);
+    throw apiError(answer);
+  }
+  /**
+   * One claim that may wait (`POST …/lease?wait=true`): the lease when the
+   * issue is free or the caller's (as `claim`), or the caller's place in the
+   * issue's line (`outcome: "queued"`, `position`, `queued_until`) when
+   * someone else holds it. Asking again keeps the place. `waitForLease`
+   * does the waiting.
+   */
+  async claimOrQueue(ref, options = {}) {
+    const path = leasePath(parseRef(ref));
+    const answer = await this.#send("POST", path, { body: leaseBody(options), query: { wait: "true" }, ...options });
+    if (answer.status === 202 && isQueued(answer.json)) return answer.json;
+    if (answer.status === 200) return leaseAnswer(answer);
+    throw apiError(answer);
+  }
+  /**
+   * Claims the issue, waiting in its line while someone else holds it, and
+   * resolves to the lease once it is the caller's (as `claim` answers it).
+   * While in line it polls the status with a backoff and asks again before
+   * the place's `queued_until`. `timeoutMs` or `signal` ends the wait: the
+   * caller leaves the line, and it rejects with `LeaseWaitTimeoutError` (a
+   * `LeaseHeldError`) or the signal's reason. See wait-in-line.ts.
+   */
+  waitForLease(ref, options = {}) {
+    return waitForLease(this, ref, options);
+  }
   /** The heartbeat: extends the caller's live lease from now (same token). Throws `LeaseNotHolderError` when the caller does not hold it. */
   async renew(ref, options = {}) {
     return this.#write("PATCH", ref, { body: leaseBody(options), ...options });
@@ -531,9 +747,22 @@ var LeaseClient = class {
   withLease(ref, options, fn) {
     return withLease(this, ref, options, fn);
   }
+  /**
+   * `withLease` for the next ready issue of `scope` matching `filters`:
+   * takes it with `next` (rejecting with `NothingReadyError` before `fn`
+   * runs when none is free), then holds it as `withLease` does.
+   */
+  withNextLease(scope, filters, options, fn) {
+    return withNextLease(this, scope, filters, options, fn);
+  }
   async #write(method, ref, spec) {
-    const path = leasePath(parseRef(ref));
-    const answer = await this.#call({
+    const answer = await this.#send(method, leasePath(parseRef(ref)), spec);
+    if (answer.status === 200) return leaseAnswer(answer);
+    throw apiError(answer);
+  }
+  /** A write: one idempotency key (the caller's, or a new one) for all its attempts. */
+  #send(method, path, spec) {
+    return this.#call({
       method,
       path,
       body: spec.body,
@@ -542,8 +771,6 @@ var LeaseClient = class {
       retries: spec.retries,
       idempotencyKey: spec.idempotencyKey ?? newIdempotencyKey()
     });
-    if (answer.status === 200) return leaseAnswer(answer);
-    throw apiError(answer);
   }
   #call(spec) {
     return call(this.#http, spec);
@@ -559,9 +786,18 @@ function isLeaseAnswer(json) {
   const j = json;
   return typeof j === "object" && j !== null && typeof j.outcome === "string" && typeof j.issue === "number";
 }
+function isQueued(json) {
+  const j = json;
+  return isLeaseAnswer(json) && j?.outcome === "queued" && typeof j.position === "number" && typeof j.lease === "object" && j.lease !== null;
+}
 function leaseAnswer(answer) {
   if (!isLeaseAnswer(answer.json)) throw unexpected(answer);
-  return answer.json;
+  const json = answer.json;
+  if (json.outcome === "left_queue" && typeof json.lease === "object" && json.lease !== null) {
+    const { holder = null, token = null, expires_at = null } = json.lease;
+    return { ...json, holder, token, expires_at };
+  }
+  return json;
 }
 function apiError(answer) {
   const { status, json } = answer;
@@ -572,6 +808,13 @@ function apiError(answer) {
   const body = json;
   const code = typeof body?.error?.code === "string" ? body.error.code : `http_${status}`;
   const message = typeof body?.error?.message === "string" ? body.error.message : null;
+  if (status === 404 && code === "nothing_ready") {
+    const count = (field) => {
+      const n = json?.[field];
+      return typeof n === "number" ? n : 0;
+    };
+    return new NothingReadyError(message ?? "no issue is ready", count("matched"), count("held"), json);
+  }
   if (status === 403) {
     const reason = [body?.reason, body?.error?.reason].find((r) => typeof r === "string");
     return new LeaseRefusedError(message ?? `refused${reason ? `: ${reason}` : ""}`, code, reason ?? null, json);
@@ -598,6 +841,8 @@ var AGENT_EXIT = {
   failure: 1,
   /** EX_USAGE: a wrong argument, or one the API refused as invalid (422). */
   usage: 64,
+  /** EX_NOINPUT: `next` found no issue to take (none matches, or every match is held); try later or with other filters. */
+  nothing_ready: 66,
   /** EX_UNAVAILABLE: the API could not be reached, or kept failing (network, 5xx, 429) through the retries. */
   unavailable: 69,
   /** EX_TEMPFAIL: someone else holds the issue; try later. */
@@ -612,6 +857,7 @@ var AGENT_EXIT = {
 var MODERATION = /* @__PURE__ */ new Set(["locked", "interaction_limit", "blocked"]);
 var CLI_NAMES = { url: "ISSUE_LEASES_URL", token: "GITHUB_TOKEN or GH_TOKEN" };
 function describeError(error2, names = CLI_NAMES) {
+  if (error2 instanceof NothingReadyError) return `nothing ready: ${error2.matched} open ${error2.matched === 1 ? "issue matches" : "issues match"}, ${error2.held} of them held`;
   if (error2 instanceof LeaseApiError && !(error2 instanceof LeaseHeldError) && !(error2 instanceof LeaseNotHolderError)) {
     if (error2.status === 401) return `the API refused the token (401: ${error2.message}): check ${names.token}`;
     if (error2.status === 404) {
@@ -643,8 +889,12 @@ function holderText(lease) {
 // src/cli/agent-run.ts
 var FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"];
 var statusOf = (signal) => 128 + (constants.signals[signal] ?? 0);
-async function agentRun(client, ref, options, command, io) {
-  const name = formatRef(ref);
+function agentRun(client, ref, options, command, io) {
+  return runHeld((o, fn) => client.withLease(ref, o, fn), formatRef(ref), options, () => command, io);
+}
+async function runHeld(hold, ref, options, commandFor, io) {
+  let name = ref ?? "";
+  let command = [];
   const say = (event, text, fields = {}) => {
     io.err(options.json ? JSON.stringify({ event, issue: name, ...fields }) : `issue-leases: ${text}`);
     io.onEvent?.(event, fields);
@@ -657,8 +907,7 @@ async function agentRun(client, ref, options, command, io) {
   };
   for (const s of FORWARDED) process.on(s, onSignal);
   try {
-    return await client.withLease(
-      ref,
+    return await hold(
       {
         ttl: options.ttl,
         instance: options.instance,
@@ -669,6 +918,8 @@ async function agentRun(client, ref, options, command, io) {
         )
       },
       async (lease, signal) => {
+        name = ref ?? `${lease.repo}#${lease.issue}`;
+        command = commandFor(lease.issue);
         if (received) return statusOf(received);
         say("acquired", `${name} is yours: token ${lease.token}, ${lease.expires_at ? `expires ${lease.expires_at}` : "open-ended"}; running ${command[0]}`, {
           lease
@@ -703,7 +954,7 @@ async function agentRun(client, ref, options, command, io) {
   }
 }
 function childEnv(env, name, lease, instance) {
-  const out = { ...env, ISSUE_LEASES_TOKEN: String(lease.token), ISSUE_LEASES_REF: name };
+  const out = { ...env, ISSUE_LEASES_TOKEN: String(lease.token), ISSUE_LEASES_REF: name, ISSUE_LEASES_ISSUE: String(lease.issue) };
   delete out.ISSUE_LEASES_INSTANCE;
   if (instance !== void 0) out.ISSUE_LEASES_INSTANCE = instance;
   return out;

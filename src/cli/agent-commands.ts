@@ -33,8 +33,13 @@ export function printAnswer(answer: LeaseAnswer | LeaseStatus, json: boolean, io
     case "renewed":
       io.out(`${answer.outcome} ${issue}: token ${answer.token}, ${expiry(answer)}, held by ${holderText(answer)}`);
       break;
-    case "released":
-      io.out(answer.holder ? `released ${issue}: ${holderText(answer)}'s lease (token ${answer.token}) has ended` : `released ${issue}: you held no lease on it`);
+    case "released": {
+      const next = answer.handed_to ? `; ${holderText(answer.handed_to)} was first in line and holds it now with token ${answer.handed_to.token}` : "";
+      io.out(answer.holder ? `released ${issue}: ${holderText(answer)}'s lease (token ${answer.token}) has ended${next}` : `released ${issue}: you held no lease on it`);
+      break;
+    }
+    case "left_queue":
+      io.out(`left the line for ${issue}${answer.holder ? `, held by ${holderText(answer)} with token ${answer.token}` : ""}`);
       break;
     default: {
       io.out(answer.holder ? `${issue} is held by ${holderText(answer)} with token ${answer.token}, ${expiry(answer)}` : `${issue} is free`);

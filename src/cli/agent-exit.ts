@@ -10,6 +10,7 @@ import {
   LeaseNotHolderError,
   LeaseRefusedError,
   LeaseUnavailableError,
+  NothingReadyError,
 } from "@issue-leases/client";
 
 export const AGENT_EXIT = {
@@ -18,6 +19,8 @@ export const AGENT_EXIT = {
   failure: 1,
   /** EX_USAGE: a wrong argument, or one the API refused as invalid (422). */
   usage: 64,
+  /** EX_NOINPUT: `next` found no issue to take (none matches, or every match is held); try later or with other filters. */
+  nothing_ready: 66,
   /** EX_UNAVAILABLE: the API could not be reached, or kept failing (network, 5xx, 429) through the retries. */
   unavailable: 69,
   /** EX_TEMPFAIL: someone else holds the issue; try later. */
@@ -31,17 +34,20 @@ export const AGENT_EXIT = {
 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes:
-  0   ok (run: the command's own status; 128+N when a signal N ended it)
+  0   ok (run, and next with a command: the command's own status; 128+N when a
+      signal N ended it)
   64  usage: a wrong argument, or one the API refused (422, e.g. a TTL over max_ttl)
+  66  next: no issue is ready (none matches the filters, or all that do are held)
   69  the API could not be reached, or kept failing (network, 5xx, 429) through the retries
-  75  held by someone else: the claim was not granted
+  75  held by someone else: the claim was not granted (claim --wait: not within
+      --wait-timeout)
   76  lease lost: not the holder (renew, release), a token that is not the live
       one (verify), or run's lease ended while the command ran (it was stopped)
   77  not allowed: no token or a bad one, a repository the token cannot see or
       the app is not installed on, refused by the repository's config, or
       what GitHub would not let the caller comment on (locked, blocked)
   78  ISSUE_LEASES_URL is not set, or not an http(s) URL
-  126, 127  run: the command could not be executed, or was not found`;
+  126, 127  run, next: the command could not be executed, or was not found`;
 
 /** 403 reasons that are GitHub's moderation (a lock, an interaction limit, a block), not the repository's config. */
 const MODERATION = new Set(["locked", "interaction_limit", "blocked"]);
@@ -61,6 +67,7 @@ export class AgentError extends Error {
 export function exitCodeOf(error: unknown): number {
   if (error instanceof AgentError) return error.exitCode;
   if (error instanceof LeaseHeldError) return AGENT_EXIT.held;
+  if (error instanceof NothingReadyError) return AGENT_EXIT.nothing_ready;
   if (error instanceof LeaseNotHolderError || error instanceof LeaseLostError) return AGENT_EXIT.lost;
   if (error instanceof LeaseRefusedError) return AGENT_EXIT.denied;
   if (error instanceof LeaseUnavailableError) return AGENT_EXIT.unavailable;
@@ -81,6 +88,7 @@ const CLI_NAMES: SettingNames = { url: "ISSUE_LEASES_URL", token: "GITHUB_TOKEN 
 
 /** One line saying what went wrong and, where it helps, what to do. */
 export function describeError(error: unknown, names: SettingNames = CLI_NAMES): string {
+  if (error instanceof NothingReadyError) return `nothing ready: ${error.matched} open ${error.matched === 1 ? "issue matches" : "issues match"}, ${error.held} of them held`;
   if (error instanceof LeaseApiError && !(error instanceof LeaseHeldError) && !(error instanceof LeaseNotHolderError)) {
     if (error.status === 401) return `the API refused the token (401: ${error.message}): check ${names.token}`;
     if (error.status === 404) {

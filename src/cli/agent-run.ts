@@ -5,10 +5,21 @@
  * own with the fencing token in its environment, and is stopped (SIGTERM to
  * the group, SIGKILL after the grace period) as soon as the lease is lost.
  * run exits with COMMAND's status, or 76 when the lease was lost.
+ * `agent next … -- COMMAND` is the same, on the issue `next` takes.
  */
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
-import { formatRef, type LeaseAnswer, type LeaseClient, LeaseLostError, type ParsedRef } from "@issue-leases/client";
+import {
+  formatRef,
+  type HeldLease,
+  type LeaseAnswer,
+  type LeaseClient,
+  LeaseLostError,
+  type NextFilters,
+  type NextScope,
+  type ParsedRef,
+  type WithLeaseOptions,
+} from "@issue-leases/client";
 import { holderText } from "./agent-commands.js";
 import { AGENT_EXIT, describeError, type SettingNames } from "./agent-exit.js";
 
@@ -49,8 +60,35 @@ const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 const statusOf = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ?? 0);
 
-export async function agentRun(client: LeaseClient, ref: ParsedRef, options: RunOptions, command: string[], io: RunIo): Promise<number> {
-  const name = formatRef(ref);
+export function agentRun(client: LeaseClient, ref: ParsedRef, options: RunOptions, command: string[], io: RunIo): Promise<number> {
+  return runHeld((o, fn) => client.withLease(ref, o, fn), formatRef(ref), options, () => command, io);
+}
+
+/**
+ * `agent next … -- COMMAND`: as `agent run`, on the issue `next` takes;
+ * `{issue}` in COMMAND's arguments is its number. Rejects with
+ * `NothingReadyError`, running nothing, when no issue is free.
+ */
+export function agentRunNext(
+  client: LeaseClient,
+  scope: NextScope,
+  filters: NextFilters,
+  options: RunOptions,
+  command: string[],
+  io: RunIo,
+): Promise<number> {
+  const withIssue = (issue: number) => command.map((arg) => arg.replaceAll("{issue}", String(issue)));
+  return runHeld((o, fn) => client.withNextLease(scope, filters, o, fn), null, options, withIssue, io);
+}
+
+/** How the lease is held: `withLease` of one issue, or `withNextLease`. */
+type Hold = (options: WithLeaseOptions, fn: (lease: HeldLease, signal: AbortSignal) => Promise<number>) => Promise<number>;
+
+/** Holds the lease with `hold` while the command runs; `ref` names the issue, or null to name it as the lease does (next's). */
+async function runHeld(hold: Hold, ref: string | null, options: RunOptions, commandFor: (issue: number) => string[], io: RunIo): Promise<number> {
+  // Every event is told once the lease is held, so that `name` is known by then.
+  let name = ref ?? "";
+  let command: string[] = [];
   const say = (event: RunEvent, text: string, fields: Record<string, unknown> = {}) => {
     io.err(options.json ? JSON.stringify({ event, issue: name, ...fields }) : `issue-leases: ${text}`);
     io.onEvent?.(event, fields);
@@ -67,8 +105,7 @@ export async function agentRun(client: LeaseClient, ref: ParsedRef, options: Run
   for (const s of FORWARDED) process.on(s, onSignal);
 
   try {
-    return await client.withLease(
-      ref,
+    return await hold(
       {
         ttl: options.ttl,
         instance: options.instance,
@@ -82,6 +119,8 @@ export async function agentRun(client: LeaseClient, ref: ParsedRef, options: Run
           ),
       },
       async (lease, signal) => {
+        name = ref ?? `${lease.repo}#${lease.issue}`;
+        command = commandFor(lease.issue);
         // Interrupted before the command ran: as a shell reports a signal.
         if (received) return statusOf(received);
         say("acquired", `${name} is yours: token ${lease.token}, ${lease.expires_at ? `expires ${lease.expires_at}` : "open-ended"}; running ${command[0]}`, {
@@ -115,7 +154,7 @@ export async function agentRun(client: LeaseClient, ref: ParsedRef, options: Run
 }
 
 function childEnv(env: NodeJS.ProcessEnv, name: string, lease: LeaseAnswer, instance: string | undefined): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, ISSUE_LEASES_TOKEN: String(lease.token), ISSUE_LEASES_REF: name };
+  const out: NodeJS.ProcessEnv = { ...env, ISSUE_LEASES_TOKEN: String(lease.token), ISSUE_LEASES_REF: name, ISSUE_LEASES_ISSUE: String(lease.issue) };
   // A stale one from an outer run must not leak into this one.
   delete out.ISSUE_LEASES_INSTANCE;
   if (instance !== undefined) out.ISSUE_LEASES_INSTANCE = instance;

@@ -14,6 +14,7 @@ import { runAgentCli } from "../../src/cli/agent-cli.js";
 import { AGENT_EXIT } from "../../src/cli/agent-exit.js";
 import { type ApiStub, LEASE_PATH, leaseJson, type StubHandler, startApiStub } from "../client/api-stub.js";
 import { BUILT_CLI, ROOT } from "../support/cli-process.js";
+import { runAgainst } from "./agent-in-process.js";
 
 const EXPIRES = "2026-12-08T12:00:00Z";
 const bot = { login: "deploy-bot[bot]", id: 41898282, instance: "worker-3" };
@@ -28,15 +29,7 @@ afterEach(async () => {
 /** Runs the CLI in this process against a stub answering with `handler`. */
 async function agent(handler: StubHandler, args: string[], env: Record<string, string> = {}) {
   stub ??= await startApiStub(handler);
-  let stdout = "";
-  let stderr = "";
-  const code = await runAgentCli(args, {
-    out: (t) => (stdout += `${t}\n`),
-    err: (t) => (stderr += `${t}\n`),
-    env: { ISSUE_LEASES_URL: stub.url, GITHUB_TOKEN: "ghp_from_env", ...env },
-    retry: { minDelayMs: 1, maxDelayMs: 2, retries: 2 },
-  });
-  return { code, stdout, stderr, requests: stub.requests };
+  return runAgainst(stub, args, env);
 }
 
 describe("agent claim, renew, release, status", () => {
@@ -335,11 +328,11 @@ describe("agent run", () => {
     const api = await leaseApi();
     const out = join(dir, "env.txt");
     const r = await spawnCli(
-      ["agent", "run", "octo-org/widgets#12", "--ttl", "60s", "--instance", "worker-3", "--", "sh", "-c", `echo "$ISSUE_LEASES_TOKEN $ISSUE_LEASES_REF $ISSUE_LEASES_INSTANCE" > ${out}; echo to-stdout; exit 3`],
+      ["agent", "run", "octo-org/widgets#12", "--ttl", "60s", "--instance", "worker-3", "--", "sh", "-c", `echo "$ISSUE_LEASES_TOKEN $ISSUE_LEASES_REF $ISSUE_LEASES_ISSUE $ISSUE_LEASES_INSTANCE" > ${out}; echo to-stdout; exit 3`],
       { ISSUE_LEASES_URL: api.url },
     ).done;
     expect(r.code).toBe(3);
-    expect(readFileSync(out, "utf8")).toBe("5 octo-org/widgets#12 worker-3\n");
+    expect(readFileSync(out, "utf8")).toBe("5 octo-org/widgets#12 12 worker-3\n");
     // stdout is the command's own.
     expect(r.stdout).toBe("to-stdout\n");
     expect(r.stderr).toContain("issue-leases: octo-org/widgets#12 is yours: token 5");

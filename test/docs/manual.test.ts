@@ -33,7 +33,7 @@ describe("the manual", () => {
   it("shows only client commands the CLI knows (issue-leases agent …)", () => {
     const commands = AGENT_HELP.slice(AGENT_HELP.indexOf("Commands:"), AGENT_HELP.indexOf("Options"));
     const known = [...commands.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]);
-    expect(known).toEqual(["claim", "renew", "release", "status", "verify", "mine", "run"]);
+    expect(known).toEqual(["claim", "renew", "release", "status", "verify", "mine", "run", "next"]);
     let seen = 0;
     for (const page of pages) {
       for (const m of read(page).matchAll(/issue-leases agent ([a-z][a-z-]*)/g)) {

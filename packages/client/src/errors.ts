@@ -5,7 +5,7 @@
  * retries could not get through (network, timeouts, 5xx, 429) is a
  * `LeaseUnavailableError`.
  */
-import type { LeaseAnswer, LeaseHolder } from "./types.js";
+import type { LeaseAnswer, LeaseHolder, LeaseView, QueuedAnswer } from "./types.js";
 
 /** The API answered with an error: `status` is the HTTP status, `code` and `message` its `{"error": {…}}`. */
 export class LeaseApiError extends Error {
@@ -47,6 +47,45 @@ export class LeaseHeldError extends LeaseConflictError {
   constructor(lease: LeaseAnswer) {
     super(`${lease.repo}#${lease.issue} is held by ${describeHolder(lease)}`, "held", lease);
     this.name = "LeaseHeldError";
+  }
+}
+
+/**
+ * `waitForLease` gave up (its `timeoutMs` passed) while someone else still
+ * held the issue; it left the line first. A `LeaseHeldError`, naming the
+ * holder as last seen, so that code handling a refused claim handles it too.
+ */
+export class LeaseWaitTimeoutError extends LeaseHeldError {
+  /** The caller's place in line when it gave up (1: first), or null when it never got one. */
+  readonly position: number | null;
+
+  constructor(
+    lease: LeaseView,
+    readonly waitedMs: number,
+    place: QueuedAnswer | null,
+  ) {
+    super({ ...lease, outcome: "held" });
+    this.name = "LeaseWaitTimeoutError";
+    this.position = place?.position ?? null;
+    const where = this.position === null ? "" : ` (${ordinal(this.position)} in line)`;
+    this.message = `gave up waiting for ${lease.repo}#${lease.issue} after ${Math.round(waitedMs / 1000)} s${where}: ${this.message}`;
+  }
+}
+
+/**
+ * `next` found no issue to take (404 `nothing_ready`): `matched` open
+ * issues match the filters, and `held` of them are held (or have someone
+ * waiting); none is free. Try again later, or with other filters.
+ */
+export class NothingReadyError extends LeaseApiError {
+  constructor(
+    message: string,
+    readonly matched: number,
+    readonly held: number,
+    body: unknown,
+  ) {
+    super(message, 404, "nothing_ready", body);
+    this.name = "NothingReadyError";
   }
 }
 
@@ -125,4 +164,11 @@ export function describeHolder(lease: Pick<LeaseAnswer, "holder" | "token" | "ex
   const who = lease.holder.instance ? `${lease.holder.login} (instance ${lease.holder.instance})` : lease.holder.login;
   const until = lease.expires_at ? `, until ${lease.expires_at}` : "";
   return `${who} with token ${lease.token ?? "?"}${until}`;
+}
+
+/** 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st. */
+export function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
+  return `${n}${suffix}`;
 }

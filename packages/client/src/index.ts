@@ -12,7 +12,10 @@ export {
   LeaseNotHolderError,
   LeaseRefusedError,
   LeaseUnavailableError,
+  LeaseWaitTimeoutError,
   type LostReason,
+  NothingReadyError,
+  ordinal,
 } from "./errors.js";
 export { formatRef, parseRef, type ParsedRef } from "./issue-ref.js";
 export { type BaseUrlRules, checkBaseUrl, isLoopbackHost } from "./base-url.js";
@@ -26,7 +29,13 @@ export type {
   LeaseHolder,
   LeaseOutcome,
   LeaseStatus,
+  LeaseView,
   ListedLease,
+  NextFilters,
+  NextOptions,
+  NextScope,
+  QueuedAnswer,
+  QueuePlace,
   ReadOptions,
   ReleaseOptions,
   RenewOptions,
@@ -36,5 +45,6 @@ export type {
   Ttl,
   VerifyOptions,
   VerifyResult,
+  WaitOptions,
   WriteOptions,
 } from "./types.js";

@@ -48,17 +48,36 @@ export function formatRef(ref: ParsedRef): string {
   return `${ref.owner}/${ref.repo}#${ref.issue}`;
 }
 
+/** An owner's name as GitHub allows it, or a TypeError naming `whole`, what the caller passed. */
+export function checkOwner(owner: unknown, whole: unknown): string {
+  if (typeof owner !== "string" || !OWNER.test(owner)) throw badName("an owner", whole);
+  return owner;
+}
+
+/** A repository's name as GitHub allows it, or a TypeError naming `whole`. */
+export function checkRepo(repo: unknown, whole: unknown): string {
+  if (typeof repo !== "string" || !REPO.test(repo) || repo === "." || repo === "..") throw badName("a repository", whole);
+  return repo;
+}
+
+export function badName(what: string, whole: unknown): TypeError {
+  return new TypeError(`not ${what}: ${shown(whole)}; write a repository as "owner/repo" or { owner, repo }, an owner as { org: "owner" }`);
+}
+
 /** The API path of an issue's lease, each part percent-encoded. */
 export function leasePath(ref: ParsedRef): string {
   return `api/v1/repos/${encodeURIComponent(ref.owner)}/${encodeURIComponent(ref.repo)}/issues/${ref.issue}/lease`;
 }
 
 function badRef(ref: unknown): TypeError {
-  let shown: string;
+  return new TypeError(`not an issue: ${shown(ref)}; write it as "owner/repo#12" or { owner, repo, issue }`);
+}
+
+/** What the caller passed, short, for a message. */
+function shown(value: unknown): string {
   try {
-    shown = typeof ref === "string" ? JSON.stringify(ref.slice(0, 200)) : (JSON.stringify(ref) ?? String(ref)).slice(0, 200);
+    return typeof value === "string" ? JSON.stringify(value.slice(0, 200)) : (JSON.stringify(value) ?? String(value)).slice(0, 200);
   } catch {
-    shown = String(ref);
+    return String(value);
   }
-  return new TypeError(`not an issue: ${shown}; write it as "owner/repo#12" or { owner, repo, issue }`);
 }

@@ -8,9 +8,10 @@
  *   const lease = await client.claim("octo-org/widgets#12", { ttl: "30m", instance: "worker-3" });
  */
 import { checkBaseUrl } from "./base-url.js";
-import { LeaseApiError, LeaseHeldError, LeaseNotHolderError, LeaseRefusedError } from "./errors.js";
+import { LeaseApiError, LeaseHeldError, LeaseNotHolderError, LeaseRefusedError, NothingReadyError } from "./errors.js";
 import { call, type CallAnswer, type CallSpec, DEFAULT_RETRY, type HttpConfig, newIdempotencyKey } from "./http.js";
 import { leasePath, parseRef } from "./issue-ref.js";
+import { nextBody, nextPath } from "./next-request.js";
 import { ttlText } from "./ttl.js";
 import type {
   ClaimOptions,
@@ -19,13 +20,19 @@ import type {
   LeaseClientOptions,
   LeaseStatus,
   ListedLease,
+  NextFilters,
+  NextOptions,
+  NextScope,
+  QueuedAnswer,
   ReadOptions,
   ReleaseOptions,
   RenewOptions,
   VerifyOptions,
   VerifyResult,
+  WaitOptions,
 } from "./types.js";
-import { type HeldLease, type WithLeaseOptions, withLease } from "./with-lease.js";
+import { waitForLease } from "./wait-in-line.js";
+import { type HeldLease, type WithLeaseOptions, withLease, withNextLease } from "./with-lease.js";
 
 /** `mine` reads at most this many pages of the listing (the board's pages hold 50 leases). */
 const MAX_PAGES = 100;
@@ -53,6 +60,50 @@ export class LeaseClient {
   /** Takes the issue's lease, or extends it when the caller holds it already (same token). Throws `LeaseHeldError` when someone else holds it. */
   async claim(ref: IssueRef, options: ClaimOptions = {}): Promise<LeaseAnswer> {
     return this.#write("POST", ref, { body: leaseBody(options), ...options });
+  }
+
+  /**
+   * Takes the first ready issue of a repository (`"owner/repo"`) or of an
+   * owner (`{ org }`, every repository of it the app serves) that matches
+   * `filters`, in one transaction on the server: answers as a claim that
+   * acquired (`lease.issue` is the issue). Throws `NothingReadyError`
+   * (`matched`, `held`) when no matching issue is free. One
+   * `Idempotency-Key` for all attempts, so a retried `next` is answered the
+   * same issue, not a second one.
+   */
+  async next(scope: NextScope, filters: NextFilters = {}, options: NextOptions = {}): Promise<LeaseAnswer> {
+    const { path } = nextPath(scope);
+    const body = nextBody(filters, options);
+    const answer = await this.#send("POST", path, { body, ...options });
+    if (answer.status === 200) return leaseAnswer(answer);
+    throw apiError(answer);
+  }
+
+  /**
+   * One claim that may wait (`POST …/lease?wait=true`): the lease when the
+   * issue is free or the caller's (as `claim`), or the caller's place in the
+   * issue's line (`outcome: "queued"`, `position`, `queued_until`) when
+   * someone else holds it. Asking again keeps the place. `waitForLease`
+   * does the waiting.
+   */
+  async claimOrQueue(ref: IssueRef, options: ClaimOptions = {}): Promise<LeaseAnswer | QueuedAnswer> {
+    const path = leasePath(parseRef(ref));
+    const answer = await this.#send("POST", path, { body: leaseBody(options), query: { wait: "true" }, ...options });
+    if (answer.status === 202 && isQueued(answer.json)) return answer.json;
+    if (answer.status === 200) return leaseAnswer(answer);
+    throw apiError(answer);
+  }
+
+  /**
+   * Claims the issue, waiting in its line while someone else holds it, and
+   * resolves to the lease once it is the caller's (as `claim` answers it).
+   * While in line it polls the status with a backoff and asks again before
+   * the place's `queued_until`. `timeoutMs` or `signal` ends the wait: the
+   * caller leaves the line, and it rejects with `LeaseWaitTimeoutError` (a
+   * `LeaseHeldError`) or the signal's reason. See wait-in-line.ts.
+   */
+  waitForLease(ref: IssueRef, options: WaitOptions = {}): Promise<LeaseAnswer> {
+    return waitForLease(this, ref, options);
   }
 
   /** The heartbeat: extends the caller's live lease from now (same token). Throws `LeaseNotHolderError` when the caller does not hold it. */
@@ -129,13 +180,29 @@ export class LeaseClient {
     return withLease(this, ref, options, fn);
   }
 
-  async #write(
-    method: "POST" | "PATCH" | "DELETE",
-    ref: IssueRef,
-    spec: Pick<CallSpec, "body" | "query" | "signal" | "retries"> & { idempotencyKey?: string },
-  ): Promise<LeaseAnswer> {
-    const path = leasePath(parseRef(ref));
-    const answer = await this.#call({
+  /**
+   * `withLease` for the next ready issue of `scope` matching `filters`:
+   * takes it with `next` (rejecting with `NothingReadyError` before `fn`
+   * runs when none is free), then holds it as `withLease` does.
+   */
+  withNextLease<T>(
+    scope: NextScope,
+    filters: NextFilters,
+    options: WithLeaseOptions,
+    fn: (lease: HeldLease, signal: AbortSignal) => Promise<T> | T,
+  ): Promise<T> {
+    return withNextLease(this, scope, filters, options, fn);
+  }
+
+  async #write(method: "POST" | "PATCH" | "DELETE", ref: IssueRef, spec: WriteSpec): Promise<LeaseAnswer> {
+    const answer = await this.#send(method, leasePath(parseRef(ref)), spec);
+    if (answer.status === 200) return leaseAnswer(answer);
+    throw apiError(answer);
+  }
+
+  /** A write: one idempotency key (the caller's, or a new one) for all its attempts. */
+  #send(method: "POST" | "PATCH" | "DELETE", path: string, spec: WriteSpec): Promise<CallAnswer> {
+    return this.#call({
       method,
       path,
       body: spec.body,
@@ -144,14 +211,14 @@ export class LeaseClient {
       retries: spec.retries,
       idempotencyKey: spec.idempotencyKey ?? newIdempotencyKey(),
     });
-    if (answer.status === 200) return leaseAnswer(answer);
-    throw apiError(answer);
   }
 
   #call(spec: CallSpec): Promise<CallAnswer> {
     return call(this.#http, spec);
   }
 }
+
+type WriteSpec = Pick<CallSpec, "body" | "query" | "signal" | "retries"> & { idempotencyKey?: string };
 
 function leaseBody(options: ClaimOptions): Record<string, unknown> {
   const body: Record<string, unknown> = {};
@@ -165,9 +232,20 @@ function isLeaseAnswer(json: unknown): json is LeaseAnswer {
   return typeof j === "object" && j !== null && typeof j.outcome === "string" && typeof j.issue === "number";
 }
 
+function isQueued(json: unknown): json is QueuedAnswer {
+  const j = json as Partial<QueuedAnswer> | null;
+  return isLeaseAnswer(json) && j?.outcome === "queued" && typeof j.position === "number" && typeof j.lease === "object" && j.lease !== null;
+}
+
 function leaseAnswer(answer: CallAnswer): LeaseAnswer {
   if (!isLeaseAnswer(answer.json)) throw unexpected(answer);
-  return answer.json;
+  const json = answer.json;
+  // Leaving the line names the live lease under `lease`: lifted, so that holder, token and expires_at mean what they mean in every answer.
+  if (json.outcome === "left_queue" && typeof json.lease === "object" && json.lease !== null) {
+    const { holder = null, token = null, expires_at = null } = json.lease;
+    return { ...json, holder, token, expires_at };
+  }
+  return json;
 }
 
 /** The typed error for an answer that is not a success. */
@@ -180,6 +258,13 @@ function apiError(answer: CallAnswer): LeaseApiError {
   const body = json as { error?: { code?: unknown; message?: unknown; reason?: unknown }; reason?: unknown } | null;
   const code = typeof body?.error?.code === "string" ? body.error.code : `http_${status}`;
   const message = typeof body?.error?.message === "string" ? body.error.message : null;
+  if (status === 404 && code === "nothing_ready") {
+    const count = (field: "matched" | "held") => {
+      const n = (json as Record<string, unknown> | null)?.[field];
+      return typeof n === "number" ? n : 0;
+    };
+    return new NothingReadyError(message ?? "no issue is ready", count("matched"), count("held"), json);
+  }
   if (status === 403) {
     const reason = [body?.reason, body?.error?.reason].find((r) => typeof r === "string") as string | undefined;
     return new LeaseRefusedError(message ?? `refused${reason ? `: ${reason}` : ""}`, code, reason ?? null, json);

@@ -15,7 +15,7 @@ export interface LeaseHolder {
   instance: string | null;
 }
 
-export type LeaseOutcome = "acquired" | "renewed" | "released" | "status" | "held" | "not_holder";
+export type LeaseOutcome = "acquired" | "renewed" | "released" | "status" | "held" | "not_holder" | "left_queue";
 
 /**
  * One answer about an issue's lease. `holder`, `token` and `expires_at`
@@ -32,11 +32,50 @@ export interface LeaseAnswer {
   token: number | null;
   /** ISO 8601; null when the issue is free or the lease is open-ended. */
   expires_at: string | null;
+  /**
+   * `left_queue` (a release by someone waiting in line, who leaves it): the
+   * live lease, as the API answers it. The client copies its holder, token
+   * and expiry above, so that they describe the live lease as for any answer.
+   */
+  lease?: LeaseView;
+  /** `released`, when someone waited in line: they hold the lease now (a new tenure, the next token). */
+  handed_to?: { holder: LeaseHolder; token: number; expires_at: string | null };
 }
 
-/** What `status` answers: the live lease (outcome `status`, holder null when free) and the recent tenures. */
+/** A lease as the API shows it inside another answer (a place in line, a left line): an answer's fields but its outcome. */
+export type LeaseView = Omit<LeaseAnswer, "outcome" | "lease" | "handed_to">;
+
+/** What `status` answers: the live lease (outcome `status`, holder null when free), the recent tenures, and who waits in line. */
 export interface LeaseStatus extends LeaseAnswer {
   tenures?: Tenure[];
+  /** The wait list, first in line first (absent from an app without one). */
+  queue?: QueuePlace[];
+}
+
+/** One place in an issue's wait list, as `status` lists it. */
+export interface QueuePlace {
+  login: string;
+  id: number;
+  instance: string | null;
+  /** 1 for the first in line. */
+  position: number;
+  /** When the place was taken (ISO 8601). */
+  queued_at: string;
+  /** When the place ends unless its holder asks again (ISO 8601). */
+  until: string;
+}
+
+/** What a claim with `?wait=true` answers (202) on an issue someone else holds: the caller's place in line. */
+export interface QueuedAnswer {
+  outcome: "queued";
+  repo: string;
+  issue: number;
+  /** 1 for the first in line. */
+  position: number;
+  /** When the place ends unless the caller asks again (ISO 8601): `waitForLease` asks again before. */
+  queued_until: string;
+  /** The live lease the caller waits for. */
+  lease: LeaseView;
 }
 
 /** A past or current tenure of an issue, as `status` lists them (the last ten, oldest first). */
@@ -89,6 +128,48 @@ export interface ClaimOptions extends WriteOptions {
 }
 
 export type RenewOptions = ClaimOptions;
+
+/**
+ * Which issue `next` takes: the first open issue that matches, is free and
+ * has nobody waiting, in `order` (oldest first by default). Sent as the
+ * body's snake_case fields (`any_labels`, …); label names are compared as
+ * GitHub does, ignoring case.
+ */
+export interface NextFilters {
+  /** All of these labels. */
+  labels?: string[];
+  /** At least one of these labels. */
+  anyLabels?: string[];
+  /** None of these labels. */
+  excludeLabels?: string[];
+  /** The milestone's title. */
+  milestone?: string;
+  /** Issues with `order[0]` first, then `order[1]`, …, then the rest; oldest first within each. */
+  order?: string[];
+  /** `none`: unassigned only; default `none_or_me`: unassigned or assigned to the caller. */
+  assignee?: "none" | "none_or_me";
+  /** Also issues that an open pull request closes (skipped by default). */
+  includeWithPulls?: boolean;
+  /** Also issues blocked by an open issue (skipped by default). */
+  includeBlocked?: boolean;
+}
+
+/** Where `next` looks: one repository (`"owner/repo"` or `{ owner, repo }`), or every repository of an owner the app serves. */
+export type NextScope = string | { owner: string; repo: string } | { org: string };
+
+export type NextOptions = ClaimOptions;
+
+/** A wait makes several writes, each with a key of its own: no `idempotencyKey`. */
+export interface WaitOptions extends Omit<ClaimOptions, "idempotencyKey"> {
+  /** Give up after this long (ms): the place in line is left and the call rejects with `LeaseWaitTimeoutError`. Default: wait until `signal`. */
+  timeoutMs?: number;
+  /** The first pause between two status polls (default 1 s); it doubles while nothing changes, up to `maxPollMs`. */
+  pollMs?: number;
+  /** The longest pause between two polls (default 30 s). */
+  maxPollMs?: number;
+  /** Told of each answer that puts or keeps the caller in line (its `position`, `queued_until`, the live lease). */
+  onQueued?: (place: QueuedAnswer) => void;
+}
 
 export interface ReleaseOptions extends WriteOptions {
   /** The instance the lease was claimed with. */

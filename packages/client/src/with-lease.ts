@@ -1,5 +1,5 @@
 /**
- * `withLease`: a lease held while a function runs, as etcd's concurrency
+ * `withLease` (and `withNextLease`): a lease held while a function runs, as etcd's concurrency
  * session and client-go's leader election hold theirs. It claims, renews in
  * the background every third of the TTL, hands the function an
  * `AbortSignal` that is aborted as soon as the lease is lost, and releases
@@ -15,13 +15,18 @@ import { LeaseApiError, LeaseConflictError, LeaseLostError, type LostReason } fr
 import { MAX_TIMER_MS, newIdempotencyKey, sleep } from "./http.js";
 import { formatRef, type ParsedRef, parseRef } from "./issue-ref.js";
 import { ttlMs } from "./ttl.js";
-import type { IssueRef, LeaseAnswer, Ttl } from "./types.js";
+import type { IssueRef, LeaseAnswer, NextFilters, NextScope, Ttl } from "./types.js";
 
 /** The calls `withLease` makes: a `LeaseClient`. */
 export interface LeaseCalls {
   claim(ref: IssueRef, options: { ttl?: Ttl; instance?: string; signal?: AbortSignal }): Promise<LeaseAnswer>;
   renew(ref: IssueRef, options: { ttl?: Ttl; instance?: string; signal?: AbortSignal; idempotencyKey?: string }): Promise<LeaseAnswer>;
   release(ref: IssueRef, options: { instance?: string }): Promise<LeaseAnswer>;
+}
+
+/** The call `withNextLease` takes its lease with: a `LeaseClient`'s `next`. */
+export interface NextCall {
+  next(scope: NextScope, filters: NextFilters, options: { ttl?: Ttl; instance?: string; signal?: AbortSignal }): Promise<LeaseAnswer>;
 }
 
 export interface WithLeaseOptions {
@@ -58,9 +63,44 @@ export async function withLease<T>(
   fn: (lease: HeldLease, signal: AbortSignal) => Promise<T> | T,
 ): Promise<T> {
   const parsed = parseRef(ref);
+  const { ttl, instance, signal } = options;
+  return holdWhile(client, options, async () => ({ ref: parsed, lease: await client.claim(parsed, { ttl, instance, signal }) }), fn);
+}
+
+/**
+ * `withLease` for the next ready issue: `next` takes it (rejecting with
+ * `NothingReadyError` before `fn` runs when there is none), then it is held
+ * exactly as `withLease` holds a claimed one; `lease.issue` says which.
+ */
+export async function withNextLease<T>(
+  client: LeaseCalls & NextCall,
+  scope: NextScope,
+  filters: NextFilters,
+  options: WithLeaseOptions,
+  fn: (lease: HeldLease, signal: AbortSignal) => Promise<T> | T,
+): Promise<T> {
+  const { ttl, instance, signal } = options;
+  return holdWhile(
+    client,
+    options,
+    async () => {
+      const lease = await client.next(scope, filters, { ttl, instance, signal });
+      return { ref: parseRef(`${lease.repo}#${lease.issue}`), lease };
+    },
+    fn,
+  );
+}
+
+/** Takes a lease with `take`, then renews it while `fn` runs and releases it when `fn` settles. */
+async function holdWhile<T>(
+  client: LeaseCalls,
+  options: WithLeaseOptions,
+  take: () => Promise<{ ref: ParsedRef; lease: LeaseAnswer }>,
+  fn: (lease: HeldLease, signal: AbortSignal) => Promise<T> | T,
+): Promise<T> {
   const { ttl, instance } = options;
   const claimedAt = Date.now();
-  const first = await client.claim(parsed, { ttl, instance, signal: options.signal });
+  const { ref: parsed, lease: first } = await take();
   const lease: HeldLease = { ...first };
 
   const work = new AbortController();
