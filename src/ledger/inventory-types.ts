@@ -66,9 +66,10 @@ export interface ReadyQuery extends ReadyFilter {
   skip?: ReadonlySet<string>;
   /**
    * Default true: `matched` and `held` count every open issue matching the
-   * filter (a walk to the end). false: the walk stops once `ready` is full,
-   * and they count only what it read (exact whenever `ready` has fewer than
-   * `limit`): what `next` asks, which needs them only when nothing is ready.
+   * filter (a walk to the end). false: held issues are not read, the walk
+   * stops once `ready` is full, and `matched` counts only the free issues it
+   * read (`held` 0): what `next` asks, which needs the counts only when
+   * nothing is ready, and then asks again with counts.
    */
   counts?: boolean;
 }

@@ -14,11 +14,20 @@ import type { ReadyPage, ReadyQuery } from "./inventory-types.js";
 
 /**
  * Up to `n` open issues of `repoId` after `(createdAt, issue)` = `after`, in
- * that order; with `label`, only those carrying it (lower-cased). Each row
- * says whether a live lease holds it at `now` and whether an open pull
+ * that order; with `label`, only those carrying it (lower-cased); with
+ * `free`, only those no live lease holds at `now` (left out in the
+ * database, where passing over a held row costs a probe of the lease's key).
+ * Each row says whether a live lease holds it and whether an open pull
  * request closes it.
  */
-export type ReadPage = (repoId: number, label: string | null, after: readonly [number, number], n: number, now: number) => Promise<ReadyRow[]>;
+export type ReadPage = (
+  repoId: number,
+  label: string | null,
+  after: readonly [number, number],
+  n: number,
+  now: number,
+  free: boolean,
+) => Promise<ReadyRow[]>;
 
 /** The repositories of one owner the organisation form of `next` walks at most (`inventoryRepos`). */
 export const MAX_OWNER_REPOS = 100;
@@ -40,12 +49,13 @@ class Cursor {
     private readonly label: string | null,
     private batch: number,
     private readonly now: number,
+    private readonly free: boolean,
   ) {}
 
   async head(): Promise<ReadyRow | null> {
     if (this.at < this.buf.length) return this.buf[this.at]!;
     if (this.done) return null;
-    this.buf = await this.read(this.repoId, this.label, this.after, this.batch, this.now);
+    this.buf = await this.read(this.repoId, this.label, this.after, this.batch, this.now, this.free);
     this.at = 0;
     if (this.buf.length < this.batch) this.done = true;
     this.batch = Math.min(this.batch * 2, MAX_BATCH);
@@ -74,7 +84,8 @@ export async function walkReady(read: ReadPage, q: ReadyQuery, now: number): Pro
     .concat([{ driver: t.all[0] ?? null, earlier: t.order }]);
   const batch = counts ? MAX_BATCH : Math.max(32, q.limit + 16);
   for (const group of groups) {
-    const cursors = q.repoIds.map((repoId) => new Cursor(read, repoId, group.driver, batch, now));
+    // Without counts, held issues are not read at all: a fleet holding the oldest thousands costs no more than a probe each.
+    const cursors = q.repoIds.map((repoId) => new Cursor(read, repoId, group.driver, batch, now, !counts));
     for (;;) {
       if (!counts && page.ready.length >= q.limit) return page;
       let best: { cursor: Cursor; row: ReadyRow } | null = null;

@@ -7,6 +7,7 @@
  * thirty leases and ten `nothing_ready` answers that count the held ones.
  * Every answer is checked against the OpenAPI document (api-calls.ts).
  */
+import { LeaseClient, NothingReadyError } from "@issue-leases/client";
 import { describe, expect, it } from "vitest";
 import type { FakeGitHub } from "../support/fake-github.js";
 import { installationPayload, issuesPayload, REPO } from "../support/payloads.js";
@@ -127,6 +128,14 @@ describe.concurrent("POST …/leases/next", () => {
       expect(await server.send("issues", { ...labelled, issue: { ...labelled.issue, assignees: [], assignee: null, pull_request: undefined } })).toBe(200);
       const third = await call(server, "POST", NEXT, { token: a.token, body: { labels: ["ready"], exclude_labels: ["wontfix"] } });
       expect(third.body).toMatchObject({ outcome: "acquired", issue: 3 });
+
+      // The client's next speaks the same wire: a lease, then NothingReadyError with the counts.
+      const client = new LeaseClient({ baseUrl: server.url, token: a.token, allowHttp: true });
+      const lease = await client.next(FULL, { anyLabels: ["question", "wontfix"], includeWithPulls: false }, { instance: "c-1", idempotencyKey: "c-1" });
+      expect(lease).toMatchObject({ repo: FULL, issue: 2, token: 1 });
+      const nothing = await client.next(FULL, { labels: ["question"] }).catch((e: unknown) => e);
+      expect(nothing).toBeInstanceOf(NothingReadyError);
+      expect(nothing).toMatchObject({ matched: 1, held: 1 });
 
       // The organisation form walks the owner's repositories the token sees.
       const org = await call(server, "POST", ORG_NEXT, { token: b.token, body: { labels: ["ready"], exclude_labels: ["wontfix"] } });

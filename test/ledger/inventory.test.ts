@@ -158,7 +158,8 @@ describe.each(backends)("inventory ($name)", (backend) => {
   it("reads in pages: a thousand open issues, the ready ones past the held", async () => {
     await ledger.rememberIssues(Array.from({ length: 1000 }, (_, i) => snap(i + 1, { labels: i % 2 ? ["odd"] : [] })), T0);
     for (let i = 1; i <= 40; i++) await ledger.acquire({ ...REPO, issue: i }, alice, HOUR, T0);
-    expect(await ready({ limit: 3, counts: false })).toEqual({ ready: [41, 42, 43], matched: 43, held: 40 });
+    // Without counts, the held ones are left out in the database: only what is free is read and counted.
+    expect(await ready({ limit: 3, counts: false })).toEqual({ ready: [41, 42, 43], matched: 3, held: 0 });
     expect(await ready({ limit: 3, labels: ["odd"] })).toEqual({ ready: [42, 44, 46], matched: 500, held: 20 });
   });
 });

@@ -36,10 +36,12 @@ export class PostgresInventory implements Inventory {
     s: string,
     private readonly db: PostgresConnection,
   ) {
-    // A ready row's extras: the repository's name, an open pull request that closes it (pull_links_by_issue), a live lease.
-    const extras = `r.repo, EXISTS (SELECT 1 FROM ${s}.pull_links p WHERE p.repo_id = i.repo_id AND p.issue = i.issue) AS pulls,
-      EXISTS (SELECT 1 FROM ${s}.leases l WHERE l.repo_id = i.repo_id AND l.issue = i.issue AND l.holder_id IS NOT NULL
-              AND (l.expires_at IS NULL OR l.expires_at > ${nowParam(5)})) AS held`;
+    // A live lease on the issue, as a scalar subquery: evaluated row by row as the index is read in order, where an
+    // EXISTS in WHERE may be planned as an anti-join over every lease. A ready row's extras: the repository's name, an
+    // open pull request that closes it (pull_links_by_issue), a live lease. $6: only free issues.
+    const held = `(SELECT true FROM ${s}.leases l WHERE l.repo_id = i.repo_id AND l.issue = i.issue AND l.holder_id IS NOT NULL
+              AND (l.expires_at IS NULL OR l.expires_at > ${nowParam(5)}) LIMIT 1) IS NOT NULL`;
+    const extras = `r.repo, EXISTS (SELECT 1 FROM ${s}.pull_links p WHERE p.repo_id = i.repo_id AND p.issue = i.issue) AS pulls, ${held} AS held`;
     this.sql = {
       // A row to lock for each issue not stored yet (its time before any payload's): two transactions writing one new
       // issue take turns on it, as on a stored one, instead of both reading nothing and the later insert winning.
@@ -75,12 +77,14 @@ export class PostgresInventory implements Inventory {
                SELECT count(*)::int AS n FROM issues`,
       // Through inventory_open, in its order: the walk stops reading once it has enough.
       openPage: `SELECT i.*, ${extras} FROM ${s}.inventory i LEFT JOIN ${s}.repos r ON r.repo_id = i.repo_id
-                 WHERE i.repo_id = $1 AND i.state = 'open' AND (i.created_at, i.issue) > ($2, $3)
+                 WHERE i.repo_id = $1 AND i.state = 'open' AND (i.created_at, i.issue) > ($2, $3) AND (NOT $6::boolean OR NOT (${held}))
                  ORDER BY i.created_at, i.issue LIMIT $4`,
-      // Through the label's rows (their primary key), in creation order.
+      // Through the label's rows (their primary key), in creation order; each issue by its primary key. Label rows are
+      // an open issue's only (written with its state), so the issue's state is not asked again: asked, it could steer the
+      // planner to inventory_open, read from the repository's start for each row.
       labelPage: `SELECT i.*, ${extras} FROM ${s}.inventory_labels x JOIN ${s}.inventory i ON i.repo_id = x.repo_id AND i.issue = x.issue
                     LEFT JOIN ${s}.repos r ON r.repo_id = i.repo_id
-                  WHERE x.repo_id = $1 AND x.label = $6 AND (x.created_at, x.issue) > ($2, $3) AND i.state = 'open'
+                  WHERE x.repo_id = $1 AND x.label = $7 AND (x.created_at, x.issue) > ($2, $3) AND (NOT $6::boolean OR NOT (${held}))
                   ORDER BY x.created_at, x.issue LIMIT $4`,
     };
   }
@@ -172,8 +176,8 @@ export class PostgresInventory implements Inventory {
   async readyIssues(query: ReadyQuery, now: number): Promise<ReadyPage> {
     const stmtNow = this.db.stmtNow(now);
     return walkReady(
-      async (repoId, label, [c, n], limit) => {
-        const params: unknown[] = [repoId, c, n, limit, stmtNow];
+      async (repoId, label, [c, n], limit, _now, free) => {
+        const params: unknown[] = [repoId, c, n, limit, stmtNow, free];
         const { rows } = await this.db.query<ReadyRow>(label === null ? this.sql.openPage : this.sql.labelPage, label === null ? params : [...params, label]);
         return rows;
       },

@@ -13,15 +13,16 @@ import type { Inventory } from "../roles.js";
 import type { RepoInfo } from "../types.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
 
+// A live lease on the issue (the lease row's primary key).
+const HELD = `EXISTS (SELECT 1 FROM leases l WHERE l.repo_id = i.repo_id AND l.issue = i.issue AND l.holder_id IS NOT NULL
+  AND (l.expires_at IS NULL OR l.expires_at > @now))`;
 // What a ready row carries besides the issue's own columns: its repository's name, an open pull request that closes it
-// (pull_links_by_issue), a live lease (the lease row's primary key).
+// (pull_links_by_issue), a live lease.
 const READY_COLUMNS = `i.repo_id, r.repo, i.issue, i.title, i.labels, i.assignees, i.milestone, i.author_id, i.author_login, i.created_at,
   i.blocked_by_open, i.open_sub_issues,
-  EXISTS (SELECT 1 FROM pull_links p WHERE p.repo_id = i.repo_id AND p.issue = i.issue) AS pulls,
-  EXISTS (SELECT 1 FROM leases l WHERE l.repo_id = i.repo_id AND l.issue = i.issue AND l.holder_id IS NOT NULL
-          AND (l.expires_at IS NULL OR l.expires_at > @now)) AS held`;
+  EXISTS (SELECT 1 FROM pull_links p WHERE p.repo_id = i.repo_id AND p.issue = i.issue) AS pulls, ${HELD} AS held`;
 
-type PageParams = { repoId: number; label?: string; c: number; n: number; limit: number; now: number };
+type PageParams = { repoId: number; label?: string; c: number; n: number; limit: number; now: number; free: number };
 
 export class SqliteInventory implements Inventory {
   private readonly st;
@@ -71,14 +72,15 @@ export class SqliteInventory implements Inventory {
       // Through inventory_open, in its order: the walk stops reading once it has enough.
       openPage: db.prepare<PageParams, ReadyRow>(
         `SELECT ${READY_COLUMNS} FROM inventory i INDEXED BY inventory_open LEFT JOIN repos r ON r.repo_id = i.repo_id
-         WHERE i.repo_id = @repoId AND i.state = 'open' AND (i.created_at, i.issue) > (@c, @n)
+         WHERE i.repo_id = @repoId AND i.state = 'open' AND (i.created_at, i.issue) > (@c, @n) AND (@free = 0 OR NOT ${HELD})
          ORDER BY i.created_at, i.issue LIMIT @limit`,
       ),
-      // Through the label's rows (their primary key), in creation order.
+      // Through the label's rows (their primary key), in creation order; each issue by its primary key (label rows are an
+      // open issue's only, written with its state).
       labelPage: db.prepare<PageParams, ReadyRow>(
         `SELECT ${READY_COLUMNS} FROM inventory_labels x JOIN inventory i ON i.repo_id = x.repo_id AND i.issue = x.issue
            LEFT JOIN repos r ON r.repo_id = i.repo_id
-         WHERE x.repo_id = @repoId AND x.label = @label AND (x.created_at, x.issue) > (@c, @n) AND i.state = 'open'
+         WHERE x.repo_id = @repoId AND x.label = @label AND (x.created_at, x.issue) > (@c, @n) AND (@free = 0 OR NOT ${HELD})
          ORDER BY x.created_at, x.issue LIMIT @limit`,
       ),
     };
@@ -165,8 +167,10 @@ export class SqliteInventory implements Inventory {
 
   async readyIssues(query: ReadyQuery, now: number): Promise<ReadyPage> {
     return walkReady(
-      async (repoId, label, [c, n], limit, now) =>
-        label === null ? this.st.openPage.all({ repoId, c, n, limit, now }) : this.st.labelPage.all({ repoId, label, c, n, limit, now }),
+      async (repoId, label, [c, n], limit, now, free) => {
+        const at = { repoId, c, n, limit, now, free: free ? 1 : 0 };
+        return label === null ? this.st.openPage.all(at) : this.st.labelPage.all({ ...at, label });
+      },
       query,
       now,
     );
