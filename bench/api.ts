@@ -43,33 +43,17 @@ import type { Holder } from "../src/ledger/types.js";
 import { REFLECT } from "../src/outbox/effects.js";
 import { startFakeGitHub } from "../test/support/fake-github.js";
 import { startServer } from "../test/support/server-process.js";
-import { benchArgs, usageExit } from "./support/args.js";
-import { median, reporter, round, table } from "./support/report.js";
+import { clientArgs } from "./support/args.js";
+import { median, percentile, reporter, round, table } from "./support/report.js";
 
 const GOAL = 0.5;
 const REPO = "bench/api";
 const REPO_ID = 7_000_001;
 const USAGE = "node dist/bench/api.js [--json] [--pairs N (claim+release pairs per round)] [--clients N] [--rounds N]";
 
-function parse() {
-  const values = benchArgs(USAGE, {
-    json: { type: "boolean", default: false },
-    pairs: { type: "string", default: "800" },
-    clients: { type: "string", default: "16" },
-    rounds: { type: "string", default: "5" },
-  });
-  const [pairs, clients, rounds] = [Number(values.pairs), Number(values.clients), Number(values.rounds)];
-  if (![pairs, clients, rounds].every((n) => Number.isInteger(n) && n >= 1)) usageExit(USAGE);
-  return { json: values.json === true, pairs, clients, rounds };
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-}
 
 async function main(): Promise<void> {
-  const args = parse();
+  const args = clientArgs(USAGE, { pairs: 800, clients: 16, rounds: 5 });
   const log = reporter(args.json);
   const dir = mkdtempSync(join(tmpdir(), "issue-leases-bench-api-"));
   const fake = await startFakeGitHub();

@@ -26,6 +26,7 @@ import { openPostgres, type PostgresLedger } from "../src/ledger/postgres/postgr
 import type { Holder } from "../src/ledger/types.js";
 import { median, MIX_ISSUES, Mix, outcomeShares, pad, T0 } from "./ledger-mix.js";
 import { seededRandom } from "../test/support/seeded-random.js";
+import { percentile } from "./support/report.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";
 /** Loops in the concurrent measurements, and the pool size of the ledger they share. */
@@ -94,12 +95,6 @@ class Concurrent implements Workload {
     await Promise.all(this.loops.map((m, i) => m.run(Math.floor(ops / n) + (i < ops % n ? 1 : 0), latencies)));
     return performance.now() - start;
   }
-}
-
-/** Nearest-rank percentile, `p` in (0, 1]. */
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.max(0, Math.ceil(p * s.length) - 1)] ?? NaN;
 }
 
 /** The URL without its password, for the report. */
@@ -197,7 +192,7 @@ export async function benchPostgres(args: PostgresBenchArgs): Promise<void> {
     const measuredS = (performance.now() - t) / 1000;
 
     const ops = (name: string) => median(results.get(name)!);
-    const p = (name: string, q: number) => percentile(latencies.get(name)!, q);
+    const p = (name: string, q: number) => percentile(latencies.get(name)!, q * 100);
     const mixOps = ops("mix");
     const floorOps = ops("floor");
     const ratio = mixOps / floorOps;

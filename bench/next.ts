@@ -35,8 +35,8 @@ import type { IssueSnapshot } from "../src/ledger/inventory-types.js";
 import { SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
 import { type FakeGitHub, startFakeGitHub } from "../test/support/fake-github.js";
 import { type ServerProcess, startServer } from "../test/support/server-process.js";
-import { benchArgs, usageExit } from "./support/args.js";
-import { median, reporter, round, table } from "./support/report.js";
+import { clientArgs } from "./support/args.js";
+import { median, percentile, reporter, round, table } from "./support/report.js";
 
 const GOAL = 0.8;
 const SCALE_GOAL = 1.3;
@@ -44,22 +44,6 @@ const HELD = 100;
 const DAY = 86_400_000;
 const USAGE = "node dist/bench/next.js [--json] [--pairs N (next+release pairs per round)] [--clients N] [--rounds N]";
 
-function parse() {
-  const values = benchArgs(USAGE, {
-    json: { type: "boolean", default: false },
-    pairs: { type: "string", default: "480" },
-    clients: { type: "string", default: "16" },
-    rounds: { type: "string", default: "5" },
-  });
-  const [pairs, clients, rounds] = [Number(values.pairs), Number(values.clients), Number(values.rounds)];
-  if (![pairs, clients, rounds].every((n) => Number.isInteger(n) && n >= 1)) usageExit(USAGE);
-  return { json: values.json === true, pairs, clients, rounds };
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-}
 
 interface World {
   name: string;
@@ -107,7 +91,7 @@ async function prefill(dbFile: string, w: World, now: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const args = parse();
+  const args = clientArgs(USAGE, { pairs: 480, clients: 16, rounds: 5 });
   const log = reporter(args.json);
   const dir = mkdtempSync(join(tmpdir(), "issue-leases-bench-next-"));
   const fake: FakeGitHub = await startFakeGitHub();

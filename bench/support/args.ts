@@ -24,3 +24,16 @@ export function benchArgs(usage: string, options: Options): FlagValues {
   if (values.help === true) usageExit(usage);
   return values;
 }
+
+/** `--json`, `--pairs`, `--clients` and `--rounds` (whole numbers from 1), as the benchmarks of the API's clients take them. */
+export function clientArgs(usage: string, defaults: { pairs: number; clients: number; rounds: number }): { json: boolean; pairs: number; clients: number; rounds: number } {
+  const values = benchArgs(usage, {
+    json: { type: "boolean", default: false },
+    pairs: { type: "string", default: String(defaults.pairs) },
+    clients: { type: "string", default: String(defaults.clients) },
+    rounds: { type: "string", default: String(defaults.rounds) },
+  });
+  const [pairs, clients, rounds] = [Number(values.pairs), Number(values.clients), Number(values.rounds)];
+  if (![pairs, clients, rounds].every((n) => Number.isInteger(n) && n >= 1)) usageExit(usage);
+  return { json: values.json === true, pairs, clients, rounds };
+}

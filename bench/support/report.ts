@@ -24,3 +24,9 @@ export function table(log: (line: string) => void, head: string[], rows: string[
   log(line(head));
   for (const row of rows) log(line(row));
 }
+
+/** Nearest-rank percentile, `p` from 0 to 100. */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
