@@ -184,11 +184,20 @@ async function main(): Promise<void> {
     const [main10k, one, hundred] = worlds as [World, World, World];
     const next: number[] = [];
     const claim: number[] = [];
+    // GitHub reads made while answering (GETs and GraphQL queries; not the outbox's writes, nor installation tokens).
+    const reads = { next: 0, claim: 0, calls: { next: 0, claim: 0 } };
+    const readsDuring = async (kind: "next" | "claim", work: () => Promise<number>): Promise<number> => {
+      const from = fake.requests.length;
+      const perS = await work();
+      reads[kind] += fake.requests.slice(from).filter((r) => (r.method === "GET" || r.path.endsWith("/graphql")) && !r.path.includes("/access_tokens")).length;
+      reads.calls[kind] += Math.ceil(args.pairs / args.clients) * args.clients;
+      return perS;
+    };
     const at1k: number[] = [];
     const at100k: number[] = [];
     for (let r = 0; r < args.rounds; r++) {
-      next.push(await nextRound(main10k, args.pairs, true));
-      claim.push(await claimRound(main10k, args.pairs));
+      next.push(await readsDuring("next", () => nextRound(main10k, args.pairs, true)));
+      claim.push(await readsDuring("claim", () => claimRound(main10k, args.pairs)));
       at1k.push(await nextRound(one, args.pairs, false));
       at100k.push(await nextRound(hundred, args.pairs, false));
     }
@@ -210,6 +219,8 @@ async function main(): Promise<void> {
     );
     log(`ratio next/claim: ${ratio.toFixed(2)} (goal >= ${GOAL}: ${ratio >= GOAL ? "met" : "missed"})`);
     log(`cost at 100k open issues ÷ at 1k: ${scale.toFixed(2)} (goal <= ${SCALE_GOAL}: ${scale <= SCALE_GOAL ? "met" : "missed"})`);
+    const readsPer = (kind: "next" | "claim") => reads[kind] / reads.calls[kind];
+    log(`GitHub reads per call (identities and access cached): next ${readsPer("next").toFixed(2)}, claim ${readsPer("claim").toFixed(2)}`);
     log(`next latency: p50 ${percentile(nextMs, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${nextMs.length} calls, ${args.clients} at once)`);
     if (args.json) {
       console.log(
@@ -220,6 +231,8 @@ async function main(): Promise<void> {
           ratio: round(ratio, 3),
           goal: GOAL,
           p99_ms: round(p99, 2),
+          github_reads_per_next: round(readsPer("next"), 2),
+          github_reads_per_claim: round(readsPer("claim"), 2),
           per_s_1k: round(median(at1k), 1),
           per_s_100k: round(median(at100k), 1),
           scale_ratio: round(scale, 3),
