@@ -87,6 +87,49 @@ describe.concurrent("Nothing lost: kill -9, SIGTERM and restarts", () => {
       expect(fake.requests.filter((r) => r.method === "GET" && /\/issues\/1\/comments$/.test(r.path))).toHaveLength(1);
     }), 60_000);
 
+  it("kill -9 between a release that handed the lease to the first in line and its reply: a restart posts the handoff once, the new holder's labels and token right", () =>
+    withLiveApp(async (live) => {
+      const { fake } = live;
+      fake.setConfigFile(FULL, ".github/issue-leases.yml", "queue: true\n");
+      const proxy: GitHubProxy = await startGitHubProxy(fake);
+      try {
+        const first = await live.start({}, proxy);
+        await live.comment(first, "/claim", alice, 1);
+        await waitFor("alice's reply", () => replies(fake, 1).length === 1);
+        await live.comment(first, "/claim", bob, 1);
+        await waitFor("bob's place in line", () => replies(fake, 1).length === 2);
+        await live.settled(first);
+        expect(replies(fake, 1).map((r) => r.outcome)).toEqual(["acquired", "queued"]);
+
+        // The release commits with its handoff; the process dies as GitHub takes the first write of it, before the reply.
+        proxy.onResponse = async (r) => {
+          if (r.method !== "GET" && /\/issues\/1\//.test(r.path)) {
+            proxy.onResponse = null;
+            first.kill("SIGKILL");
+            await first.exited;
+            return "drop";
+          }
+        };
+        await live.comment(first, "/release", alice, 1);
+        expect((await first.exited).signal).toBe("SIGKILL");
+        expect(replies(fake, 1)).toHaveLength(2);
+
+        const second = await live.start();
+        await waitFor("the handoff's reply", () => replies(fake, 1).length >= 3, 60_000);
+        await live.settled(second);
+        live.expectOneReplyEach(1, 3);
+        expect(replies(fake, 1).map((r) => [r.op, r.outcome, r.token, r.holder])).toEqual([
+          ["claim", "acquired", 1, "alice"],
+          ["claim", "queued", 1, "alice"],
+          ["handoff", "acquired", 2, "bob"],
+        ]);
+        expect(labels(fake, 1)).toEqual(leaseLabels("bob", 2));
+        expect(fake.assignees(FULL, 1)).toEqual(["bob"]);
+      } finally {
+        await proxy.close();
+      }
+    }), 90_000);
+
   it("a second app process on the same SQLite file is refused at start, saying why; the first carries on", () =>
     withLiveApp(async (live) => {
       const { fake } = live;
