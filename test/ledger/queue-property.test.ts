@@ -114,7 +114,9 @@ async function run(ledger: Ledger, c: Cmd, now: number): Promise<Record<string, 
   const queue = { placeTtl: PLACE_TTL, authorFirst: false, remindBefore: null };
   if (c.op === "sweep") {
     const out: Record<string, unknown>[] = [];
-    for (const lease of await ledger.expiredSince(now)) {
+    // In issue order, as the model sweeps: the stores order expired leases by when they fell due, ties as they come.
+    const expired = (await ledger.expiredSince(now)).sort((a, b) => a.issue - b.issue);
+    for (const lease of expired) {
       const r = await ledger.markExpired(lease, lease.token, now);
       out.push({ outcome: r.outcome, handed: r.outcome === "expired" && r.handoff !== undefined });
     }
