@@ -8,6 +8,7 @@
  * transaction. Rows are a per-issue tenure ledger and are never deleted: the
  * fencing token of an issue only ever goes up.
  */
+import type { EventCause } from "./event-types.js";
 
 
 /** A lease is keyed by the repository's numeric id (stable across renames and transfers) and the issue number. */
@@ -190,6 +191,12 @@ export interface Term {
 }
 
 export interface OpOptions<R> {
+  /**
+   * What brought the change about, for its lease event (event-types.ts).
+   * Absent: the operation's own (a claim, renewal or release: `command`; a
+   * maintainer's release: `maintainer`; an expiry: `expiry`; a handoff: `handoff`).
+   */
+  cause?: EventCause;
   /**
    * The webhook delivery id. An operation carrying a delivery id already
    * recorded changes nothing, writes no effects, and returns the first

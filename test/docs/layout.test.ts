@@ -26,6 +26,7 @@ const ORDER = [
   "checks",
   "github",
   "config",
+  "events",
   "outbox",
   "leasing",
   "webhooks",
