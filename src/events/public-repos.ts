@@ -8,6 +8,7 @@
  * Remembered for a few seconds per repository, so that the stream's one
  * reader and every replay ask the ledger once per repository, not per event:
  * a repository made private stops reaching anonymous clients within that.
+ * A repository the ledger has no flag for is asked again each time.
  */
 import type { StoredEvent } from "../ledger/event-types.js";
 import type { BoardReads } from "../ledger/roles.js";
@@ -37,9 +38,10 @@ export class PublicRepos {
     await Promise.all(
       [...names].map(async ([repoId, name]) => {
         const repo = await this.ledger.boardRepo(name);
-        const open = repo !== null && repo.repoId === repoId && repo.private === false;
-        this.remember(repoId, open, now);
-        if (open) found.add(repoId);
+        const known = repo !== null && repo.repoId === repoId && repo.private !== null;
+        // Only a flag a webhook showed is remembered: the first event of a repository may come before it is written.
+        if (known) this.remember(repoId, repo.private === false, now);
+        if (known && repo.private === false) found.add(repoId);
       }),
     );
     return found;
