@@ -82,10 +82,14 @@ async function main(): Promise<void> {
     let nextIssue = 1;
     /** When each change's call was sent, by `issue type`, to match the event the clients get. */
     const sent = new Map<string, number>();
+    /** How long the paced calls took, sent to answered: the part of the latency that is the API's. */
+    const callMs: number[] = [];
+    let timing = false;
     const apiCall = (method: string, issue: number, token: string, body?: string): Promise<void> =>
       new Promise((resolve, reject) => {
         const type = method === "POST" ? "lease.acquired" : "lease.released";
-        sent.set(`${issue} ${type}`, performance.now());
+        const t = performance.now();
+        sent.set(`${issue} ${type}`, t);
         const req = request(
           `${server.url}/api/v1/repos/${REPO}/issues/${issue}/lease`,
           { method, agent, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) } },
@@ -93,7 +97,11 @@ async function main(): Promise<void> {
             let text = "";
             res.setEncoding("utf8");
             res.on("data", (chunk: string) => (text += chunk));
-            res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`${method} #${issue} answered ${res.statusCode}: ${text}`))));
+            res.on("end", () => {
+              if (timing) callMs.push(performance.now() - t);
+              if (res.statusCode === 200) resolve();
+              else reject(new Error(`${method} #${issue} answered ${res.statusCode}: ${text}`));
+            });
             res.on("error", reject);
           },
         );
@@ -155,7 +163,9 @@ async function main(): Promise<void> {
     const off: number[] = [];
     for (let r = 0; r < args.rounds; r++) {
       rates.push(await streamRound(args.pairs, WRITERS, loaded));
+      timing = true;
       await streamRound(Math.max(10, Math.round(args.pairs / 5)), 1, paced);
+      timing = false;
       // Alternating which goes first, so that neither always follows the server's round.
       const pair = r % 2 ? [withoutEvents, withEvents] : [withEvents, withoutEvents];
       for (const ledger of pair) (ledger === withEvents ? on : off).push(await ledgerRound(ledger, args.pairs));
@@ -173,6 +183,7 @@ async function main(): Promise<void> {
         [`events/s to ${args.clients} clients (${WRITERS} bots at full speed)`, eventsPerS.toFixed(0)],
         ["latency p50, one change at a time (ms)", percentile(paced, 50).toFixed(1)],
         ["latency p99, one change at a time (ms)", p99.toFixed(1)],
+        ["  of which the API call itself, p99 (ms)", percentile(callMs, 99).toFixed(1)],
         [`latency p99, ${WRITERS} bots at full speed (ms)`, p99Loaded.toFixed(1)],
         ["ledger ops/s with events", ledgerOn.toFixed(0)],
         ["ledger ops/s without events", ledgerOff.toFixed(0)],
@@ -189,6 +200,7 @@ async function main(): Promise<void> {
           p99_ms: round(p99, 2),
           goal_p99_ms: P99_GOAL_MS,
           p99_loaded_ms: round(p99Loaded, 2),
+          call_p99_ms: round(percentile(callMs, 99), 2),
           ledger_ratio: round(ratio, 3),
           ledger_goal: LEDGER_GOAL,
           ledger_on_per_s: round(ledgerOn, 0),
