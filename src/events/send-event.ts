@@ -105,7 +105,8 @@ export function eventSender(o: SenderOptions): SendEvent {
     const request = url.protocol === "https:" ? httpsRequest : httpRequest;
     const where = url.host;
     return new Promise<void>((resolve, reject) => {
-      const req = request(url, { method: "POST", headers, lookup, signal, timeout: timeoutMs }, (res) => answered(res));
+      // A connection of its own (no agent): each delivery resolves and checks the name, none reuses an older socket.
+      const req = request(url, { method: "POST", headers, lookup, signal, timeout: timeoutMs, agent: false }, (res) => answered(res));
       const deadline = setTimeout(() => req.destroy(new DeliveryError(`${where} did not answer within ${timeoutMs} ms`, null)), timeoutMs);
       const settle = (error: unknown) => {
         clearTimeout(deadline);
