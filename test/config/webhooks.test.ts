@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig, type ConfigResult } from "../../src/config/config.js";
 import { checkConfig, problemLine } from "../../src/config/config-check.js";
-import { parseConfigFile } from "../../src/config/files.js";
+import { type ConfigFile, parseConfigFile } from "../../src/config/files.js";
 import { LEASE_EVENT_TYPES } from "../../src/ledger/event-types.js";
 
 const FILE = ".github/issue-leases.yml";
@@ -67,7 +67,7 @@ describe("webhooks", () => {
 
   it("tells a refused target at its line and column in a config check", () => {
     const text = "queue: true\nwebhooks:\n  - url: https://example.com/ok\n  - url: https://[::ffff:127.0.0.1]/x\n    format: slack\n";
-    const check = checkConfig([parseConfigFile({ owner: "acme", repo: "widgets", path: FILE }, true, text)], FILE);
+    const check = checkConfig([parseConfigFile({ owner: "acme", repo: "widgets", path: FILE }, true, text) as ConfigFile], FILE);
     expect(check.ok ? [] : check.problems.map(problemLine)).toEqual([
       `${FILE}:4:5: \`webhooks.1.url\`: \`[::ffff:7f00:1]\` is a loopback address, and a repository's config may not make the app call into its own network ` +
         "(the operator can allow loopback and private addresses with `EVENTS_WEBHOOK_ALLOW_PRIVATE=1`).",
@@ -79,7 +79,7 @@ describe("webhooks", () => {
       parseConfigFile({ owner: "acme", repo: "widgets", path: FILE }, true, "bots: true\n"),
       parseConfigFile({ owner: "acme", repo: "shared", path: "conf/leases.yml" }, false, "webhooks:\n  - url: https://10.0.0.7/hook\n"),
     ];
-    const check = checkConfig(files, FILE);
+    const check = checkConfig(files as ConfigFile[], FILE);
     const lines = check.ok ? [] : check.problems.map(problemLine);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^acme\/shared:conf\/leases\.yml:2:5: `webhooks\.0\.url`: its host is a private address/);

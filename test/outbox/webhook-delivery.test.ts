@@ -28,7 +28,7 @@ const T0 = Date.parse("2026-12-01T12:00:00Z");
 
 /** The ledger with a way to queue effects on any key, as the dispatcher's `advanceEventCursor` does. */
 class QueueingLedger extends SqliteLedger {
-  queue(items: Array<{ repoId: number; issue: number; effect: NewEffect }>, now: number): void {
+  enqueueAt(items: Array<{ repoId: number; issue: number; effect: NewEffect }>, now: number): void {
     for (const i of items) this.outbox.enqueue(i.repoId, i.issue, [i.effect], now);
   }
 }
@@ -97,7 +97,7 @@ describe("a webhook effect", () => {
 
   it("from a receiver failing 5 times then answering 204: delivered once, every try with the same id and signed body", async () => {
     statusFor = (n) => (n <= 5 ? 503 : 204);
-    ledger.queue([webhookEffect(stored(1), { url, format: "json" })], now);
+    ledger.enqueueAt([webhookEffect(stored(1), { url, format: "json" })], now);
     const d = drainer({ backoffMs: 1000, maxBackoffMs: 60_000 });
     for (let i = 0; i < 12; i++) {
       await d.drainAll();
@@ -116,7 +116,7 @@ describe("a webhook effect", () => {
 
   it("waits its backoff between tries: not sent again before it", async () => {
     statusFor = (n) => (n === 1 ? 500 : 204);
-    ledger.queue([webhookEffect(stored(1), { url, format: "json" })], now);
+    ledger.enqueueAt([webhookEffect(stored(1), { url, format: "json" })], now);
     const d = drainer({ backoffMs: 10_000 });
     await d.drainAll();
     now += 9_000;
@@ -136,7 +136,7 @@ describe("a webhook effect", () => {
     [429, "done", 2],
   ])("answered %i: %s after %i tries", async (status, state, tries) => {
     statusFor = (n) => (n === 1 ? status : 200);
-    ledger.queue([webhookEffect(stored(1), { url, format: "json" })], now);
+    ledger.enqueueAt([webhookEffect(stored(1), { url, format: "json" })], now);
     const d = drainer();
     for (let i = 0; i < 4; i++) {
       await d.drainAll();
@@ -148,7 +148,7 @@ describe("a webhook effect", () => {
 
   it("is parked after maxAttempts tries of a receiver that never answers 2xx", async () => {
     statusFor = () => 500;
-    ledger.queue([webhookEffect(stored(1), { url, format: "json" })], now);
+    ledger.enqueueAt([webhookEffect(stored(1), { url, format: "json" })], now);
     const d = drainer({ maxAttempts: 3 });
     for (let i = 0; i < 6; i++) {
       await d.drainAll();
@@ -159,7 +159,7 @@ describe("a webhook effect", () => {
   });
 
   it("without a sender (no EVENTS_WEBHOOK_SECRET) is parked, sending nothing", async () => {
-    ledger.queue([webhookEffect(stored(1), { url, format: "json" })], now);
+    ledger.enqueueAt([webhookEffect(stored(1), { url, format: "json" })], now);
     await drainer({ sendEvent: null }).drainAll();
     expect(got).toEqual([]);
     expect(rows()).toEqual([expect.objectContaining({ state: "parked" })]);
@@ -169,7 +169,7 @@ describe("a webhook effect", () => {
     const budget = new GitHubBudget({ clock: () => now });
     budget.pause(1, 60 * 60_000);
     const demand = vi.spyOn(budget, "demand");
-    ledger.queue([webhookEffect(stored(1, 1), { url, format: "json" }), webhookEffect(stored(2, 1), { url, format: "slack" })], now);
+    ledger.enqueueAt([webhookEffect(stored(1, 1), { url, format: "json" }), webhookEffect(stored(2, 1), { url, format: "slack" })], now);
     const github = vi.fn(() => Promise.reject(new Error("no GitHub here")));
     await drainer({ budget, github }).drainAll();
     expect(got.map((g) => g.status)).toEqual([204, 204]);
@@ -182,7 +182,7 @@ describe("a webhook effect", () => {
 
   it("of one target go in order: the second waits while the first is retried", async () => {
     statusFor = (n) => (n === 1 ? 500 : 204);
-    ledger.queue([webhookEffect(stored(1), { url, format: "json" }), webhookEffect(stored(2), { url, format: "json" })], now);
+    ledger.enqueueAt([webhookEffect(stored(1), { url, format: "json" }), webhookEffect(stored(2), { url, format: "json" })], now);
     const d = drainer({ backoffMs: 5_000 });
     await d.drainAll();
     expect(got.map((g) => JSON.parse(g.body).id)).toEqual(["1"]);
