@@ -45,7 +45,7 @@ import { Attempts } from "./attempts.js";
 import { applyConfigCheck } from "./config-check.js";
 import { CHECK, type CheckPayload, CONFIG_CHECK, type ConfigCheckPayload, REFLECT, type ReflectPayload, WEBHOOK } from "./effects.js";
 import type { SendEvent } from "../events/send-event.js";
-import { deliverWebhook, webhookFailed } from "./webhook-delivery.js";
+import { applyWebhook } from "./webhook-delivery.js";
 import { applyCheck } from "./pull-check.js";
 import { Reflector } from "./reflector.js";
 
@@ -282,7 +282,11 @@ export class Drainer {
       try {
         const signal = attempt.abort.signal;
         const { budget } = this.o;
-        if (effect.kind === WEBHOOK) return await this.deliver(effect, attempt.fence, signal);
+        if (effect.kind === WEBHOOK) {
+          const outcome = await applyWebhook(effect, attempt.fence, signal, this.o);
+          this.o.onAttempt?.(effect, outcome, clock());
+          return;
+        }
         const port = fenced(await this.o.github(effect.installation), signal);
         demand = budget?.demand(effect.installation, tierOf(effect));
         const github = budget && demand ? budgeted(port, budget, demand, signal) : port;
@@ -313,23 +317,6 @@ export class Drainer {
       demand?.end();
       this.applying.end(attempt);
     }
-  }
-
-  /** A webhook effect: sent, and completed; or its failure recorded (see webhook-delivery.ts). Throws only what the ledger throws. */
-  private async deliver(effect: Effect, fence: EffectFence, signal: AbortSignal): Promise<void> {
-    const { ledger, clock, log } = this.o;
-    try {
-      await deliverWebhook(effect, this.o.sendEvent, signal);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      const { outcome, current } = await webhookFailed(effect, fence, error, this.o);
-      this.o.onAttempt?.(effect, current ? outcome : "lost_lock", clock());
-      return;
-    }
-    const now = clock();
-    const completed = await ledger.completeEffect(fence, now);
-    if (!completed) log.warn({ effect: effect.id, attempt: effect.attempts }, "outbox: a webhook delivery's lock was lost before it was completed");
-    this.o.onAttempt?.(effect, completed ? "completed" : "lost_lock", now);
   }
 
   private async failed(effect: Effect, fence: EffectFence, error: unknown): Promise<void> {

@@ -14,11 +14,39 @@ import { DeliveryError, type SendEvent } from "../events/send-event.js";
 import { nextAfterDeliveryFailure, type RetryPolicy } from "./after-failure.js";
 import type { WebhookPayload } from "./effects.js";
 
-/** Sends the effect's delivery; throws what the sender throws. Without a sender (no `EVENTS_WEBHOOK_SECRET`), the effect is given up on. */
-export async function deliverWebhook(effect: Effect, send: SendEvent | null, signal: AbortSignal): Promise<void> {
-  if (send === null) throw new DeliveryError("EVENTS_WEBHOOK_SECRET is not set, so webhooks are not sent", null, null, true);
-  await send(effect.payload as WebhookPayload, signal);
+/**
+ * Applies a webhook effect: sends it and completes it, or records its
+ * failure (a retry with backoff, or parked). Answers what became of the
+ * attempt; throws when aborted (its lock was lost, or the app is stopping)
+ * and what the ledger throws. Without a sender (no `EVENTS_WEBHOOK_SECRET`)
+ * the effect is parked, to be tried again after a restart.
+ */
+export async function applyWebhook(
+  effect: Effect,
+  fence: EffectFence,
+  signal: AbortSignal,
+  o: WebhookApplying,
+): Promise<"completed" | "retried" | "parked" | "lost_lock"> {
+  try {
+    if (o.sendEvent === null) throw new DeliveryError("EVENTS_WEBHOOK_SECRET is not set, so webhooks are not sent", null, null, true);
+    await o.sendEvent(effect.payload as WebhookPayload, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    const { outcome, current } = await webhookFailed(effect, fence, error, o);
+    return current ? outcome : "lost_lock";
+  }
+  if (await o.ledger.completeEffect(fence, o.clock())) return "completed";
+  o.log.warn(deliveryFields(effect), "outbox: a webhook delivery's lock was lost before it was completed");
+  return "lost_lock";
 }
+
+/** What applying a webhook effect needs of the drainer. */
+export type WebhookApplying = {
+  ledger: Pick<OutboxStore, "failEffect" | "completeEffect">;
+  clock: () => number;
+  log: Pick<Logger, "warn" | "error">;
+  sendEvent: SendEvent | null;
+} & Omit<RetryPolicy, "minPauseMs">;
 
 /** What to log of a delivery: where and what, without the URL. */
 export function deliveryFields(effect: Effect): Record<string, unknown> {
@@ -33,12 +61,7 @@ export function deliveryFields(effect: Effect): Record<string, unknown> {
 }
 
 /** Records a failed delivery: a retry with backoff, or parked. Answers the outcome, and whether this attempt was still the effect's. */
-export async function webhookFailed(
-  effect: Effect,
-  fence: EffectFence,
-  error: unknown,
-  o: { ledger: Pick<OutboxStore, "failEffect">; clock: () => number; log: Pick<Logger, "warn" | "error"> } & Omit<RetryPolicy, "minPauseMs">,
-): Promise<{ outcome: "retried" | "parked"; current: boolean }> {
+async function webhookFailed(effect: Effect, fence: EffectFence, error: unknown, o: WebhookApplying): Promise<{ outcome: "retried" | "parked"; current: boolean }> {
   const now = o.clock();
   const failure = error instanceof DeliveryError ? error : new DeliveryError(String((error as Error)?.message ?? error), null);
   const message = failure.message.slice(0, 500);

@@ -74,7 +74,7 @@ function drainer(opts: Partial<ConstructorParameters<typeof Drainer>[0]> = {}) {
     ledger,
     github: () => Promise.reject(new Error("a webhook effect asked for GitHub")),
     clock: () => now,
-    log: pino({ level: "silent" }),
+    log: pino({ level: process.env.LOG_LEVEL ?? "silent" }),
     random: () => 1,
     sendEvent: eventSender({ secret: SECRET, policy: { allowPrivate: true }, clock: () => now }),
     ...opts,
@@ -98,7 +98,8 @@ describe("a webhook effect", () => {
   it("from a receiver failing 5 times then answering 204: delivered once, every try with the same id and signed body", async () => {
     statusFor = (n) => (n <= 5 ? 503 : 204);
     ledger.enqueueAt([webhookEffect(stored(1), { url, format: "json" })], now);
-    const d = drainer({ backoffMs: 1000, maxBackoffMs: 60_000 });
+    const outcomes: string[] = [];
+    const d = drainer({ backoffMs: 1000, maxBackoffMs: 60_000, onAttempt: (e, outcome) => outcomes.push(`${e.kind} ${outcome}`) });
     for (let i = 0; i < 12; i++) {
       await d.drainAll();
       now += 60_000;
@@ -112,6 +113,8 @@ describe("a webhook effect", () => {
     for (const g of got) if (g.status < 300) delivered.set(g.delivery, (delivered.get(g.delivery) ?? 0) + 1);
     expect([...delivered.values()]).toEqual([1]);
     expect(rows()).toEqual([expect.objectContaining({ state: "done", attempts: 6 })]);
+    // What /metrics counts: issue_leases_effect_attempts_total{kind="webhook",outcome}.
+    expect(outcomes).toEqual([...Array<string>(5).fill("webhook retried"), "webhook completed"]);
   });
 
   it("waits its backoff between tries: not sent again before it", async () => {
