@@ -61,6 +61,7 @@ export function slackText(e: LeaseEvent): string {
     case "lease.acquired":
       return byOther ? `${actor} gave ${holder} ${issue} (${lease}, ${term})` : `${holder} claimed ${issue} (${lease}, ${term})`;
     case "lease.renewed":
+      if (e.cause === "work") return `${holder}'s lease on ${issue} follows its work (${lease}, ${term})`;
       return byOther ? `${actor} renewed ${holder}'s lease on ${issue} (${lease}, ${term})` : `${holder} renewed ${issue} (${lease}, ${term})`;
     case "lease.released":
       return byOther ? `${actor} released ${holder}'s lease on ${issue} (${lease})` : `${holder} released ${issue} (${lease})`;

@@ -32,6 +32,7 @@ describe("slackText", () => {
     ["a claim for someone", { actor: bob }, "bob gave alice octo/app#12 (lease #3, until 14:00 UTC)"],
     ["an agent's claim", { holder: { ...alice, instance: "worker-3" } }, "alice (worker-3) claimed octo/app#12 (lease #3, until 14:00 UTC)"],
     ["a renewal", { type: "lease.renewed" }, "alice renewed octo/app#12 (lease #3, until 14:00 UTC)"],
+    ["a pull request holding it", { type: "lease.renewed", cause: "work", actor: bob, expires_at: null }, "alice's lease on octo/app#12 follows its work (lease #3, open-ended)"],
     ["a release", { type: "lease.released" }, "alice released octo/app#12 (lease #3)"],
     ["a maintainer's release", { type: "lease.released", actor: bob, cause: "maintainer" }, "bob released alice's lease on octo/app#12 (lease #3)"],
     ["an expiry", { type: "lease.expired", actor: null, cause: "expiry" }, "alice's lease on octo/app#12 expired (lease #3)"],
