@@ -11,9 +11,13 @@
  * replica's on PostgreSQL), with a poll in case a wake-up was missed.
  *
  * A config that cannot be read (GitHub does not answer) stops the pass at
- * that event, to be tried again with backoff: events are sent in order. An
- * event whose config could not be read for `configPatienceMs` after it was
- * made is passed over, logged; a broken config (`invalid`) sends nothing.
+ * that event, to be tried again with backoff: events are sent in order. A
+ * repository whose config has not been read for `configPatienceMs` since
+ * its first failure, or that GitHub says is not the app's to read (401, 403,
+ * 404: the installation is gone or suspended), has its events passed over,
+ * logged, so that one repository cannot hold up every other's. A broken
+ * config (`invalid`) sends nothing; nor does an event of a repository whose
+ * installation the ledger does not know.
  */
 import type { Logger } from "pino";
 import type { StoredEvent } from "../ledger/event-types.js";
@@ -37,7 +41,7 @@ export interface DispatcherOptions {
   batchSize?: number;
   /** How often to look when nothing woke the dispatcher. */
   pollMs?: number;
-  /** How long after an event was made its config is waited for, before the event is passed over. */
+  /** How long a repository's config is waited for, from its first failure, before its events are passed over. */
   configPatienceMs?: number;
   /** The longest wait between tries while the ledger or a config does not answer. */
   maxBackoffMs?: number;
@@ -54,6 +58,8 @@ export class EventDispatcher {
   private wake: ((kick: boolean) => void) | null = null;
   private unwatch: (() => void) | null = null;
   private inFlight: Promise<number> | null = null;
+  /** Repositories whose config did not read, since when. */
+  private readonly failing = new Map<number, number>();
 
   constructor(opts: DispatcherOptions) {
     this.o = { batchSize: 200, pollMs: 5000, configPatienceMs: 15 * 60_000, maxBackoffMs: 60_000, ...opts };
@@ -139,13 +145,23 @@ export class EventDispatcher {
     for (const stored of events) {
       let config: ConfigResult;
       try {
+        // No installation on record: no way to read its config (nor anyone to have named a target).
+        if (stored.installation === 0) {
+          to = stored.pos;
+          continue;
+        }
         let loading = configs.get(stored.repoId);
         if (!loading) configs.set(stored.repoId, (loading = this.o.config(stored)));
         config = await loading;
+        this.failing.delete(stored.repoId);
       } catch (error) {
-        const age = clock() - Date.parse(stored.event.at);
-        if (!(age > this.o.configPatienceMs)) return { to, queued, blocked: error };
-        log.error({ err: error, event: stored.event.id, repo: stored.event.repo }, "webhooks: the repository's config could not be read for too long; the event is not sent");
+        const now = clock();
+        const since = this.failing.get(stored.repoId) ?? now;
+        this.failing.set(stored.repoId, since);
+        const status = (error as { status?: unknown } | null)?.status;
+        const refused = status === 401 || status === 403 || status === 404 || status === 410;
+        if (!refused && now - since <= this.o.configPatienceMs) return { to, queued, blocked: error };
+        log.error({ err: error, event: stored.event.id, repo: stored.event.repo, status }, "webhooks: the repository's config cannot be read; its event is not sent");
         to = stored.pos;
         continue;
       }

@@ -7,7 +7,7 @@
  * (two PostgreSQL replicas) queueing each event once.
  */
 import pino from "pino";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type ConfigResult, parseConfig } from "../../src/config/config.js";
 import type { StoredEvent } from "../../src/ledger/event-types.js";
 import type { Ledger } from "../../src/ledger/roles.js";
@@ -61,6 +61,11 @@ const sorted = (rows: Array<[string, string, number, string]>) => rows.map(([url
 
 describe.each(backends)("the webhooks' dispatcher: $name", (backend) => {
   const { ledger, store } = useBackend(backend);
+  // The installation of each repository, as the app remembers it from webhooks: an event of an unknown one has no config to read.
+  beforeEach(async () => {
+    await ledger.rememberRepo({ ...alpha, installation: 7 }, T0);
+    await ledger.rememberRepo({ ...beta, installation: 7 }, T0);
+  });
 
   it("queues one delivery per event and target that asks for its type, and moves the cursor with them", async () => {
     await ledger.acquire(key(alpha, 1), alice, HOUR, T0);
@@ -126,15 +131,35 @@ describe.each(backends)("the webhooks' dispatcher: $name", (backend) => {
       [B, "lease.acquired", 2],
     ]);
 
-    // Later, alpha's config stays unreadable past the patience: its event is passed over, beta's is sent.
+    // Later, alpha's config stays unreadable past the patience (from its first failure): its event is passed over, beta's is sent.
     readable = false;
     await ledger.acquire(key(alpha, 2), alice, HOUR, T0 + 3);
     await ledger.acquire(key(beta, 3), alice, HOUR, T0 + 4);
     await expect(d.dispatchOnce()).rejects.toThrow();
+    now += 9 * 60_000;
+    await expect(d.dispatchOnce()).rejects.toThrow();
     expect(await queued(ledger)).toEqual([]);
-    now = T0 + 11 * 60_000;
+    now += 2 * 60_000;
     await d.dispatchAll();
     expect(sorted(await queued(ledger))).toEqual([[B, "lease.acquired", 3]]);
+    expect(await ledger.eventCursor(WEBHOOKS_CURSOR)).toBe(await ledger.lastEventPos());
+  });
+
+  it("passes over at once the events of a repository GitHub says the app may not read, and of one whose installation is unknown", async () => {
+    await ledger.acquire(key(alpha, 1), alice, HOUR, T0);
+    await ledger.acquire(key({ repoId: 999, repo: "gone/unknown" }, 1), alice, HOUR, T0 + 1);
+    await ledger.acquire(key(beta, 1), alice, HOUR, T0 + 2);
+    const asked: number[] = [];
+    const d = dispatcher(ledger, {
+      config: async (s) => {
+        asked.push(s.repoId);
+        if (s.repoId === alpha.repoId) throw Object.assign(new Error("Not Found"), { status: 404 });
+        return parseConfig({ webhooks: [{ url: B }] });
+      },
+    });
+    await d.dispatchAll();
+    expect(asked).toEqual([alpha.repoId, beta.repoId]);
+    expect(sorted(await queued(ledger))).toEqual([[B, "lease.acquired", 1]]);
     expect(await ledger.eventCursor(WEBHOOKS_CURSOR)).toBe(await ledger.lastEventPos());
   });
 
