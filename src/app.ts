@@ -8,7 +8,7 @@ import type { ApplicationFunction, Context, Probot } from "probot";
 import { ConfigCache } from "./config/cache.js";
 import type { ConfigResult } from "./config/config.js";
 import { wireDashboard } from "./dashboard/dashboard.js";
-import { loadConfig as loadRepoConfig } from "./config/repo-config.js";
+import { loadConfig as loadRepoConfig, sourceOf } from "./config/repo-config.js";
 import { routeComments } from "./webhooks/comment-routes.js";
 import { handlePullRequest, recheckPullRequests } from "./leasing/handle-pull-request.js";
 import { type IssueEventDeps, routeIssueEvents } from "./webhooks/issue-event-routes.js";
@@ -28,6 +28,9 @@ import { rememberRepos } from "./leasing/remember-repos.js";
 import { rootWebhookHandler } from "./webhooks/root-webhook.js";
 import { stopOnSignals } from "./startup/stop-on-signals.js";
 import { Sweeper } from "./leasing/sweeper.js";
+import { EventDispatcher } from "./leasing/event-dispatcher.js";
+import { eventSender, type SenderOptions } from "./events/send-event.js";
+import { targetPolicy } from "./events/target-guard.js";
 import { DELIVERY_DEADLINE_MS, trackDeliveries } from "./webhooks/track-deliveries.js";
 import { guardDeliveries } from "./webhooks/delivery-errors.js";
 import { stepsLedger } from "./webhooks/delivery-steps.js";
@@ -72,6 +75,8 @@ export interface AppOptions {
   metrics?: AppMetrics | null;
   /** The inventory's fills and reconciles, over the environment's (INVENTORY_RECONCILE, INVENTORY_FILL_MAX_PAGES). */
   inventory?: Partial<InventorySettings>;
+  /** Outgoing webhooks' sender, over the environment's (EVENTS_WEBHOOK_SECRET, EVENTS_WEBHOOK_ALLOW_PRIVATE); `secret: null`: off. */
+  webhooks?: Partial<Omit<SenderOptions, "secret">> & { secret?: string | null };
 }
 
 export interface Runtime {
@@ -80,6 +85,8 @@ export interface Runtime {
   sweeper: Sweeper;
   /** Fills and reconciles the inventory of open issues. */
   inventory: InventoryFiller;
+  /** Queues lease events for outgoing webhooks; null without EVENTS_WEBHOOK_SECRET. */
+  webhooks: EventDispatcher | null;
   configs: ConfigCache;
   /** The event stream's reader (GET /api/v1/events): its counters are for /metrics. */
   events: EventHub;
@@ -145,6 +152,10 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     // How long an effect stays with a replica that stopped extending it (killed
     // mid-effect): another takes it over after this long. Default the Drainer's.
     const lockMs = Number(process.env.OUTBOX_LOCK_MS);
+    // Outgoing webhooks (issue 23): sent only with the operator's secret to sign them.
+    const { secret: webhookSecret = process.env.EVENTS_WEBHOOK_SECRET || null, ...webhookOptions } = opts.webhooks ?? {};
+    const sendEvent = webhookSecret ? eventSender({ secret: webhookSecret, policy: targetPolicy(process.env), clock, ...webhookOptions }) : null;
+    if (!sendEvent) log.info("outgoing webhooks are off: EVENTS_WEBHOOK_SECRET is not set, so no lease event is sent to a config's `webhooks`");
     const drainer: Drainer = new Drainer({
       ledger,
       github,
@@ -155,6 +166,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       budget,
       minPauseMs,
       onRateLimited: metrics?.rateLimited,
+      sendEvent,
       // A lease changed on GitHub: re-check the open pull requests that close the issue.
       onLeaseChanged: async (installation, key) => {
         if ((await recheckPullRequests(ledger, installation, key, clock())) > 0) drainer.kick();
@@ -182,6 +194,19 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       keepMs: eventsKeepMs(process.env),
       onError: (error) => log.error({ err: error }, "pruning old lease events failed; the next hour's prune will try again"),
     });
+    // Each repository's targets from its config, read as for a command (the cache first).
+    const webhooks = sendEvent
+      ? new EventDispatcher({
+          ledger,
+          clock,
+          log,
+          config: ({ installation, repoId, event }) => {
+            const [owner = "", name = ""] = event.repo.split("/");
+            return loadRepoConfig(configs, repoId, async () => sourceOf(await app.auth(installation), owner, name));
+          },
+          onQueued: () => drainer.kick(),
+        })
+      : null;
 
     const logins = new HolderLogins({ ledger, clock, onRenamed: () => drainer.kick() });
 
@@ -316,6 +341,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       drainer,
       sweeper,
       inventory,
+      webhooks,
       configs,
       events,
       async shutdown() {
@@ -324,6 +350,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         await deliveries.settle();
         await inventory.stop();
         await pruner.stop();
+        await webhooks?.stop();
         await sweeper.stop();
         await drainer.stop();
         await ledger.close();
@@ -337,6 +364,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       sweeper.start();
       inventory.start();
       pruner.start();
+      webhooks?.start();
     }
     if (opts.handleSignals ?? !process.env.VITEST) {
       stopOnSignals(runtime, log);

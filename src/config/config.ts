@@ -99,5 +99,7 @@ function freeze(config: Config): Config {
   Object.freeze(config.exemptLabels);
   for (const alias of config.aliases) Object.freeze(alias);
   Object.freeze(config.aliases);
+  for (const target of config.webhooks) Object.freeze(target);
+  Object.freeze(config.webhooks);
   return Object.freeze(config);
 }

@@ -14,6 +14,7 @@
 import type { z } from "zod";
 import { keyList, safeKey, showValues } from "./echo.js";
 import { configShape, labelsShape } from "./schema.js";
+import { TARGET_KEYS } from "./webhooks-field.js";
 
 // More problems than this are summarised, so a pasted wrong file gets a short reply.
 const PROBLEMS_MAX = 10;
@@ -68,7 +69,7 @@ export function listProblems(
     }
     const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
     if (issue.code === "unrecognized_keys") {
-      const known = path.length === 0 ? Object.keys(configShape) : path[0] === "labels" ? Object.keys(labelsShape) : [];
+      const known = path.length === 0 ? Object.keys(configShape) : path[0] === "labels" ? Object.keys(labelsShape) : path[0] === "webhooks" ? [...TARGET_KEYS] : [];
       for (const key of issue.keys) {
         if (full()) {
           more++;
@@ -130,7 +131,10 @@ function knownPart(path: PropertyKey[]): string[] {
   const shown: string[] = [];
   for (const [i, p] of path.entries()) {
     const known =
-      typeof p === "number" || (i === 0 && Object.hasOwn(configShape, p)) || (i === 1 && path[0] === "labels" && Object.hasOwn(labelsShape, p));
+      typeof p === "number" ||
+      (i === 0 && Object.hasOwn(configShape, p)) ||
+      (i === 1 && path[0] === "labels" && Object.hasOwn(labelsShape, p)) ||
+      (i === 2 && path[0] === "webhooks" && (TARGET_KEYS as readonly PropertyKey[]).includes(p));
     if (!known) break;
     shown.push(String(p));
   }

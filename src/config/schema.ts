@@ -21,6 +21,7 @@ import {
   limitsByLabelSchema,
   MINUTE,
 } from "./fields.js";
+import { type WebhookTarget, webhooksSchema } from "./webhooks-field.js";
 
 /** The configuration a repository's file gives, once parsed: camelCase, durations in milliseconds. */
 export interface Config {
@@ -65,6 +66,8 @@ export interface Config {
   queue: boolean;
   /** Milliseconds a place in line lasts unless its holder asks again. */
   queuePlaceTtl: number;
+  /** Where the repository's lease events are sent (outgoing webhooks); empty: nowhere. */
+  webhooks: readonly WebhookTarget[];
 }
 
 export const labelsShape = {
@@ -193,6 +196,14 @@ export const configShape = {
   queue_place_ttl: durationSchema(false)
     .default(1 * DAY)
     .describe("How long a place in line lasts unless its holder asks again (`/claim`, or the API's `?wait=true`), which renews it (default `1d`)."),
+  webhooks: webhooksSchema()
+    .default([])
+    .describe(
+      "Where this repository's lease events are sent, signed with the operator's `EVENTS_WEBHOOK_SECRET`: a list of at most 5 targets, " +
+        "each `url` (`https://` only), `events` (the types to send; default all) and `format` (`json`, the event itself, the default; " +
+        "or `slack`, a `{\"text\": …}` message for Slack and Discord). Loopback and private addresses are refused unless the operator " +
+        "allows them; link-local and cloud metadata addresses always. None by default.",
+    ),
 };
 
 export const configSchema = z
@@ -265,5 +276,6 @@ export const configSchema = z
       mentions: c.mentions,
       queue: c.queue,
       queuePlaceTtl: c.queue_place_ttl,
+      webhooks: c.webhooks,
     }),
   );

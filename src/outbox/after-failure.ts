@@ -66,3 +66,25 @@ export function nextAfterFailure(error: unknown, attempts: number, now: number, 
   const delay = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempts - 1));
   return { action: "retry", at: now + Math.round(delay * (0.5 + policy.random() / 2)) };
 }
+
+/**
+ * What the outbox does after a webhook delivery failed (its receiver is not
+ * GitHub: no installation is paused, and nothing is dropped as gone). A
+ * receiver that did not answer, answered 5xx, 408 or 429 is tried again with
+ * backoff (a `Retry-After` waited out, within `maxBackoffMs`); any other
+ * answer (a 4xx, a redirect, which is not followed) and a refused target are
+ * given up on (parked): sending the same body again would get the same answer.
+ */
+export function nextAfterDeliveryFailure(
+  failure: { status: number | null; retryAfterMs: number | null; refused: boolean },
+  attempts: number,
+  now: number,
+  policy: Omit<RetryPolicy, "minPauseMs">,
+): Extract<NextStep, { action: "park" | "retry" }> {
+  const { status } = failure;
+  const again = !failure.refused && (status === null || status >= 500 || status === 408 || status === 429);
+  if (!again || attempts >= policy.maxAttempts) return { action: "park" };
+  const backoff = Math.round(Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempts - 1)) * (0.5 + policy.random() / 2));
+  const asked = Math.min(policy.maxBackoffMs, failure.retryAfterMs ?? 0);
+  return { action: "retry", at: now + Math.max(backoff, asked) };
+}

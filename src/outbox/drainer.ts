@@ -23,6 +23,10 @@
  *   effect it is applying, and completing or failing an attempt succeeds only
  *   while it is the effect's current attempt. A drainer that loses the lock
  *   (it stalled past it) stops at its next GitHub call.
+ * - Webhook effects (lease events to other tools' receivers) are POSTed by
+ *   `sendEvent`, not through GitHub: they take no budget slot, no
+ *   installation's limit holds them, and they do not count among the
+ *   `batchSize` effects in flight, so a slow receiver holds up no issue.
  * - No error ends the process: a ledger that does not answer is logged and
  *   retried with backoff; effects it could not record are taken again when
  *   their lock expires.
@@ -39,7 +43,9 @@ import { budgeted } from "../github/budgeted-port.js";
 import { nextAfterFailure } from "./after-failure.js";
 import { Attempts } from "./attempts.js";
 import { applyConfigCheck } from "./config-check.js";
-import { CHECK, type CheckPayload, CONFIG_CHECK, type ConfigCheckPayload, REFLECT, type ReflectPayload } from "./effects.js";
+import { CHECK, type CheckPayload, CONFIG_CHECK, type ConfigCheckPayload, REFLECT, type ReflectPayload, WEBHOOK } from "./effects.js";
+import type { SendEvent } from "../events/send-event.js";
+import { applyWebhook } from "./webhook-delivery.js";
 import { applyCheck } from "./pull-check.js";
 import { Reflector } from "./reflector.js";
 
@@ -82,6 +88,8 @@ export interface DrainerOptions {
   minPauseMs?: number;
   /** Told of each rate limit GitHub answered (for metrics). */
   onRateLimited?: (installation: number, waitMs: number) => void;
+  /** Sends webhook effects (events/send-event.ts); null (the default): no `EVENTS_WEBHOOK_SECRET`, and they are parked. */
+  sendEvent?: SendEvent | null;
 }
 
 /** The budget's tier of an effect: its outbox priority (0 replies to commands, 1 notices, 2 label-only work). */
@@ -120,6 +128,7 @@ export class Drainer {
       maxLedgerBackoffMs: 10_000,
       budget: null,
       minPauseMs: 60_000,
+      sendEvent: null,
       ...opts,
     };
     this.applying = new Attempts({ ledger: this.o.ledger, clock: this.o.clock, lockMs: this.o.lockMs, log: this.o.log });
@@ -214,11 +223,13 @@ export class Drainer {
   /**
    * The background loop: keeps up to `batchSize` effects in flight, taking
    * more as soon as one finishes, so that one slow effect (a long retry, a
-   * throttled write) holds back only its own issue.
+   * throttled write) holds back only its own issue. Webhook deliveries are
+   * not counted: a receiver that does not answer holds only its own target's.
    */
   private async loop(): Promise<void> {
-    const { ledger, clock, log } = this.o;
+    const { log } = this.o;
     const running = new Set<Promise<void>>();
+    const delivering = new Set<Promise<void>>();
     let ledgerFailures = 0;
     while (!this.stopping) {
       const room = this.o.batchSize - running.size;
@@ -229,11 +240,12 @@ export class Drainer {
           ledgerFailures = 0;
           taken = effects.length;
           for (const effect of effects) {
+            const set = effect.kind === WEBHOOK ? delivering : running;
             const p: Promise<void> = this.applyOne(effect).finally(() => {
-              running.delete(p);
+              set.delete(p);
               this.wake?.();
             });
-            running.add(p);
+            set.add(p);
           }
         } catch (error) {
           ledgerFailures += 1;
@@ -257,7 +269,7 @@ export class Drainer {
       });
       this.wake = null;
     }
-    await Promise.all(running);
+    await Promise.all([...running, ...delivering]);
   }
 
   /** Applies one effect; never throws (what fails is recorded in the ledger, or left to the lock's expiry). */
@@ -270,6 +282,11 @@ export class Drainer {
       try {
         const signal = attempt.abort.signal;
         const { budget } = this.o;
+        if (effect.kind === WEBHOOK) {
+          const outcome = await applyWebhook(effect, attempt.fence, signal, this.o);
+          this.o.onAttempt?.(effect, outcome, clock());
+          return;
+        }
         const port = fenced(await this.o.github(effect.installation), signal);
         demand = budget?.demand(effect.installation, tierOf(effect));
         const github = budget && demand ? budgeted(port, budget, demand, signal) : port;
@@ -286,6 +303,9 @@ export class Drainer {
         if (attempt.abort.signal.aborted) {
           this.o.onAttempt?.(effect, this.stopping ? "handed_back" : "lost_lock", clock());
           log.warn({ ...where, reason: String(attempt.abort.signal.reason) }, "outbox: stopped applying an effect whose lock was lost");
+        } else if (effect.kind === WEBHOOK) {
+          // Only the ledger throws out of a delivery (its failures are recorded there): the lock's expiry hands it on.
+          throw error;
         } else {
           await this.failed(effect, attempt.fence, error);
         }

@@ -5,11 +5,15 @@
  * every payload of a kind is written the same way (outbox rows are compared
  * as JSON: the builders keep their fields' order).
  */
+import { createHash } from "node:crypto";
 import type { Holder, NewEffect } from "../ledger/types.js";
+import type { StoredEvent } from "../ledger/event-types.js";
 import type { Resume } from "../ledger/work-types.js";
 import type { LabelTemplates } from "../github/labels.js";
 import type { Reply } from "../github/render.js";
 import type { CheckRun } from "../github/github-port.js";
+import type { WebhookDelivery } from "../events/send-event.js";
+import { deliveryId, type WebhookFormat } from "../events/webhook-body.js";
 
 /** Make the issue show the ledger's truth (labels and assignee), then post the reply, if any (reflector.ts). */
 export const REFLECT = "reflect";
@@ -133,4 +137,47 @@ export interface ConfigCheckPayload {
 export function configCheckEffect(installation: number, repo: string, run: CheckRun): NewEffect {
   const payload: ConfigCheckPayload = { ...ownerAndName(repo), run };
   return { installation, kind: CONFIG_CHECK, payload };
+}
+
+/**
+ * Send a lease event to an outgoing webhook target (webhook-delivery.ts):
+ * POSTed by the events' sender, never through GitHub's port, so it takes
+ * none of GitHub's budget.
+ */
+export const WEBHOOK = "webhook";
+
+/**
+ * The outbox's partition of webhook effects: no GitHub installation, so no
+ * installation's rate limit or budget holds them back. The installation
+ * whose config named the target is in the payload.
+ */
+export const WEBHOOK_PARTITION = 0;
+
+export interface WebhookPayload extends WebhookDelivery {
+  installation: number;
+}
+
+/**
+ * The outbox applies one key's effects in order, oldest first, and an issue's
+ * key is `(repoId, issue number)`. A delivery queued there would hold up the
+ * issue's labels and replies while its receiver is slow or down. So each
+ * target of a repository has a key of its own, `(repoId, lane)`, its lane a
+ * negative number (no issue has one) from the target's URL: one target's
+ * deliveries go in order, and wait for nothing else.
+ */
+export function webhookLane(url: string): number {
+  return -(1 + (createHash("sha256").update(url).digest().readUInt32BE(0) % 2 ** 31));
+}
+
+/** An event's delivery to one target, with the outbox key it is queued under. */
+export function webhookEffect(stored: StoredEvent, target: { url: string; format: WebhookFormat }): { repoId: number; issue: number; effect: NewEffect } {
+  const payload: WebhookPayload = {
+    url: target.url,
+    format: target.format,
+    delivery: deliveryId(stored.event.id, target.url, target.format),
+    event: stored.event,
+    installation: stored.installation,
+  };
+  // After replies to commands (0), beside notices: GitHub's tiers do not apply to it (see WEBHOOK_PARTITION).
+  return { repoId: stored.repoId, issue: webhookLane(target.url), effect: { installation: WEBHOOK_PARTITION, kind: WEBHOOK, payload, priority: 1 } };
 }

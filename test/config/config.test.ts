@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CONFIG_FILE, CONFIG_NAME, DEFAULT_CONFIG, parseConfig, type ConfigResult } from "../../src/config/config.js";
 import { configSchema } from "../../src/config/schema.js";
+import { LEASE_EVENT_TYPES } from "../../src/ledger/event-types.js";
 import { safeText } from "../../src/github/safe-text.js";
 import { mentionsIn } from "../support/app-harness.js";
 
@@ -44,6 +45,7 @@ describe("parseConfig defaults", () => {
       mentions: false,
       queue: false,
       queuePlaceTtl: DAY,
+      webhooks: [],
     };
     expect(DEFAULT_CONFIG).toEqual(expected);
     for (const raw of [null, undefined, {}]) expect(configOf(parseConfig(raw))).toEqual(expected);
@@ -95,6 +97,7 @@ describe("parseConfig keys", () => {
         mentions: true,
         queue: true,
         queue_place_ttl: "6h",
+        webhooks: [{ url: "https://example.com/hooks/leases", events: ["lease.acquired"] }, { url: "https://hooks.slack.com/services/T0/B0/x", format: "slack" }],
       }),
     );
     expect(config).toEqual({
@@ -129,6 +132,10 @@ describe("parseConfig keys", () => {
       mentions: true,
       queue: true,
       queuePlaceTtl: 6 * 60 * MINUTE,
+      webhooks: [
+        { url: "https://example.com/hooks/leases", events: ["lease.acquired"], format: "json" },
+        { url: "https://hooks.slack.com/services/T0/B0/x", events: LEASE_EVENT_TYPES, format: "slack" },
+      ],
     });
   });
 
@@ -194,6 +201,7 @@ describe("parseConfig keys", () => {
         "mentions",
         "queue",
         "queue_place_ttl",
+        "webhooks",
       ].sort(),
     );
     for (const field of Object.values(shape)) {

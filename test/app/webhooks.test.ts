@@ -1,0 +1,221 @@
+/**
+ * Outgoing webhooks through the whole app (`probot.receive`, strict nock for
+ * GitHub, real receivers on 127.0.0.1):
+ *
+ * - a config naming `127.0.0.1` or `169.254.169.254` gets one `invalid`
+ *   reply naming `webhooks`, and nothing changes;
+ * - the README's receiver, run as the README prints it, verifies the
+ *   signature of what the app sends, and a Slack target gets `{"text"}`;
+ * - a receiver that does not answer holds up neither the issue's next reply
+ *   nor anything else: the reply reaches GitHub while the delivery hangs.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseMarker } from "../../src/github/render.js";
+import { signBody } from "../../src/events/sign.js";
+import { deliveryId } from "../../src/events/webhook-body.js";
+import type { LeaseEvent } from "../../src/ledger/event-types.js";
+import { GitHubMock, type Harness, startApp, strictNock } from "../support/app-harness.js";
+import { alice, commentPayload, REPO } from "../support/payloads.js";
+import { waitFor } from "../support/server-process.js";
+
+const SECRET = "a secret the operator set";
+const ROOT = join(import.meta.dirname, "../..");
+const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
+
+let h: Harness | undefined;
+let gh: GitHubMock;
+let mock: ReturnType<typeof strictNock>;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeEach(() => {
+  mock = strictNock();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  await h?.close();
+  h = undefined;
+  delete process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE;
+  mock.verify();
+});
+
+async function app(opts: Parameters<typeof startApp>[0] = {}): Promise<Harness> {
+  gh = new GitHubMock();
+  h = await startApp(opts);
+  return h;
+}
+
+describe("a config naming a refused target", () => {
+  it.each([
+    ["127.0.0.1", "https://127.0.0.1:8443/hook", "`127.0.0.1` is a loopback address"],
+    ["169.254.169.254", "http://169.254.169.254/latest/meta-data/", "`169.254.169.254` is a cloud metadata address; the app never sends webhooks there."],
+  ])("(%s) gets one `invalid` reply naming `webhooks`, and the claim is not made", async (_, url, text) => {
+    await app({ webhooks: { secret: SECRET } });
+    gh.config(`webhooks:\n  - url: ${url}\n`, "unread");
+    await h!.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    gh.comment(1);
+    await h!.drain();
+    expect(gh.routes()).toEqual(["GET /contents/.github/issue-leases.yml", "POST /issues/1/comments"]);
+    const reply = gh.lastComment();
+    expect(reply).toContain("That command was not understood, so nothing changed.");
+    expect(reply).toContain("`webhooks.0.url`:");
+    expect(reply).toContain(text);
+    expect(parseMarker(reply)).toMatchObject({ op: "claim", outcome: "invalid", holder: null });
+    expect(await h!.ledger.current(key(1), h!.now())).toBeNull();
+  });
+});
+
+/** The README's receiver: the first `js` block of its "Outgoing webhooks" section, as printed. */
+function readmeReceiver(): string {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("### Outgoing webhooks"));
+  const block = /```js\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf("\n## ")));
+  if (!block) throw new Error("README.md's Outgoing webhooks section has no ```js block");
+  return block[1]!;
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+/** POSTs `body` to the receiver with the given headers; answers the status. */
+function post(port: number, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method: "POST", path: "/", headers, agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** A receiver on 127.0.0.1 whose answers the test holds: each request is recorded, and answered when `answer` says. */
+async function heldReceiver(): Promise<{ url: string; got: Array<{ headers: IncomingMessage["headers"]; body: string; res: ServerResponse }>; server: Server }> {
+  const got: Array<{ headers: IncomingMessage["headers"]; body: string; res: ServerResponse }> = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+    req.on("end", () => got.push({ headers: req.headers, body, res }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack`, got, server };
+}
+
+describe("the README's receiver", () => {
+  it("verifies what the app sends, handles each delivery once, and refuses a forged one; a Slack target gets {text}", async () => {
+    // The README's code, written to a file and run by Node as a reader would run it.
+    const dir = mkdtempSync(join(tmpdir(), "issue-leases-receiver-"));
+    writeFileSync(join(dir, "receiver.mjs"), readmeReceiver());
+    const port = await freePort();
+    const lines: string[] = [];
+    const child: ChildProcess = spawn(process.execPath, ["receiver.mjs"], { cwd: dir, env: { ...process.env, EVENTS_WEBHOOK_SECRET: SECRET, PORT: String(port) } });
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => {
+      out += c.toString("utf8");
+      for (let i = out.indexOf("\n"); i >= 0; i = out.indexOf("\n")) {
+        lines.push(out.slice(0, i));
+        out = out.slice(i + 1);
+      }
+    });
+    cleanups.push(() => {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    nock.enableNetConnect("127.0.0.1");
+    await waitFor("the receiver listening", () => post(port, "", {}).then((s) => s === 401, () => false), 20_000, 50);
+
+    const slack = await heldReceiver();
+    process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE = "1";
+    await app({ webhooks: { secret: SECRET } });
+    const hook = `http://127.0.0.1:${port}/hooks/leases`;
+    gh.config(`webhooks:\n  - url: ${hook}\n  - url: ${slack.url}\n    format: slack\n    events: [lease.acquired]\n`);
+    await h!.receive("issue_comment", commentPayload({ body: "/claim 2h", author: alice }));
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
+    await h!.drain();
+    await h!.runtime.webhooks!.dispatchAll();
+    const draining = h!.drain();
+    await waitFor("the Slack target's delivery", () => slack.got.length === 1, 20_000, 20);
+    slack.got[0]!.res.writeHead(200).end("ok");
+    await draining;
+    await waitFor("the receiver's line", () => lines.length === 1, 20_000, 20);
+
+    const printed = JSON.parse(lines[0]!) as { delivery: string; type: string; event: LeaseEvent };
+    expect(printed.type).toBe("lease.acquired");
+    expect(printed.event).toMatchObject({
+      type: "lease.acquired",
+      repo: `${REPO.owner}/${REPO.name}`,
+      issue: 1,
+      holder: { login: alice.login, id: alice.id },
+      token: 1,
+      expires_at: new Date(h!.now() + 2 * 3_600_000).toISOString(),
+      actor: { login: alice.login, id: alice.id },
+      cause: "command",
+    });
+    expect(printed.delivery).toBe(deliveryId(printed.event.id, hook, "json"));
+    expect(JSON.parse(slack.got[0]!.body)).toEqual({ text: `alice claimed ${REPO.owner}/${REPO.name}#1 (lease #1, until 14:00 UTC)` });
+    expect(slack.got[0]!.headers["x-issue-leases-signature-256"]).toBe(signBody(SECRET, slack.got[0]!.body));
+
+    // The same delivery again, signed: answered, not handled twice. A forged one: refused.
+    const body = JSON.stringify(printed.event);
+    const headers = { "content-type": "application/json", "x-issue-leases-delivery": printed.delivery, "x-issue-leases-event": printed.type };
+    expect(await post(port, body, { ...headers, "x-issue-leases-signature-256": signBody(SECRET, body) })).toBe(204);
+    expect(await post(port, body, { ...headers, "x-issue-leases-delivery": "forged", "x-issue-leases-signature-256": signBody("another secret", body) })).toBe(401);
+    expect(await post(port, `${body} `, { ...headers, "x-issue-leases-delivery": "tampered", "x-issue-leases-signature-256": signBody(SECRET, body) })).toBe(401);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(lines).toHaveLength(1);
+    expect((await h!.ledger.outboxStats()).pending).toBe(0);
+  });
+});
+
+describe("a receiver that does not answer", () => {
+  it("holds up neither the issue's next reply nor the outbox: the reply reaches GitHub while the delivery hangs", async () => {
+    const dead = await heldReceiver();
+    nock.enableNetConnect("127.0.0.1");
+    process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE = "1";
+    // One effect in flight at a time: a delivery counted among them would stop everything behind it.
+    await app({ webhooks: { secret: SECRET, timeoutMs: 60_000 }, drainer: { batchSize: 1, pollMs: 20 } });
+    const runtime = h!.runtime;
+    runtime.drainer.start();
+    runtime.webhooks!.start();
+    cleanups.push(async () => {
+      for (const g of dead.got) if (!g.res.headersSent) g.res.writeHead(204).end();
+      await runtime.webhooks!.stop();
+      await runtime.drainer.stop();
+    });
+
+    gh.config(`webhooks:\n  - url: ${dead.url}\n`);
+    gh.claim(1, "alice", { createClaimed: true, token: 1 });
+    await h!.receive("issue_comment", commentPayload({ body: "/claim", author: alice }));
+    await waitFor("the claim's delivery, hanging", () => dead.got.length === 1, 20_000, 20);
+    await waitFor("the claim's reply", () => gh.comments().length === 1, 20_000, 20);
+
+    // The same issue's next command, while the claim's delivery is still unanswered.
+    gh.comment(1);
+    await h!.receive("issue_comment", commentPayload({ body: "/renew", author: alice }));
+    await waitFor("the renewal's reply", () => gh.comments().length === 2, 20_000, 20);
+    expect(parseMarker(gh.lastComment())).toMatchObject({ op: "renew", outcome: "renewed" });
+    expect(dead.got).toHaveLength(1);
+    expect(dead.got[0]!.res.headersSent).toBe(false);
+    expect(JSON.parse(dead.got[0]!.body)).toMatchObject({ type: "lease.acquired" });
+
+    // Answered at last: the renewal's delivery follows, in order.
+    dead.got[0]!.res.writeHead(204).end();
+    await waitFor("the renewal's delivery", () => dead.got.length === 2, 20_000, 20);
+    expect(JSON.parse(dead.got[1]!.body)).toMatchObject({ type: "lease.renewed" });
+  });
+});
