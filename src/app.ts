@@ -309,6 +309,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     let streaming = false;
     if (metrics) {
       metrics.watchOutbox(ledger, clock);
+      metrics.watchEvents(() => events.counters());
       meterDeliveries(app.webhooks, metrics);
     }
     try {

@@ -13,6 +13,7 @@ import type { Effect, OutboxStats } from "../ledger/types.js";
 import type { LedgerHealth } from "../ledger/roles.js";
 import type { AttemptOutcome } from "../outbox/drainer.js";
 import type { SweepResult } from "../leasing/sweeper.js";
+import type { HubCounters } from "../events/hub.js";
 
 /** How `GET /metrics` is served: `token` required as a bearer token, or null for anyone who can reach it. */
 export interface MetricsSettings {
@@ -75,6 +76,8 @@ export class AppMetrics {
   private readonly sweeps: Counter;
   private readonly swept: Counter<"outcome">;
   private outbox: { ledger: LedgerHealth; clock: () => number } | null = null;
+  /** The event stream's hub, read on each scrape. */
+  private hub: (() => HubCounters) | null = null;
   /** The outbox read of the scrape in progress, shared by the gauges that show it. */
   private reading: Promise<(OutboxStats & { now: number }) | null> | null = null;
 
@@ -160,6 +163,42 @@ export class AppMetrics {
       labelNames: ["outcome"],
       registers,
     });
+    // The lease events (issue 23), as the event stream's hub counts them on each scrape: counters grow by what
+    // the hub counted since the last scrape. Outgoing webhooks' deliveries are effects of kind `webhook`:
+    // issue_leases_effect_attempts_total{kind="webhook",outcome}.
+    const seen = { events: new Map<string, number>(), dropped: 0 };
+    const hub = () => this.hub?.();
+    new Counter({
+      name: "issue_leases_events_total",
+      help: "Lease events (lease.acquired, lease.renewed, …) this process's event stream read from the ledger, by type: every replica's events, as each replica's stream carries them all.",
+      labelNames: ["type"],
+      registers,
+      collect() {
+        for (const [type, n] of Object.entries(hub()?.eventsRead ?? {})) {
+          const before = seen.events.get(type) ?? 0;
+          if (n > before) this.inc({ type }, n - before);
+          seen.events.set(type, Math.max(n, before));
+        }
+      },
+    });
+    new Gauge({
+      name: "issue_leases_event_stream_clients",
+      help: "Clients connected to GET /api/v1/events on this process.",
+      registers,
+      collect() {
+        this.set(hub()?.clients ?? 0);
+      },
+    });
+    new Counter({
+      name: "issue_leases_event_stream_dropped_total",
+      help: "Event stream clients disconnected because they did not read fast enough (they resume with Last-Event-ID).",
+      registers,
+      collect() {
+        const n = hub()?.clientsDropped ?? 0;
+        if (n > seen.dropped) this.inc(n - seen.dropped);
+        seen.dropped = Math.max(n, seen.dropped);
+      },
+    });
     // Process CPU, memory, event loop lag and GC: collected on scrape, apart
     // from a GC observer and an event loop delay monitor, both cheap.
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
@@ -168,6 +207,11 @@ export class AppMetrics {
   /** The ledger whose outbox the gauges read on each scrape. */
   watchOutbox(ledger: LedgerHealth, clock: () => number = Date.now): void {
     this.outbox = { ledger, clock };
+  }
+
+  /** The event stream's hub whose counters the events' metrics read on each scrape. */
+  watchEvents(counters: () => HubCounters): void {
+    this.hub = counters;
   }
 
   delivery(event: string, outcome: DeliveryOutcome): void {

@@ -178,6 +178,25 @@ describe("the metered ledger", () => {
   });
 });
 
+describe("the lease events' metrics", () => {
+  it("count the events the stream's hub read by type, its clients now, and those dropped, growing by what the hub counted since the last scrape", async () => {
+    const metrics = new AppMetrics({ defaultMetrics: false });
+    const read = { "lease.acquired": 0, "lease.renewed": 0, "lease.released": 0, "lease.expired": 0, "lease.ended": 0, "lease.handed_off": 0 };
+    let hub = { eventsRead: { ...read }, clients: 0, clientsDropped: 0 };
+    metrics.watchEvents(() => hub);
+    hub = { eventsRead: { ...read, "lease.acquired": 3, "lease.released": 1 }, clients: 2, clientsDropped: 1 };
+    expect(await value(metrics, "issue_leases_events_total", { type: "lease.acquired" })).toBe(3);
+    expect(await value(metrics, "issue_leases_events_total", { type: "lease.released" })).toBe(1);
+    expect(await value(metrics, "issue_leases_event_stream_clients")).toBe(2);
+    hub = { eventsRead: { ...read, "lease.acquired": 5, "lease.released": 1 }, clients: 0, clientsDropped: 4 };
+    expect(await value(metrics, "issue_leases_events_total", { type: "lease.acquired" })).toBe(5);
+    expect(await value(metrics, "issue_leases_event_stream_clients")).toBe(0);
+    expect(await value(metrics, "issue_leases_event_stream_dropped_total")).toBe(4);
+    // Scraped again with nothing new: the counters stay where they are.
+    expect(await value(metrics, "issue_leases_events_total", { type: "lease.acquired" })).toBe(5);
+  });
+});
+
 describe("serving /metrics", () => {
   let server: Server | undefined;
   // The app's tests above turn off the network for nock; these talk to a local server.
