@@ -40,6 +40,7 @@ import { meterDeliveries } from "./metrics/metered-deliveries.js";
 import { meteredLedger } from "./metrics/metered-ledger.js";
 import { metricsHandler } from "./metrics/metrics-handler.js";
 import { rateLimitSettings } from "./api/rate-limit.js";
+import { EventPruner, eventsKeepMs } from "./events/retention.js";
 import { serveApi } from "./api/serve-api.js";
 
 
@@ -194,6 +195,14 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         })
       : null;
 
+    // Read before anything starts, as the budget's: a wrong EVENTS_KEEP ends the start, naming it.
+    const pruner = new EventPruner({
+      ledger,
+      clock,
+      keepMs: eventsKeepMs(process.env),
+      onError: (error) => log.error({ err: error }, "pruning old lease events failed; the next hour's prune will try again"),
+    });
+
     const logins = new HolderLogins({ ledger, clock, onRenamed: () => drainer.kick() });
 
     const rememberRepo = rememberRepos(ledger, clock);
@@ -310,6 +319,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         await deliveries.settle();
         await inventory.stop();
         await webhooks?.stop();
+        await pruner.stop();
         await sweeper.stop();
         await drainer.stop();
         await ledger.close();
@@ -322,6 +332,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       sweeper.start();
       inventory.start();
       webhooks?.start();
+      pruner.start();
     }
     if (opts.handleSignals ?? !process.env.VITEST) {
       stopOnSignals(runtime, log);

@@ -2,7 +2,10 @@
  * The SQLite ledger's lease events (migration 19): the `event` step of the
  * plans (run-plan.ts), written inside the operation's transaction, and the
  * EventLog role. One connection writes the file, so the order of positions
- * is the order of commits with nothing more to do. Listeners of this process
+ * is the order of commits with nothing more to do, and the next position is
+ * read from the table's last row (no counter page written by every event):
+ * `event_counter` keeps the highest position pruned, which pruning may have
+ * taken from the table. Listeners of this process
  * are called after a commit that wrote events (`SqliteLedger.runPlan`); a
  * CLI writing the same file from another process is not heard until the
  * next event of this one.
@@ -29,7 +32,7 @@ export class SqliteEvents implements EventLog {
     private readonly enabled: boolean,
   ) {
     this.st = {
-      nextPos: db.prepare<[], { pos: number }>("UPDATE event_counter SET pos = pos + 1 RETURNING pos"),
+      lastPos: db.prepare<[], { pos: number }>(`SELECT max(COALESCE((SELECT max(pos) FROM events), 0), (SELECT pos FROM event_counter)) AS pos`),
       nextSeq: db.prepare<[number], { seq: number }>(
         `INSERT INTO event_seqs (installation, seq) VALUES (?, 1)
          ON CONFLICT (installation) DO UPDATE SET seq = seq + 1 RETURNING seq`,
@@ -46,7 +49,7 @@ export class SqliteEvents implements EventLog {
          WHERE repo_id IN (SELECT value FROM json_each(@repoIds)) AND pos > @after ORDER BY pos LIMIT @limit`,
       ),
       since: db.prepare<{ since: number; limit: number }, EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE at >= @since ORDER BY pos LIMIT @limit`),
-      last: db.prepare<[], { pos: number }>("SELECT pos FROM event_counter"),
+      keepLast: db.prepare("UPDATE event_counter SET pos = max(pos, COALESCE((SELECT max(pos) FROM events), 0))"),
       prune: db.prepare<[number]>("DELETE FROM events WHERE at < ?"),
       cursor: db.prepare<[string], { pos: number }>("SELECT pos FROM event_cursors WHERE name = ?"),
       moveCursor: db.prepare<{ name: string; from: number; to: number }>("UPDATE event_cursors SET pos = @to WHERE name = @name AND pos = @from"),
@@ -60,7 +63,7 @@ export class SqliteEvents implements EventLog {
     const { lease, actor } = e;
     const installation = e.installation ?? this.st.installation.get(lease.repoId)?.installation ?? 0;
     this.st.insert.run({
-      pos: this.st.nextPos.get()!.pos,
+      pos: this.st.lastPos.get()!.pos + 1,
       installation,
       seq: this.st.nextSeq.get(installation)!.seq,
       repoId: lease.repoId,
@@ -104,7 +107,7 @@ export class SqliteEvents implements EventLog {
   }
 
   async lastEventPos(): Promise<number> {
-    return this.st.last.get()?.pos ?? 0;
+    return this.st.lastPos.get()?.pos ?? 0;
   }
 
   watchEvents(listener: () => void): () => void {
@@ -115,7 +118,10 @@ export class SqliteEvents implements EventLog {
   }
 
   async pruneEvents(before: number): Promise<number> {
-    return this.immediate(() => this.st.prune.run(before).changes);
+    return this.immediate(() => {
+      this.st.keepLast.run();
+      return this.st.prune.run(before).changes;
+    });
   }
 
   async eventCursor(name: string): Promise<number> {

@@ -377,9 +377,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // 19 (issue 23): lease events, one per change of a lease, written in its
   // transaction (event-plans.ts). pos is the one order of every event;
-  // seq goes up per installation. Both come from counters (event_counter,
-  // event_seqs), not from the rows kept: pruning old events (events_by_at)
-  // never lets a position or a sequence number be given again. Readers
+  // seq goes up per installation, from its counter (event_seqs); the next
+  // pos is the last row's + 1, or after the highest pruned (event_counter,
+  // written only by pruning): pruning old events (events_by_at) never lets
+  // a position or a sequence number be given again. Readers
   // follow pos, per repository through events_by_repo; a named reader keeps
   // its position in event_cursors (the outgoing webhooks' dispatcher).
   `
