@@ -154,7 +154,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     const lockMs = Number(process.env.OUTBOX_LOCK_MS);
     // Outgoing webhooks (issue 23): sent only with the operator's secret to sign them.
     const { secret: webhookSecret = process.env.EVENTS_WEBHOOK_SECRET || null, ...webhookOptions } = opts.webhooks ?? {};
-    const sendEvent = webhookSecret ? eventSender({ secret: webhookSecret, policy: targetPolicy(process.env), clock, ...webhookOptions }) : null;
+    const sendEvent = webhookSecret ? eventSender({ secret: webhookSecret, policy: targetPolicy(process.env), clock, onResult: metrics?.webhookDelivery, ...webhookOptions }) : null;
     if (!sendEvent) log.info("outgoing webhooks are off: EVENTS_WEBHOOK_SECRET is not set, so no lease event is sent to a config's `webhooks`");
     const drainer: Drainer = new Drainer({
       ledger,
@@ -187,13 +187,6 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     // Read before anything starts, as the budget's: a wrong INVENTORY_* ends the start, naming it.
     const inventory = new InventoryFiller({ ledger, clock, github, budget, log, settings: { ...inventorySettings(process.env), ...opts.inventory } });
 
-    // Read before anything starts, as the budget's: a wrong EVENTS_KEEP ends the start, naming it.
-    const pruner = new EventPruner({
-      ledger,
-      clock,
-      keepMs: eventsKeepMs(process.env),
-      onError: (error) => log.error({ err: error }, "pruning old lease events failed; the next hour's prune will try again"),
-    });
     // Each repository's targets from its config, read as for a command (the cache first).
     const webhooks = sendEvent
       ? new EventDispatcher({
@@ -207,6 +200,14 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
           onQueued: () => drainer.kick(),
         })
       : null;
+
+    // Read before anything starts, as the budget's: a wrong EVENTS_KEEP ends the start, naming it.
+    const pruner = new EventPruner({
+      ledger,
+      clock,
+      keepMs: eventsKeepMs(process.env),
+      onError: (error) => log.error({ err: error }, "pruning old lease events failed; the next hour's prune will try again"),
+    });
 
     const logins = new HolderLogins({ ledger, clock, onRenamed: () => drainer.kick() });
 
@@ -350,8 +351,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         await events.close();
         await deliveries.settle();
         await inventory.stop();
-        await pruner.stop();
         await webhooks?.stop();
+        await pruner.stop();
         await sweeper.stop();
         await drainer.stop();
         await ledger.close();
@@ -364,8 +365,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       drainer.start();
       sweeper.start();
       inventory.start();
-      pruner.start();
       webhooks?.start();
+      pruner.start();
     }
     if (opts.handleSignals ?? !process.env.VITEST) {
       stopOnSignals(runtime, log);

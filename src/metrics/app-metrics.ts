@@ -14,6 +14,7 @@ import type { LedgerHealth } from "../ledger/roles.js";
 import type { AttemptOutcome } from "../outbox/drainer.js";
 import type { SweepResult } from "../leasing/sweeper.js";
 import type { HubCounters } from "../events/hub.js";
+import type { DeliveryOutcome as WebhookOutcome } from "../events/send-event.js";
 
 /** How `GET /metrics` is served: `token` required as a bearer token, or null for anyone who can reach it. */
 export interface MetricsSettings {
@@ -75,6 +76,7 @@ export class AppMetrics {
   private readonly rateLimits: Counter;
   private readonly sweeps: Counter;
   private readonly swept: Counter<"outcome">;
+  private readonly webhookDeliveries: Counter<"outcome" | "status">;
   private outbox: { ledger: LedgerHealth; clock: () => number } | null = null;
   /** The event stream's hub, read on each scrape. */
   private hub: (() => HubCounters) | null = null;
@@ -199,6 +201,12 @@ export class AppMetrics {
         seen.dropped = Math.max(n, seen.dropped);
       },
     });
+    this.webhookDeliveries = new Counter({
+      name: "issue_leases_webhook_deliveries_total",
+      help: "Lease events POSTed to outgoing webhook targets, by outcome (delivered, failed, no_answer, refused) and status (2xx, 3xx, the 4xx code, 5xx, network_error); each retry counts.",
+      labelNames: ["outcome", "status"],
+      registers,
+    });
     // Process CPU, memory, event loop lag and GC: collected on scrape, apart
     // from a GC observer and an event loop delay monitor, both cheap.
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
@@ -213,6 +221,10 @@ export class AppMetrics {
   watchEvents(counters: () => HubCounters): void {
     this.hub = counters;
   }
+
+  readonly webhookDelivery = (outcome: WebhookOutcome, status: number | null): void => {
+    this.webhookDeliveries.inc({ outcome, status: outcome === "delivered" && status === null ? "2xx" : statusLabel(status) });
+  };
 
   delivery(event: string, outcome: DeliveryOutcome): void {
     this.deliveries.inc({ event, outcome });

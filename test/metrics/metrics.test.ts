@@ -195,6 +195,17 @@ describe("the lease events' metrics", () => {
     // Scraped again with nothing new: the counters stay where they are.
     expect(await value(metrics, "issue_leases_events_total", { type: "lease.acquired" })).toBe(5);
   });
+
+  it("count outgoing webhook deliveries by outcome and status", async () => {
+    const metrics = new AppMetrics({ defaultMetrics: false });
+    metrics.webhookDelivery("failed", 503);
+    metrics.webhookDelivery("failed", 503);
+    metrics.webhookDelivery("no_answer", null);
+    metrics.webhookDelivery("delivered", null);
+    expect(await value(metrics, "issue_leases_webhook_deliveries_total", { outcome: "failed", status: "5xx" })).toBe(2);
+    expect(await value(metrics, "issue_leases_webhook_deliveries_total", { outcome: "no_answer", status: "network_error" })).toBe(1);
+    expect(await value(metrics, "issue_leases_webhook_deliveries_total", { outcome: "delivered", status: "2xx" })).toBe(1);
+  });
 });
 
 describe("serving /metrics", () => {
