@@ -37,6 +37,7 @@ import { meterDeliveries } from "./metrics/metered-deliveries.js";
 import { meteredLedger } from "./metrics/metered-ledger.js";
 import { metricsHandler } from "./metrics/metrics-handler.js";
 import { rateLimitSettings } from "./api/rate-limit.js";
+import { EventPruner, eventsKeepMs } from "./events/retention.js";
 import { serveApi } from "./api/serve-api.js";
 import { eventsHandler } from "./api/events-route.js";
 import { EventHub } from "./events/hub.js";
@@ -173,6 +174,14 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
 
     // Read before anything starts, as the budget's: a wrong INVENTORY_* ends the start, naming it.
     const inventory = new InventoryFiller({ ledger, clock, github, budget, log, settings: { ...inventorySettings(process.env), ...opts.inventory } });
+
+    // Read before anything starts, as the budget's: a wrong EVENTS_KEEP ends the start, naming it.
+    const pruner = new EventPruner({
+      ledger,
+      clock,
+      keepMs: eventsKeepMs(process.env),
+      onError: (error) => log.error({ err: error }, "pruning old lease events failed; the next hour's prune will try again"),
+    });
 
     const logins = new HolderLogins({ ledger, clock, onRenamed: () => drainer.kick() });
 
@@ -314,6 +323,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         await events.close();
         await deliveries.settle();
         await inventory.stop();
+        await pruner.stop();
         await sweeper.stop();
         await drainer.stop();
         await ledger.close();
@@ -326,6 +336,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       drainer.start();
       sweeper.start();
       inventory.start();
+      pruner.start();
     }
     if (opts.handleSignals ?? !process.env.VITEST) {
       stopOnSignals(runtime, log);
