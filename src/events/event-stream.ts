@@ -66,8 +66,8 @@ export class EventStream implements Subscriber {
     if (this.state !== "new") return;
     this.state = "replaying";
     this.o.out.write(OPENING);
-    const at = this.o.hub.attach(this);
     try {
+      const at = this.o.hub.attach(this);
       this.upTo = await replay({
         events: this.o.hub.events,
         publicRepos: this.o.hub.publicRepos,
