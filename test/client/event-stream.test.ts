@@ -97,6 +97,24 @@ describe("LeaseClient.events", () => {
     expect(await seen.done).toBeNull();
   });
 
+  it("tells of the app's notice that events may be missing, which keeps the last event id", async () => {
+    const { stub, client } = await serve();
+    const stop = new AbortController();
+    const gaps: unknown[] = [];
+    const seen = collect(client.events({}, { ...fast, signal: stop.signal, lastEventId: "3", onGap: (g) => gaps.push(g) }));
+    const one = await stub.connection(1);
+    const message = "events after 3 may be missing: they are kept for a limited time; the stream resumes at the oldest kept";
+    one.write(`event: stream.gap\ndata: ${JSON.stringify({ after: "3", reason: "pruned", message })}\n\n`);
+    await waitFor(() => gaps.length === 1, "the gap");
+    expect(gaps).toEqual([{ after: "3", reason: "pruned", message }]);
+    one.end();
+    const two = await stub.connection(2);
+    expect(two.request.headers["last-event-id"]).toBe("3");
+    expect(seen.events).toEqual([]);
+    stop.abort();
+    expect(await seen.done).toBeNull();
+  });
+
   it("resumes from lastEventId when given one", async () => {
     const { stub, client } = await serve();
     const stop = new AbortController();

@@ -139,6 +139,21 @@ describe("withLease watching the event stream", () => {
     expect((error as Error).message).toMatch(/not the holder of octo-org\/widgets#12: it is held by alice with token 4/);
   });
 
+  it("checks the lease again when the app says events may be missing", async () => {
+    let valid = true;
+    const { stub, client } = await api(undefined, () => (valid ? null : { status: 409, json: { valid: false, lease: leaseJson("status", null, null, null) } }));
+    const { fn } = untilAborted();
+    const done = client.withLease(REF, { ttl: "3600s" }, fn).catch((e: unknown) => e);
+    const conn = await stub.connection();
+    await waitFor(() => stub.requests.some((r) => r.path.endsWith("/verify")), "the check on open");
+    valid = false;
+    conn.write(`event: stream.gap\ndata: ${JSON.stringify({ after: "5", reason: "pruned", message: "events after 5 may be missing" })}\n\n`);
+    const error = await done;
+    expect(error).toMatchObject({ reason: "not_holder", event: null });
+    expect((error as Error).message).toMatch(/it is free/);
+    expect(stub.requests.filter((r) => r.path.endsWith("/verify"))).toHaveLength(2);
+  });
+
   it("a stream that drops is resumed with Last-Event-ID (no second check), and still ends the lease at once", async () => {
     const { stub, client } = await api();
     const { fn } = untilAborted();

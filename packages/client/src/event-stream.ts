@@ -9,13 +9,15 @@
  * with a `LeaseApiError`; the caller's signal ends it quietly.
  */
 import { LeaseApiError } from "./errors.js";
-import type { EventFilter, EventsOptions, LeaseEvent } from "./event-types.js";
+import type { EventFilter, EventsOptions, LeaseEvent, StreamGap } from "./event-types.js";
 import { type HttpConfig, MAX_TIMER_MS, retryAfter, sleep } from "./http.js";
 import { SseParser } from "./sse-parser.js";
 
 const DEFAULT_IDLE_MS = 45_000;
 const DEFAULT_MIN_DELAY_MS = 1_000;
 const DEFAULT_MAX_DELAY_MS = 30_000;
+/** The app's notice that events may be missing (it carries no `id:`, so the last event id stays). */
+const GAP_EVENT = "stream.gap";
 /** Answers worth connecting again after, as a call retries them. */
 const TRANSIENT = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -88,6 +90,10 @@ export async function* leaseEvents(config: HttpConfig, filter: EventFilter, opti
             if (item.kind === "retry") baseDelay = Math.max(1, item.ms);
             if (item.kind !== "event") continue;
             lastId = item.lastEventId;
+            if (item.event === GAP_EVENT) {
+              options.onGap?.(gapOf(item.data));
+              continue;
+            }
             const event = leaseEvent(item.event, item.data);
             if (event) yield event;
           }
@@ -161,4 +167,15 @@ export function leaseEvent(type: string, data: string): LeaseEvent | null {
   if (typeof e.repo !== "string" || typeof e.issue !== "number" || typeof e.token !== "number" || typeof e.type !== "string") return null;
   if (typeof e.holder !== "object" || e.holder === null) return null;
   return e as LeaseEvent;
+}
+
+function gapOf(data: string): StreamGap {
+  let json: Partial<StreamGap> | null = null;
+  try {
+    json = JSON.parse(data) as Partial<StreamGap> | null;
+  } catch {
+    json = null;
+  }
+  const text = (v: unknown) => (typeof v === "string" ? v : "");
+  return { after: text(json?.after), reason: text(json?.reason), message: text(json?.message) };
 }

@@ -56,6 +56,12 @@ export interface EventsOptions {
   lastEventId?: string;
   /** Told each time a connection is open; `lastEventId` is what it resumed from (null: from now). */
   onOpen?: (info: { lastEventId: string | null }) => void;
+  /**
+   * Told when the app says events may be missing before what follows (its
+   * `stream.gap` notice): those after `lastEventId` are no longer kept, or
+   * it never wrote that id (the stream then starts from now).
+   */
+  onGap?: (gap: StreamGap) => void;
   /** Told of each connection that failed or ended; the stream connects again after `retryInMs`. */
   onError?: (error: unknown, retryInMs: number) => void;
   /** A connection that receives nothing (not even the app's heartbeat, every 15 s) for this long is dropped and made again (default 45 s). */
@@ -64,4 +70,11 @@ export interface EventsOptions {
   minDelayMs?: number;
   /** The longest wait before connecting again (default 30 s). */
   maxDelayMs?: number;
+}
+
+/** The app's notice that events after `after` may be missing (`pruned`: no longer kept; `unknown`: an id it never wrote). */
+export interface StreamGap {
+  after: string;
+  reason: string;
+  message: string;
 }

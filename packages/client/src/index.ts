@@ -22,7 +22,7 @@ export { type BaseUrlRules, checkBaseUrl, isLoopbackHost } from "./base-url.js";
 export { ttlMs, ttlText } from "./ttl.js";
 export type { HeldLease, WithLeaseOptions } from "./with-lease.js";
 export type { WatchState } from "./lease-watch.js";
-export type { EventCause, EventFilter, EventsOptions, LeaseEvent, LeaseEventType } from "./event-types.js";
+export type { EventCause, EventFilter, EventsOptions, LeaseEvent, LeaseEventType, StreamGap } from "./event-types.js";
 export { type SseItem, SseParser } from "./sse-parser.js";
 export type {
   ClaimOptions,

@@ -6,8 +6,9 @@
  * instead of at the next renewal, up to a third of the TTL later.
  *
  * The stream starts after the claim, so an end in between would be missed:
- * each connection that starts afresh (not resuming with `Last-Event-ID`)
- * is followed by one `verify` of the lease. When the stream is down or not
+ * each connection that starts afresh (not resuming with `Last-Event-ID`),
+ * and each notice of the app that events may be missing (`stream.gap`), is
+ * followed by one `verify` of the lease. When the stream is down or not
  * served (an app without it answers 404), the renewals alone notice, as
  * they always did; the watch tries the stream again, less and less often.
  */
@@ -76,6 +77,8 @@ export async function watchLease(w: Watch): Promise<void> {
             w.onWatch?.({ state: "open", resumed: info.lastEventId !== null });
             if (info.lastEventId === null) checks.push(check(w));
           },
+          // Events may have been missed (no longer kept, or the app does not know the id): the lease is checked.
+          onGap: () => checks.push(check(w)),
           onError: (error, retryInMs) => w.onWatch?.({ state: "down", error, retryInMs }),
         });
         for await (const event of events) {
