@@ -117,7 +117,7 @@ async function runHeld(hold: Hold, ref: string | null, options: RunOptions, comm
         ttl: options.ttl,
         instance: options.instance,
         watch: options.watch !== false,
-        ...(debug ? { onWatch: (state: WatchState) => io.err(`issue-leases: debug: ${watchText(state, name, io.names)}`) } : {}),
+        ...(debug ? { onWatch: (state: WatchState) => io.err(`issue-leases: debug: ${watchText(state, name)}`) } : {}),
         onError: (error, during) =>
           say(
             `${during}_failed`,
@@ -163,10 +163,13 @@ async function runHeld(hold: Hold, ref: string | null, options: RunOptions, comm
 }
 
 /** A debug line about the watch of `name`'s events. */
-function watchText(state: WatchState, name: string, names: SettingNames | undefined): string {
+function watchText(state: WatchState, name: string): string {
   if (state.state === "open") return `watching ${name}'s lease events${state.resumed ? " again, from the last one seen" : ""}`;
   const again = Math.max(1, Math.round(state.retryInMs / 1000));
-  return `the event stream is down (${describeError(state.error, names)}): renewals alone notice a lost lease; trying it again in ${again} s`;
+  // The error as it is: describeError's hints are about the lease API's answers, not the stream's.
+  const error = state.error instanceof Error ? state.error : new Error(String(state.error));
+  const cause = error.cause instanceof Error ? ` (${(error.cause as { code?: string }).code ?? error.cause.message})` : "";
+  return `the event stream is down (${error.message}${cause}): renewals alone notice a lost lease; trying it again in ${again} s`;
 }
 
 function childEnv(env: NodeJS.ProcessEnv, name: string, lease: LeaseAnswer, instance: string | undefined): NodeJS.ProcessEnv {
