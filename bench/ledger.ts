@@ -14,6 +14,8 @@
  *     of the commit every write pays anyway; and a floor that upserts into 4
  *     tables per transaction, as many b-trees as a new tenure writes, and
  *     mix ÷ that: the rules' cost with the pages set aside;
+ *     The same mix on a ledger opened with `events: false`, and mix ÷ that
+ *     (goal >= 0.9): what writing a lease event with each change costs;
  *  3. per-operation time with 1,000 and with 1,000,000 rows in the leases
  *     table (same op mix, same number of ops), and their ratio (goal <= 1.3):
  *     the ledger must not slow down as it grows, since rows are never deleted.
@@ -51,6 +53,8 @@ const GOAL_RATIO = 0.8;
 /** B-trees a new tenure writes (sqlite-pages.test.ts): the lease row, its two index entries, the history row. */
 const LEDGER_PAGES = 4;
 const GOAL_SCALE = 1.3;
+/** Events on ÷ off (issue 23's `ledger_ratio`). */
+const GOAL_EVENTS = 0.9;
 
 const USAGE = "node dist/bench/ledger.js [--json] [--ops N] [--rounds N] [--postgres]";
 
@@ -167,8 +171,8 @@ async function main(): Promise<void> {
 
   const dir = mkdtempSync(join(tmpdir(), "issue-leases-bench-"));
   const opened: Array<{ close(): unknown }> = [];
-  const open = (name: string) => {
-    const l = new SqliteLedger(join(dir, name));
+  const open = (name: string, events = true) => {
+    const l = new SqliteLedger(join(dir, name), { events });
     opened.push(l);
     return l;
   };
@@ -178,6 +182,7 @@ async function main(): Promise<void> {
     log(`${args.ops} operations per measurement, ${args.rounds} interleaved rounds, medians`);
 
     const mixLedger = open("mix.db");
+    const quietLedger = open("mix-no-events.db", false);
     const floorDb = openSqlite(join(dir, "floor.db"));
     opened.push(floorDb);
     const pagesDb = openSqlite(join(dir, "floor-pages.db"));
@@ -192,6 +197,8 @@ async function main(): Promise<void> {
     log(`bulk-loaded 1,000 and 1,000,000 lease rows (${BIG_REPO_ROWS.toLocaleString("en")} in the measured repository), + as many history rows, in ${loadS} s`);
 
     const mix = new Mix(mixLedger, MIX_ISSUES, 1);
+    // Same seed: the very operations of the mix, writing no events.
+    const quiet = new Mix(quietLedger, MIX_ISSUES, 1);
     const floor = new Floor(floorDb);
     const floorPages = new Floor(pagesDb, LEDGER_PAGES);
     // Same seed: the two scale runs perform the very same operations.
@@ -204,14 +211,16 @@ async function main(): Promise<void> {
     // quarter of the pages per commit, would otherwise spend most of its
     // measurement in the slow first cycle.
     await warmUp(mix, mixLedger.db, join(dir, "mix.db"));
+    await warmUp(quiet, quietLedger.db, join(dir, "mix-no-events.db"));
     await warmUp(floor, floorDb, join(dir, "floor.db"));
     await warmUp(floorPages, pagesDb, join(dir, "floor-pages.db"));
     await warmUp(scaleSmall, small.db, join(dir, "rows-1k.db"));
     await warmUp(scaleBig, big.db, join(dir, "rows-1m.db"));
 
-    const results = { mix: [] as number[], floor: [] as number[], pages: [] as number[], small: [] as number[], big: [] as number[] };
+    const results = { mix: [] as number[], quiet: [] as number[], floor: [] as number[], pages: [] as number[], small: [] as number[], big: [] as number[] };
     const runs: Array<[keyof typeof results, Mix | Floor]> = [
       ["mix", mix],
+      ["quiet", quiet],
       ["floor", floor],
       ["pages", floorPages],
       ["small", scaleSmall],
@@ -234,6 +243,7 @@ async function main(): Promise<void> {
     const measuredS = (performance.now() - t) / 1000;
 
     const mixOps = median(results.mix);
+    const quietOps = median(results.quiet);
     const floorOps = median(results.floor);
     const pagesOps = median(results.pages);
     const us = (opsPerS: number) => 1e6 / opsPerS;
@@ -244,6 +254,7 @@ async function main(): Promise<void> {
 
     const rows: Array<[string, number[], number, (x: number) => string]> = [
       ["mix (ledger), ops/s", results.mix, mixOps, (x) => x.toFixed(0)],
+      ["mix, events off, ops/s", results.quiet, quietOps, (x) => x.toFixed(0)],
       ["floor (one upsert), ops/s", results.floor, floorOps, (x) => x.toFixed(0)],
       [`floor, ${LEDGER_PAGES} b-trees, ops/s`, results.pages, pagesOps, (x) => x.toFixed(0)],
       ["per op, 1k rows, µs", results.small.map(us), us1k, (x) => x.toFixed(1)],
@@ -257,6 +268,8 @@ async function main(): Promise<void> {
     const verdict = (ok: boolean) => (ok ? "ok" : "MISSED");
     log(`${"ledger ÷ floor".padEnd(28)}${pad(ratio.toFixed(2), 10)}   goal >= ${GOAL_RATIO}   ${verdict(ratio >= GOAL_RATIO)}`);
     log(`${`ledger ÷ ${LEDGER_PAGES}-b-tree floor`.padEnd(28)}${pad((mixOps / pagesOps).toFixed(2), 10)}   (the rules' cost, pages aside)`);
+    const eventsRatio = mixOps / quietOps;
+    log(`${"events on ÷ off".padEnd(28)}${pad(eventsRatio.toFixed(2), 10)}   goal >= ${GOAL_EVENTS}   ${verdict(eventsRatio >= GOAL_EVENTS)}`);
     log(`${"1M rows ÷ 1k rows, per op".padEnd(28)}${pad(scale.toFixed(2), 10)}   goal <= ${GOAL_SCALE}   ${verdict(scale <= GOAL_SCALE)}`);
     log(`mix outcomes: ${outcomeShares([mix])}`);
     log(`(measured for ${measuredS.toFixed(1)} s)`);
@@ -271,6 +284,8 @@ async function main(): Promise<void> {
           ratio: round(ratio, 3),
           floor_pages_ops_per_s: round(pagesOps, 1),
           ratio_same_pages: round(mixOps / pagesOps, 3),
+          mix_no_events_ops_per_s: round(quietOps, 1),
+          events_ratio: round(eventsRatio, 3),
           op_us_1k: round(us1k, 1),
           op_us_1m: round(us1m, 1),
           scale_ratio: round(scale, 3),

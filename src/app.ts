@@ -37,7 +37,12 @@ import { meterDeliveries } from "./metrics/metered-deliveries.js";
 import { meteredLedger } from "./metrics/metered-ledger.js";
 import { metricsHandler } from "./metrics/metrics-handler.js";
 import { rateLimitSettings } from "./api/rate-limit.js";
+import { EventPruner, eventsKeepMs } from "./events/retention.js";
 import { serveApi } from "./api/serve-api.js";
+import { eventsHandler } from "./api/events-route.js";
+import { EventHub } from "./events/hub.js";
+import { PublicRepos } from "./events/public-repos.js";
+import { eventStreamSettings } from "./events/stream-settings.js";
 
 
 export interface AppOptions {
@@ -76,6 +81,8 @@ export interface Runtime {
   /** Fills and reconciles the inventory of open issues. */
   inventory: InventoryFiller;
   configs: ConfigCache;
+  /** The event stream's reader (GET /api/v1/events): its counters are for /metrics. */
+  events: EventHub;
   /** Stops taking deliveries, finishes what is in flight, and closes the ledger. */
   shutdown(): Promise<void>;
 }
@@ -168,6 +175,14 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     // Read before anything starts, as the budget's: a wrong INVENTORY_* ends the start, naming it.
     const inventory = new InventoryFiller({ ledger, clock, github, budget, log, settings: { ...inventorySettings(process.env), ...opts.inventory } });
 
+    // Read before anything starts, as the budget's: a wrong EVENTS_KEEP ends the start, naming it.
+    const pruner = new EventPruner({
+      ledger,
+      clock,
+      keepMs: eventsKeepMs(process.env),
+      onError: (error) => log.error({ err: error }, "pruning old lease events failed; the next hour's prune will try again"),
+    });
+
     const logins = new HolderLogins({ ledger, clock, onRenamed: () => drainer.kick() });
 
     const rememberRepo = rememberRepos(ledger, clock);
@@ -247,7 +262,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     });
 
     // The board (issue 12): remembers from every delivery; serves /leases, sign-in and GET /api/v1/leases.
-    wireDashboard(app, addHandler, { ledger, clock, log, track });
+    const viewers = wireDashboard(app, addHandler, { ledger, clock, log, track });
 
     const health = async (req: IncomingMessage, res: ServerResponse) => {
       if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/health") return false;
@@ -255,8 +270,18 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       res.writeHead(report.ok ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(report.body));
       return true;
     };
-    // Read before the routes are added: a wrong API_RATE_LIMIT ends the start, naming it.
+    // Read before the routes are added: a wrong API_RATE_LIMIT or EVENTS_* ends the start, naming it.
     const rateLimit = rateLimitSettings(process.env);
+    const streams = eventStreamSettings(process.env);
+    // The event stream's one reader of the ledger; started when there is a server to stream from.
+    const events = new EventHub({
+      events: ledger,
+      publicRepos: new PublicRepos(ledger, clock),
+      pollMs: streams.pollMs,
+      heartbeatMs: streams.heartbeatMs,
+      onError: (error) => log.warn({ err: error }, "event stream: reading the ledger's events failed; trying again"),
+    });
+    let streaming = false;
     if (metrics) {
       metrics.watchOutbox(ledger, clock);
       meterDeliveries(app.webhooks, metrics);
@@ -265,6 +290,19 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       addHandler(health);
       if (metrics && metricsServed) addHandler(metricsHandler(metrics, metricsServed));
       addHandler(await rootWebhookHandler(app));
+      addHandler(
+        eventsHandler({
+          hub: events,
+          repos: ledger,
+          settings: streams,
+          ...viewers,
+          perAddress: rateLimit.perAddress,
+          trustProxyHops: rateLimit.trustProxyHops,
+          clock,
+          log,
+        }),
+      );
+      streaming = true;
       addHandler(serveApi(app, { ledger, clock, configs, rateLimit, rememberRepo, kick: () => drainer.kick(), track, log }));
     } catch {
       // No HTTP server (tests through probot.receive): no /health or /metrics route, no webhooks at /.
@@ -279,20 +317,26 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       sweeper,
       inventory,
       configs,
+      events,
       async shutdown() {
+        // Streams end first and cleanly: their clients reconnect (to another replica) while this one finishes.
+        await events.close();
         await deliveries.settle();
         await inventory.stop();
+        await pruner.stop();
         await sweeper.stop();
         await drainer.stop();
         await ledger.close();
       },
     };
 
+    if (streaming) void events.start();
     if (opts.background !== false) {
       await ledger.unparkEffects(clock());
       drainer.start();
       sweeper.start();
       inventory.start();
+      pruner.start();
     }
     if (opts.handleSignals ?? !process.env.VITEST) {
       stopOnSignals(runtime, log);

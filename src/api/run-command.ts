@@ -57,6 +57,7 @@ export async function runCommand(
       reply,
       changesOnly: true,
       wait: r.wait === true,
+      cause: "api",
     },
     config,
     { ledger: deps.ledger, now, permission: (login) => deps.permission(repo, login) },

@@ -85,6 +85,9 @@ async function adoptOne(ledger: AdoptLedger, info: RepoInfo, issue: AssignedIssu
   const res = await ledger.acquire(key, holder, plan.ttl, now, {
     delivery,
     actor: OPERATOR,
+    // An operator of the app gave it (the event's actor), not a command on GitHub.
+    cause: "maintainer",
+    installation: info.installation,
     remindBefore: remindBefore(plan.ttl, config),
     exempt: carriesExemptLabel(issue.labels, config),
     // The issue's own labels (not the app's), so that later claims count this lease under `limits_by_label`; no limit is checked here.

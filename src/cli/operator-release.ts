@@ -63,6 +63,8 @@ export async function operatorRelease(
   if (!(await ledger.current(key, now))) return null;
   const text = cleanReason(reason);
   const res = await ledger.forceRelease(key, OPERATOR, now, {
+    cause: "maintainer",
+    installation: info.installation,
     // Decided in the transaction: the lease may have ended since `current`.
     effects: (r) => (r.lease ? [operatorReleaseEffect(info, r.lease, text, now, r.outcome === "released" ? r.handoff : undefined)] : []),
   });

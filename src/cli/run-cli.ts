@@ -20,6 +20,7 @@ import { runAgentCli } from "./agent-cli.js";
 import { AGENT_SUMMARY } from "./agent-help.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { DOCTOR_HELP, runDoctor } from "./doctor.js";
+import { EVENTS_HELP, runEvents, sinceOption } from "./events.js";
 import { findRepo } from "./find-repo.js";
 import { FORCE_RELEASE_HELP, forceReleaseReason, RELEASE_RENAMED, runForceRelease } from "./force-release.js";
 import { HISTORY_HELP, runHistory } from "./history.js";
@@ -59,6 +60,7 @@ const COMMANDS = {
   "import-config": { options: { from: { type: "string" } }, help: IMPORT_CONFIG_HELP },
   adopt: { options: { ttl: { type: "string" }, reply: { type: "boolean" }, json: { type: "boolean" } }, help: ADOPT_HELP },
   "check-config": { options: { json: { type: "boolean" } }, help: CHECK_CONFIG_HELP },
+  events: { options: { since: { type: "string" }, json: { type: "boolean" } }, help: EVENTS_HELP },
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -72,6 +74,7 @@ Operator tool for the issue-leases GitHub App's lease ledger.
 Operator commands (read the database directly):
   list [--repo owner/name] [--holder login] [--json]  live leases
   history owner/name#N [--json]                        every operation on an issue
+  events [--since 1h] [--json]                         lease events (acquired, renewed, released, …), oldest first
   force-release owner/name#N --reason "…"              end anyone's lease; the running app updates GitHub
   doctor [--json]                                      check the database and the outbox
   backup FILE [--force]                                copy the SQLite ledger, safely while the app runs
@@ -208,6 +211,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (name === "history" || name === "force-release") ref = issueArg(positionals, name);
   else noArgs(positionals, name);
   if (name === "list") repoOption(values);
+  if (name === "events") sinceOption(values);
   const raise = name === "token-floor" ? tokenFloorRaise(values) : null;
   if (name === "force-release") reason = forceReleaseReason(values);
 
@@ -220,6 +224,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
         return await runList(ledger, values, io);
       case "history":
         return await runHistory(ledger, ref!, values, io);
+      case "events":
+        return await runEvents(ledger, values, io);
       case "force-release":
         return await runForceRelease(ledger, await findRepo(ledger, ref!.repo), ref!.issue, reason, io);
       case "token-floor":

@@ -29,7 +29,8 @@ import { readyPage } from "./ready-page.js";
 import { rememberer } from "./remember.js";
 import { dashboardSettings, type DashboardSettings } from "./settings.js";
 import { CALLBACK_PATH, finishSignIn, signOut, startSignIn } from "./sign-in.js";
-import type { BearerViewer } from "./viewer.js";
+import { type BearerViewer, sessionViewerOf } from "./viewer.js";
+import type { Viewer } from "./queries.js";
 
 export interface DashboardOptions {
   ledger: BoardReads & BoardMemory & Pick<Inventory, "readyIssues">;
@@ -122,17 +123,26 @@ export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "
  * the app has an HTTP server; tests through `probot.receive` have none).
  * Throws a StartupError for a wrong DASHBOARD, GITHUB_CLIENT_* or PUBLIC_URL.
  */
-export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions): void {
+/** Who looks, as the listing decides it: for the event stream (GET /api/v1/events), which shows what the listing would. */
+export interface DashboardViewers {
+  bearer: BearerViewer;
+  session: (req: IncomingMessage) => Viewer | null;
+}
+
+export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions): DashboardViewers {
   const settings = o.settings ?? dashboardSettings(process.env);
   const limits = o.limits ?? rateLimitSettings(process.env);
   const remember = rememberer({ ledger: o.ledger, clock: o.clock, log: o.log });
   const track = o.track ?? ((work) => work());
   app.onAny((context) => track(() => remember(context.name, context.payload)));
+  const f = o.fetch ?? fetch;
+  const unknownLimit = new RateLimiter<string>(limits.unknownTokens, o.clock);
+  // One viewer (and its cache of what each token may see) for the listing and the stream.
+  const bearer = o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, fetch: f, unknownLimit });
   try {
-    const f = o.fetch ?? fetch;
-    const unknownLimit = new RateLimiter<string>(limits.unknownTokens, o.clock);
-    addHandler(dashboardHandler({ ...o, settings, limits, fetch: f, bearer: o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, fetch: f, unknownLimit }) }));
+    addHandler(dashboardHandler({ ...o, settings, limits, fetch: f, bearer }));
   } catch {
     // No HTTP server: nothing to serve.
   }
+  return { bearer, session: (req) => sessionViewerOf(req, settings, o.clock()) };
 }

@@ -16,7 +16,7 @@ import type { BoardLease } from "../ledger/board-types.js";
 import { sendJson } from "./http.js";
 import { filterQuery, loadBoard, PAGE_SIZE, parseFilters, type Viewer } from "./queries.js";
 import type { DashboardSettings } from "./settings.js";
-import { type BearerViewer, bearerToken, sessionViewer } from "./viewer.js";
+import { type BearerViewer, bearerToken, sessionViewerOf } from "./viewer.js";
 
 export const LEASES_JSON_PATH = "/api/v1/leases";
 
@@ -65,10 +65,7 @@ export async function leasesJson(req: IncomingMessage, res: ServerResponse, url:
     }
     if (!viewer) return error(res, 401, "unauthorized", "GitHub did not accept the token", challenge);
   } else {
-    const s = sessionViewer(req, deps.settings, now);
-    // A session whose list of private repositories is stale shows public ones until the board renews it.
-    if (s.kind === "fresh") viewer = s.viewer;
-    else if (s.kind === "stale") viewer = { id: s.session.id, login: s.session.login, visible: [], partial: true };
+    viewer = sessionViewerOf(req, deps.settings, now);
   }
 
   let result;

@@ -25,6 +25,18 @@ export function sessionViewer(req: IncomingMessage, settings: DashboardSettings,
   return { kind: "fresh", viewer: { id: session.id, login: session.login, visible: session.repos, partial: session.partial } };
 }
 
+/**
+ * The viewer a signed-in session makes of the request, as the listing and
+ * the event stream read it; null without one. A session whose list of
+ * private repositories is stale shows public ones until the board renews it.
+ */
+export function sessionViewerOf(req: IncomingMessage, settings: DashboardSettings, now: number): Viewer | null {
+  const s = sessionViewer(req, settings, now);
+  if (s.kind === "fresh") return s.viewer;
+  if (s.kind === "stale") return { id: s.session.id, login: s.session.login, visible: [], partial: true };
+  return null;
+}
+
 /** The token of `Authorization: Bearer <token>` (or `token <token>`): null without the header, "malformed" for anything else. */
 export function bearerToken(req: IncomingMessage): string | null | "malformed" {
   const header = req.headers.authorization;

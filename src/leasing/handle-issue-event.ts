@@ -42,6 +42,8 @@ export async function handleIssueClosed(
   if (!seen && (await deps.ledger.queue(key, deps.now)).length === 0) return false;
   const res = await deps.ledger.forceRelease(key, ev.actor, deps.now, {
     delivery: ev.delivery,
+    cause: "close",
+    installation: ev.installation,
     // The tenure this close is about: a late or redelivered close must not end a newer holder's lease.
     ...(seen ? { ifToken: seen.token } : {}),
     eventAt: ev.at,
@@ -81,6 +83,9 @@ export async function handleIssueGone(ev: IssueEvent, deps: { ledger: LeaseBook 
   if (!(await deps.ledger.current(key, deps.now)) && (await deps.ledger.queue(key, deps.now)).length === 0) return false;
   const res = await deps.ledger.forceRelease(key, ev.actor, deps.now, {
     delivery: ev.delivery,
+    // Gone from the repository: it ends as a close ends it.
+    cause: "close",
+    installation: ev.installation,
     closing: true,
     effects: (r) => (r.lease ? reflect(ev, null, { reconcile: false, gone: true }) : []),
   });
@@ -133,6 +138,8 @@ export async function handleLabelRemoved(
   if (isHolder || isWriter(await deps.permission(ev.actor.login))) {
     const res = await ledger.forceRelease(key, ev.actor, now, {
       delivery: ev.delivery,
+      cause: "label_removed",
+      installation: ev.installation,
       // The tenure whose label was removed, and when: one that changed hands since is not ended.
       ifToken: lease.token,
       eventAt: ev.at,

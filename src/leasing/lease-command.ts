@@ -10,6 +10,7 @@
 import { DURATION_FORMS, formatDuration } from "../commands/parse-duration.js";
 import { type ConfigResult, DEFAULT_CONFIG } from "../config/config.js";
 import type { Config } from "../config/schema.js";
+import type { EventCause } from "../ledger/event-types.js";
 import type { AcquireResult, Holder, IssueKey, Lease, LedgerResult, NewEffect, NoteResult, ReleaseResult, RenewResult, ReplyBudget } from "../ledger/types.js";
 import type { LeaseBook } from "../ledger/roles.js";
 import { type ClaimPolicyDeps, decideClaim, limitReason } from "./policies.js";
@@ -59,6 +60,8 @@ export interface LeaseTarget {
   shown?: { login: string; assigned: boolean };
   /** Whether to wait in line when the issue is held: the API says (`?wait=true`), whatever the repository's `queue` says; absent, `queue` decides. */
   wait?: boolean;
+  /** What the lease events of this command say brought them about (`api`); absent, the operation's own (`command` for a claim, renewal or release). */
+  cause?: EventCause;
 }
 
 /** Which rule refused a command: `reason` in the API's 403 and 422 answers. */
@@ -239,10 +242,12 @@ export class LeaseCommand {
     });
   }
 
-  /** A ledger call's options: the delivery, and effects held to the actor's reply budget. */
+  /** A ledger call's options: the delivery, the events' cause and installation, and effects held to the actor's reply budget. */
   budgeted<R>(effects: (res: R) => NewEffect[]) {
     return {
       ...(this.t.delivery !== undefined ? { delivery: this.t.delivery } : {}),
+      ...(this.t.cause !== undefined ? { cause: this.t.cause } : {}),
+      installation: this.t.installation,
       ...(this.t.recordAcquiredOnly ? { recordIf: (res: R) => (res as { outcome?: string }).outcome === "acquired" } : {}),
       repliesPerHour: this.limit,
       // Only what posts counts toward the budget, when only changes are shown.

@@ -7,8 +7,12 @@
  * and the effects' queueing are written here and nowhere else. The wait list
  * (queue-plans.ts) joins in the same transactions: a claim on a held issue
  * may wait in line, and a lease that ends is handed to the first in line.
+ * Each change of a lease writes its event (event-plans.ts) in the same
+ * transaction.
  */
 import { decide, sameHolder } from "./decide.js";
+import { endingEvents, type EventSpec, expiredEvents, writeEvents } from "./event-plans.js";
+import type { EventCause, LeaseEventType } from "./event-types.js";
 import { labelKeys, labelLimits, limitsApply } from "./limit-counting.js";
 import { ask, type IssueRow, type Plan, type Step } from "./plan.js";
 import { closeLine, handedWrites, handOff, joinLine, leaveLine } from "./queue-plans.js";
@@ -48,6 +52,8 @@ import { heldByWork, workOf } from "./work-rules.js";
 interface Decided<R> {
   result: R;
   write?: (lastHistory: number) => Step | Generator<Step, void, unknown>;
+  /** The lease events of what changed, in order. */
+  events?: EventSpec[];
 }
 
 interface Operation<R> {
@@ -56,6 +62,8 @@ interface Operation<R> {
   actor: Holder | null;
   now: number;
   opts: OpOptions<R> | undefined;
+  /** Why, for its events, when the caller does not say (`opts.cause`). */
+  cause: EventCause;
   /** The history row's outcome, when not the result's. */
   historyOutcome?: string;
   /** Read the token floor with the row (acquire). */
@@ -81,7 +89,7 @@ function* operation<R extends LedgerResult>(o: Operation<R>, decideOn: (row: Iss
   const locks = o.locks?.length ? o.locks : limit > 0 ? [holderLock(key, actor!)] : [];
   if (locks.length > 0) yield* ask({ op: "serialize", locks });
   const row = yield* ask({ op: "row", key, now, floor: o.floor === true });
-  const { result, write } = yield* decideOn(row);
+  const { result, write, events } = yield* decideOn(row);
   const lease = "lease" in result ? result.lease : null;
   let budget: ReplyBudget | null = null;
   if (limit > 0 && (opts?.countsReply?.(result) ?? true)) {
@@ -110,6 +118,7 @@ function* operation<R extends LedgerResult>(o: Operation<R>, decideOn: (row: Iss
     // Its first tenure made the issue's row, which names the latest history row from now on.
     if (!row.exists && row.head !== null) yield* ask({ op: "dropHead", key });
   } else yield* ask({ op: "setHead", key, id, rowExists: row.exists });
+  if (events) yield* writeEvents(events, { actor, now, cause: opts?.cause ?? o.cause, installation: opts?.installation ?? null });
   if (delivery !== undefined) {
     if (opts?.recordIf?.(result) ?? true) yield* ask({ op: "putDelivery", id: delivery, result: JSON.stringify(result), now });
     else yield* ask({ op: "freeDelivery", id: delivery });
@@ -179,26 +188,29 @@ function putLease(key: IssueKey, lease: Lease, now: number, remindBefore: number
 /**
  * Ends the row's tenure (released or expired; nothing when it held nothing):
  * the first live place in line is handed the lease, else the row is freed,
- * keeping its token. `closing`: the line ends with the issue, nobody is handed it.
+ * keeping its token. `closing`: the line ends with the issue, nobody is handed
+ * it. `ending`: the event of the tenure that ends.
  */
-function* endTenure<R extends { outcome: string }>(
+function* endTenure<R extends { outcome: string; lease: Lease | null }>(
   key: IssueKey,
   row: IssueRow & { floor: number },
   result: R,
   now: number,
   delivery: string | undefined,
+  ending: LeaseEventType,
   closing = false,
 ): Generator<Step, Decided<R>, unknown> {
   if ((result.outcome !== "released" && result.outcome !== "expired") || row.rule?.holder == null) return { result };
   const handed = closing ? null : yield* handOff(key, row, now);
-  if (!handed) return { result, write: (lastHistory) => ({ op: "freeLease", key, now, lastHistory }) };
-  return { result: { ...result, handoff: handed.lease } as R, write: (ended) => handedWrites(key, handed, ended, now, delivery ?? null) };
+  const events = endingEvents(key, row, ending, result.lease, handed?.lease, now);
+  if (!handed) return { result, events, write: (lastHistory) => ({ op: "freeLease", key, now, lastHistory }) };
+  return { result: { ...result, handoff: handed.lease } as R, events, write: (ended) => handedWrites(key, handed, ended, now, delivery ?? null) };
 }
 
 export const leasePlans = {
   *acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Plan<Applied<AcquireResult>> {
     const locks = claimLocks(key, holder, opts?.maxPerHolder ?? 0, opts?.policies);
-    return yield* operation({ key, op: "acquire", actor: opts?.actor ?? holder, now, opts, floor: true, locks }, function* (row) {
+    return yield* operation({ key, op: "acquire", actor: opts?.actor ?? holder, now, opts, cause: "command", floor: true, locks }, function* (row) {
       // A lease past its time that the sweep has not ended yet is owed to the first in line (unless that is the caller):
       // handed to them now, as the sweep would have, and the caller waits behind them or is told they hold it.
       const expired = row.rule?.holder != null && decide.live(key, row.rule, now) === null;
@@ -207,7 +219,11 @@ export const leasePlans = {
         const over = { handedOver: decide.expire(key, row.rule, row.rule!.token, now).lease! };
         const place = opts?.queue ? yield* joinLine(key, holder, ttl, opts.queue, now) : null;
         const held: AcquireResult = place ? { outcome: "queued", lease: handed.lease, ...place, ...over } : { outcome: "held", lease: handed.lease, ...over };
-        return { result: held, write: (id) => handedWrites(key, handed, id, now, opts?.delivery ?? null) };
+        const events: EventSpec[] = [
+          { type: "lease.expired", lease: over.handedOver, cause: "expiry" },
+          { type: "lease.handed_off", lease: handed.lease, cause: "handoff" },
+        ];
+        return { result: held, events, write: (id) => handedWrites(key, handed, id, now, opts?.delivery ?? null) };
       }
       let result: AcquireResult = decide.acquire(key, row.rule, holder, ttl, now, undefined, row.floor);
       if (result.outcome === "held" && opts?.queue) {
@@ -228,55 +244,60 @@ export const leasePlans = {
       const acquired = { ...result, lease: heldByWork(result.lease, { pulls, exempt }) };
       const labels = acquired.newTenure ? labelKeys(opts?.policies) : [];
       if (labels.length > 0) yield* ask({ op: "rememberLabels", key, token: acquired.lease.token, labels });
-      return { result: acquired, write: putLease(key, acquired.lease, now, opts?.remindBefore, acquired.newTenure, ttl) };
+      // A new tenure over one that ran out unswept ends that one first, as the sweep would have.
+      const events: EventSpec[] = acquired.newTenure
+        ? [...expiredEvents(key, row, now), { type: "lease.acquired", lease: acquired.lease }]
+        : [{ type: "lease.renewed", lease: acquired.lease }];
+      return { result: acquired, events, write: putLease(key, acquired.lease, now, opts?.remindBefore, acquired.newTenure, ttl) };
     });
   },
 
   *renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Plan<Applied<RenewResult>> {
-    return yield* operation({ key, op: "renew", actor: holder, now, opts }, function* (row) {
+    return yield* operation({ key, op: "renew", actor: holder, now, opts, cause: "command" }, function* (row) {
       const result = decide.renew(key, row.rule, holder, ttl, now);
       if (result.outcome !== "renewed") return { result };
       // Still held by its work, if it was: the new term is what it gets when the work lets go.
       const lease = heldByWork(result.lease, workOf(result.lease.heldBy));
-      return { result: { ...result, lease }, write: putLease(key, lease, now, opts?.remindBefore, false, ttl) };
+      const events: EventSpec[] = [{ type: "lease.renewed", lease }];
+      return { result: { ...result, lease }, events, write: putLease(key, lease, now, opts?.remindBefore, false, ttl) };
     });
   },
 
   *release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Plan<Applied<ReleaseResult>> {
-    return yield* operation({ key, op: "release", actor: holder, now, opts, floor: true }, function* (row) {
+    return yield* operation({ key, op: "release", actor: holder, now, opts, cause: "command", floor: true }, function* (row) {
       const live = decide.live(key, row.rule, now);
       // Someone who holds nothing but waits in line leaves it (a line is only kept while the row has a holder).
       if (row.rule?.holder != null && !(live && sameHolder(live.holder, holder)) && (yield* leaveLine(key, holder, now))) {
         return { result: { outcome: "left_queue", lease: live } };
       }
-      return yield* endTenure(key, row, decide.release(key, row.rule, holder, now), now, opts?.delivery);
+      return yield* endTenure(key, row, decide.release(key, row.rule, holder, now), now, opts?.delivery, "lease.released");
     });
   },
 
   *forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Plan<Applied<ForceReleaseResult>> {
-    return yield* operation({ key, op: "force_release", actor, now, opts, floor: true }, function* (row) {
+    return yield* operation({ key, op: "force_release", actor, now, opts, cause: "maintainer", floor: true }, function* (row) {
       const result: ForceReleaseResult = decide.forceRelease(key, row.rule, now, opts);
       if (opts?.closing && result.outcome === "released") yield* closeLine(key, now);
-      return yield* endTenure(key, row, result, now, opts?.delivery, opts?.closing);
+      return yield* endTenure(key, row, result, now, opts?.delivery, "lease.ended", opts?.closing);
     });
   },
 
   /** The row is locked even though nothing changes: effects of one issue enter the outbox in the order of the decisions they follow. */
   *note(key: IssueKey, actor: Holder | null, now: number, opts?: NoteOptions): Plan<Applied<NoteResult>> {
     const detail = opts?.detail ? { detail: opts.detail } : {};
-    return yield* operation({ key, op: "note", actor, now, opts, historyOutcome: opts?.outcome }, function* (row) {
+    return yield* operation({ key, op: "note", actor, now, opts, cause: "command", historyOutcome: opts?.outcome }, function* (row) {
       return { result: { ...decide.note(key, row.rule, now), ...detail } };
     });
   },
 
   *markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Plan<Applied<ExpireResult>> {
-    return yield* operation({ key, op: "expire", actor: null, now, opts, floor: true }, function* (row) {
-      return yield* endTenure(key, row, decide.expire(key, row.rule, token, now), now, opts?.delivery);
+    return yield* operation({ key, op: "expire", actor: null, now, opts, cause: "expiry", floor: true }, function* (row) {
+      return yield* endTenure(key, row, decide.expire(key, row.rule, token, now), now, opts?.delivery, "lease.expired");
     });
   },
 
   *markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Plan<Applied<RemindResult>> {
-    return yield* operation({ key, op: "remind", actor: null, now, opts }, function* (row) {
+    return yield* operation({ key, op: "remind", actor: null, now, opts, cause: "expiry" }, function* (row) {
       const result = decide.remind(key, row.rule, term, now);
       if (result.outcome !== "reminded") return { result };
       return { result, write: (lastHistory) => ({ op: "markReminded", key, now, lastHistory }) };

@@ -12,6 +12,7 @@
  * generator *functions*, called once per attempt.
  */
 import type { Row } from "./decide.js";
+import type { EventCause, LeaseEventType } from "./event-types.js";
 import type { PlaceEnd, PlaceWrite, QueuePlace } from "./queue-types.js";
 import type { HistoryOp, Holder, IssueKey, Lease, NewEffect } from "./types.js";
 
@@ -47,6 +48,21 @@ export interface HistoryWrite {
   delivery: string | null;
   replied: number | null;
   prev: number | null;
+}
+
+/**
+ * A lease event as a plan writes it (event-plans.ts says which change makes
+ * which): the lease it is about (for an ending, the lease that ended), who
+ * made the change (null for an expiry), why, and when.
+ */
+export interface EventWrite {
+  type: LeaseEventType;
+  lease: Lease;
+  actor: Holder | null;
+  cause: EventCause;
+  at: number;
+  /** The installation serving the repository when the caller knows it; null: the store reads the one it remembers (0 when none). */
+  installation: number | null;
 }
 
 /** Which claim limit a count is for (limit-counting.ts says what counts). */
@@ -112,6 +128,12 @@ export interface StepAnswers {
   endPlaces: { step: { op: "endPlaces"; ids: number[]; why: PlaceEnd; now: number }; answer: void };
   /** Queues an effect in the outbox; one issue's effects apply in the order they are queued. */
   enqueue: { step: { op: "enqueue"; repoId: number; issue: number; effect: NewEffect; now: number }; answer: void };
+  /**
+   * A lease event (event-plans.ts), committed with the change: the store gives
+   * it its position (the order of commits) and its installation's next
+   * sequence number; a ledger opened with `events: false` writes nothing.
+   */
+  event: { step: { op: "event"; event: EventWrite }; answer: void };
 }
 
 export type StepName = keyof StepAnswers;
@@ -135,6 +157,7 @@ export const WRITES: ReadonlySet<StepName> = new Set<StepName>([
   "putPlace",
   "endPlaces",
   "enqueue",
+  "event",
 ]);
 
 export type Plan<T> = Generator<Step, T, unknown>;

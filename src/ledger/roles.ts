@@ -348,4 +348,4 @@ export interface LedgerAdmin {
 /** Every role: what a backend implements, and what only wiring (app.ts, the CLI's opening of a database) holds. */
 export interface Ledger
   extends LeaseBook, LeaseReads, Sweeps, OutboxStore, LedgerHealth, Reflections, RepoMemory, NamedLocks, FollowLinks, BoardMemory, BoardReads, Inventory,
-    LedgerAdmin {}
+    EventLog, LedgerAdmin {}

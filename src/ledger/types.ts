@@ -198,6 +198,12 @@ export interface OpOptions<R> {
    */
   cause?: EventCause;
   /**
+   * The installation serving the repository, for the lease event, when the
+   * caller knows it (a webhook, the API); absent: the one the ledger
+   * remembers for the repository (`rememberRepo`), 0 when none.
+   */
+  installation?: number;
+  /**
    * The webhook delivery id. An operation carrying a delivery id already
    * recorded changes nothing, writes no effects, and returns the first
    * result with `duplicate: true`.

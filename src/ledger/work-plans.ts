@@ -7,12 +7,17 @@
  * circle.
  */
 import { decide } from "./decide.js";
+import { writeEvents } from "./event-plans.js";
 import { ask, type IssueRow, type Plan, type Step } from "./plan.js";
 import type { Applied, Holder, IssueKey, Lease } from "./types.js";
 import type { ActivityPolicy, ActivityResult, ExemptOptions, ExemptResult, Followed, LinkPullOptions, LinkPullResult } from "./work-types.js";
 import { followExempt, followPulls, remindAtFor, renewedByActivity } from "./work-rules.js";
 
-/** Writes a lease the work changed, and its `follow` history row (which the row then names as its latest). */
+/**
+ * Writes a lease the work changed, and its `follow` history row (which the row
+ * then names as its latest); and its event when its expiry changed (not when
+ * only the pull requests holding it did, `linked`).
+ */
 function* follow(
   key: IssueKey,
   row: IssueRow,
@@ -28,6 +33,7 @@ function* follow(
   const lastHistory = yield* ask({ op: "history", row: history });
   const remindAt = remindAtFor(lease.expiresAt, termMs, remindBefore);
   yield* ask({ op: "followLease", write: { key, lease, remindAt, termMs, lastHistory }, now });
+  if (followed.change !== "linked") yield* writeEvents([{ type: "lease.renewed", lease }], { actor, now, cause: "work", installation: null });
 }
 
 /** The first result of a delivery already applied, as a duplicate; null when this transaction claimed it. */

@@ -25,12 +25,16 @@ function outcomeOf(result: unknown): string {
   return "ok";
 }
 
+/** Methods passed through as they are: `close`, and `watchEvents`, which answers its unsubscribe at once (not a promise). */
+const UNMETERED = new Set(["close", "watchEvents"]);
+
 export function meteredLedger(inner: Ledger, metrics: AppMetrics): Ledger {
   const names = new Map<string, string>();
   return new Proxy(inner, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof value !== "function" || typeof prop !== "string" || prop === "close") return value;
+      if (typeof value !== "function" || typeof prop !== "string") return value;
+      if (UNMETERED.has(prop)) return (value as (...a: unknown[]) => unknown).bind(target);
       let op = names.get(prop);
       if (op === undefined) names.set(prop, (op = snake(prop)));
       const name = op;

@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { rateLimitSettings } from "../api/rate-limit.js";
+import { eventsKeepMs } from "../events/retention.js";
 import { databaseKind, DEFAULT_DATABASE_URL } from "../ledger/open-ledger.js";
 import { assertWebhookSecret } from "../webhooks/webhook-secret.js";
 import { StartupError } from "./startup-error.js";
@@ -24,6 +25,7 @@ export function checkEnvironment(env: NodeJS.ProcessEnv, cwd = process.cwd()): v
   try {
     assertWebhookSecret(env);
     rateLimitSettings(env);
+    eventsKeepMs(env);
   } catch (error) {
     throw new StartupError((error as Error).message);
   }

@@ -26,3 +26,27 @@ export function history(dbFile: string): HistoryRow[] {
     db.close();
   }
 }
+
+export interface EventRowView {
+  pos: number;
+  installation: number;
+  seq: number;
+  issue: number;
+  type: string;
+  holder: string;
+  token: number;
+  actor: string | null;
+  cause: string;
+}
+
+/** The lease events, in order (read-only, as `history`). */
+export function events(dbFile: string): EventRowView[] {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    return db
+      .prepare("SELECT pos, installation, seq, issue, type, holder_login AS holder, token, actor_login AS actor, cause FROM events ORDER BY pos")
+      .all() as EventRowView[];
+  } finally {
+    db.close();
+  }
+}

@@ -22,6 +22,11 @@ export interface PostgresLedgerOptions {
   clock?: "caller" | "database";
   /** Where connection failures are reported (they are retried, not thrown at the process); default console.error. */
   log?: (message: string, error: unknown) => void;
+  /**
+   * false: operations write no lease events (`events` stays empty), for the
+   * benchmark that measures what events cost. Default true.
+   */
+  events?: boolean;
 }
 
 /** The database's clock in epoch milliseconds: one clock for all replicas. */

@@ -333,4 +333,43 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
   );
   CREATE INDEX queue_line ON ${s}.queue (repo_id, issue, author_first DESC, queued_at, id) WHERE ended_at IS NULL;
   `,
+  // 19 (issue 23): lease events, as SQLite's 19. Transactions that write
+  // events take event_counter's row last (postgres/events.ts), so that they
+  // commit in the order of their positions: a reader that has seen pos N
+  // never finds an event below N later.
+  (s) => `
+  CREATE TABLE ${s}.events (
+    pos             bigint  PRIMARY KEY,
+    installation    bigint  NOT NULL,
+    seq             bigint  NOT NULL,
+    repo_id         bigint  NOT NULL,
+    repo            text    NOT NULL,
+    issue           bigint  NOT NULL,
+    type            text    NOT NULL,
+    at              bigint  NOT NULL,
+    holder_id       bigint  NOT NULL,
+    holder_login    text    NOT NULL,
+    holder_instance text,
+    token           bigint  NOT NULL,
+    expires_at      bigint,
+    actor_id        bigint,
+    actor_login     text,
+    cause           text    NOT NULL
+  );
+  CREATE INDEX events_by_repo ON ${s}.events (repo_id, pos);
+  CREATE INDEX events_by_at ON ${s}.events (at);
+  CREATE TABLE ${s}.event_counter (
+    id  integer PRIMARY KEY CHECK (id = 1),
+    pos bigint  NOT NULL
+  );
+  INSERT INTO ${s}.event_counter (id, pos) VALUES (1, 0);
+  CREATE TABLE ${s}.event_seqs (
+    installation bigint PRIMARY KEY,
+    seq          bigint NOT NULL
+  );
+  CREATE TABLE ${s}.event_cursors (
+    name text   PRIMARY KEY,
+    pos  bigint NOT NULL
+  );
+  `,
 ];

@@ -1,13 +1,16 @@
 import pg from "pg";
 import { DatabaseConfigError } from "../database-config-error.js";
 import { LedgerBase } from "../ledger-base.js";
+import type { StoredEvent } from "../event-types.js";
 import type { Plan } from "../plan.js";
 import type { QueueEntry } from "../queue-types.js";
 import type { Ledger } from "../roles.js";
 import { SchemaBehindError } from "../schema-behind-error.js";
-import type { HeldLock, HistoryEntry, Holder, IssueKey, Lease, RenameOptions, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../types.js";
+import type { HeldLock, HistoryEntry, Holder, IssueKey, Lease, NewEffect, RenameOptions, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../types.js";
 import { PostgresBoardMemory } from "./board-memory.js";
 import { PostgresBoardReads } from "./board-reads.js";
+import { PostgresEventWatch } from "./event-watch.js";
+import { eventChannel, PostgresEvents } from "./events.js";
 import { PostgresInventory } from "./inventory.js";
 import { isConnectionError, nowParam, PostgresConnection, type PostgresLedgerOptions } from "./connection.js";
 import { migratePostgres, postgresSchemaVersion } from "./migrate.js";
@@ -83,6 +86,9 @@ export class PostgresLedger extends LedgerBase implements Ledger {
   private readonly locks: PostgresSessionLocks;
   /** The reads of leases, history and deliveries outside the operations (postgres/reads.ts). */
   private readonly reads: PostgresReads;
+  /** The lease events: their statement, reads and cursors (events.ts), and every replica's heard (event-watch.ts). */
+  private readonly events: PostgresEvents;
+  private readonly eventWatch: PostgresEventWatch;
 
   constructor(opts: PostgresLedgerOptions) {
     super();
@@ -96,13 +102,13 @@ export class PostgresLedger extends LedgerBase implements Ledger {
     this.boardMemory = new PostgresBoardMemory(s, this.db);
     this.boardReads = new PostgresBoardReads(s, this.db);
     this.inventory = new PostgresInventory(s, this.db);
-    this.locks = new PostgresSessionLocks({
-      connectionString: opts.connectionString,
-      schema: this.schema,
-      log: opts.log ?? ((message, error) => console.error(`[issue-leases] ${message}`, error)),
-    });
+    const log = opts.log ?? ((message: string, error: unknown) => console.error(`[issue-leases] ${message}`, error));
+    this.locks = new PostgresSessionLocks({ connectionString: opts.connectionString, schema: this.schema, log });
     this.reads = new PostgresReads(s, this.db);
-    this.plans = new PostgresPlans(s, this.schema, this.outbox);
+    const channel = eventChannel(this.schema);
+    this.events = new PostgresEvents(s, channel, this.db, this.outbox);
+    this.eventWatch = new PostgresEventWatch({ connectionString: opts.connectionString, channel, log });
+    this.plans = new PostgresPlans(s, this.schema, this.outbox, opts.events === false ? null : this.events);
     this.sql = {
       // What every comment by anyone costs when it is no command: the actor's
       // leases in the repository that time holds (leases_held), on the issue
@@ -214,8 +220,38 @@ export class PostgresLedger extends LedgerBase implements Ledger {
   }
 
   async close(): Promise<void> {
+    await this.eventWatch.close();
     await this.locks.close();
     return this.db.close();
+  }
+
+  // The lease events (events.ts, event-watch.ts).
+  async eventsAfter(after: number, opts?: { limit?: number; repoIds?: readonly number[] }): Promise<StoredEvent[]> {
+    return this.events.eventsAfter(after, opts);
+  }
+
+  async eventsSince(since: number, limit?: number): Promise<StoredEvent[]> {
+    return this.events.eventsSince(since, limit);
+  }
+
+  async lastEventPos(): Promise<number> {
+    return this.events.lastEventPos();
+  }
+
+  watchEvents(listener: () => void): () => void {
+    return this.eventWatch.watch(listener);
+  }
+
+  async pruneEvents(before: number): Promise<number> {
+    return this.events.pruneEvents(before);
+  }
+
+  async eventCursor(name: string): Promise<number> {
+    return this.events.eventCursor(name);
+  }
+
+  async advanceEventCursor(name: string, from: number, to: number, effects: Array<{ repoId: number; issue: number; effect: NewEffect }>, now: number): Promise<boolean> {
+    return this.events.advanceEventCursor(name, from, to, effects, now);
   }
 
   async raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult> {

@@ -5,14 +5,17 @@
  * wait and go with the next read's turn, or at the end, as one statement of
  * data-modifying CTEs. The CTEs of one statement run in no set order, so a
  * second effect of the same batch gets a statement of its own, after: an
- * issue's effects apply in the order of their ids.
+ * issue's effects apply in the order of their ids. Lease events wait for the
+ * end, after every other write: their statement is the transaction's last
+ * (events.ts says why).
  */
 import type pg from "pg";
 import { leaseOfRow, type LiveLeaseRow, ruleRow, type StateRowFields } from "../lease-rows.js";
-import { type IssueRow, type LeaseWrite, type Plan, type Step, WRITES } from "../plan.js";
+import { type EventWrite, type IssueRow, type LeaseWrite, type Plan, type Step, WRITES } from "../plan.js";
 import type { IssueKey } from "../types.js";
 import { pullsColumn, workOf } from "../work-rules.js";
 import { combineWrites, type Outcome, statement, type Statement } from "./connection.js";
+import type { PostgresEvents } from "./events.js";
 import type { PostgresOutbox } from "./outbox.js";
 import { limitSql, planStatements } from "./plan-statements.js";
 import { placeOfRow, type PlaceRow } from "../queue-types.js";
@@ -46,11 +49,15 @@ export class PostgresPlans {
   private readonly sql;
   private readonly limits;
 
-  /** `s`: the quoted schema; `schema`: its name, which the advisory locks' names carry. */
+  /**
+   * `s`: the quoted schema; `schema`: its name, which the advisory locks'
+   * names carry; `events` null (`events: false`): the `event` step writes nothing.
+   */
   constructor(
     s: string,
     private readonly schema: string,
     private readonly outbox: PostgresOutbox,
+    private readonly events: PostgresEvents | null,
   ) {
     this.limits = { counted: limitSql(s, true), notInReview: limitSql(s, false) };
     this.sql = planStatements(s);
@@ -63,6 +70,7 @@ export class PostgresPlans {
   async run<T>(c: Client, plan: Plan<T>): Promise<Outcome<T>> {
     const waiting: Statement[] = [];
     const reserved = new Reserved();
+    const events: EventWrite[] = [];
     let effectWaiting = false;
     let rollback = false;
     const flush = async (): Promise<void> => {
@@ -75,7 +83,9 @@ export class PostgresPlans {
     while (!next.done) {
       const step = next.value;
       let answer: unknown;
-      if (WRITES.has(step.op)) {
+      if (step.op === "event") {
+        if (this.events) events.push(step.event);
+      } else if (WRITES.has(step.op)) {
         if (step.op === "enqueue" && effectWaiting) await flush();
         // A history row's id is the one its issue's lock reserved (or one drawn now, under that lock): the writes after it name it.
         let id = step.op === "history" ? reserved.take(step.row.key) : undefined;
@@ -91,7 +101,9 @@ export class PostgresPlans {
       next = plan.next(answer);
     }
     await flush();
-    return rollback ? { value: next.value, rollback } : { value: next.value };
+    if (rollback) return { value: next.value, rollback };
+    if (events.length > 0) for (const st of this.events!.writes(events)) await c.query(st.text, st.values);
+    return { value: next.value };
   }
 
   private async read(c: Client, s: Step, reserved: Reserved): Promise<unknown> {

@@ -375,4 +375,47 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX queue_line ON queue (repo_id, issue, author_first DESC, queued_at, id) WHERE ended_at IS NULL;
   `,
+  // 19 (issue 23): lease events, one per change of a lease, written in its
+  // transaction (event-plans.ts). pos is the one order of every event;
+  // seq goes up per installation, from its counter (event_seqs); the next
+  // pos is the last row's + 1, or after the highest pruned (event_counter,
+  // written only by pruning): pruning old events (events_by_at) never lets
+  // a position or a sequence number be given again. Readers
+  // follow pos, per repository through events_by_repo; a named reader keeps
+  // its position in event_cursors (the outgoing webhooks' dispatcher).
+  `
+  CREATE TABLE events (
+    pos             INTEGER PRIMARY KEY,
+    installation    INTEGER NOT NULL,
+    seq             INTEGER NOT NULL,
+    repo_id         INTEGER NOT NULL,
+    repo            TEXT    NOT NULL,
+    issue           INTEGER NOT NULL,
+    type            TEXT    NOT NULL,
+    at              INTEGER NOT NULL,
+    holder_id       INTEGER NOT NULL,
+    holder_login    TEXT    NOT NULL,
+    holder_instance TEXT,
+    token           INTEGER NOT NULL,
+    expires_at      INTEGER,
+    actor_id        INTEGER,
+    actor_login     TEXT,
+    cause           TEXT    NOT NULL
+  );
+  CREATE INDEX events_by_repo ON events (repo_id, pos);
+  CREATE INDEX events_by_at ON events (at);
+  CREATE TABLE event_counter (
+    id  INTEGER PRIMARY KEY CHECK (id = 1),
+    pos INTEGER NOT NULL
+  );
+  INSERT INTO event_counter (id, pos) VALUES (1, 0);
+  CREATE TABLE event_seqs (
+    installation INTEGER PRIMARY KEY,
+    seq          INTEGER NOT NULL
+  );
+  CREATE TABLE event_cursors (
+    name TEXT    PRIMARY KEY,
+    pos  INTEGER NOT NULL
+  );
+  `,
 ];

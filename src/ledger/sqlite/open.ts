@@ -18,6 +18,11 @@ export interface SqliteLedgerOptions {
    * process serves it, and take over the locks of one that died.
    */
   serve?: boolean;
+  /**
+   * false: operations write no lease events (`events` stays empty), for the
+   * benchmark that measures what events cost. Default true.
+   */
+  events?: boolean;
 }
 
 /** Opens (creating if needed) a SQLite database with the ledger's durability settings and migrates it. */

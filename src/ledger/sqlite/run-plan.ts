@@ -7,6 +7,7 @@ import type Database from "better-sqlite3";
 import { ruleRow } from "../lease-rows.js";
 import type { IssueRow, LeaseWrite, Plan, Step } from "../plan.js";
 import { leaseStatements, type LeaseStatements } from "./lease-statements.js";
+import type { SqliteEvents } from "./events.js";
 import type { SqliteOutbox } from "./outbox.js";
 import { SqlitePolicies } from "./policies.js";
 import { placeOfRow } from "../queue-types.js";
@@ -23,6 +24,7 @@ export class SqlitePlans {
   constructor(
     db: Database.Database,
     private readonly outbox: SqliteOutbox,
+    private readonly events: SqliteEvents,
   ) {
     this.st = leaseStatements(db);
     this.work = workStatements(db);
@@ -180,6 +182,9 @@ export class SqlitePlans {
         return undefined;
       case "enqueue":
         this.outbox.enqueue(s.repoId, s.issue, [s.effect], s.now);
+        return undefined;
+      case "event":
+        this.events.write(s.event);
         return undefined;
     }
   }

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { decide } from "../decide.js";
 import { LedgerBase } from "../ledger-base.js";
 import { ruleRow } from "../lease-rows.js";
+import type { StoredEvent } from "../event-types.js";
 import type { Plan } from "../plan.js";
 import { liveEntries, placeOfRow, type QueueEntry } from "../queue-types.js";
 import type { Ledger } from "../roles.js";
@@ -12,6 +13,7 @@ import type {
   Holder,
   IssueKey,
   Lease,
+  NewEffect,
   RenameOptions,
   SchemaVersion,
   TokenFloorRaise,
@@ -21,6 +23,7 @@ import { holderOf } from "../types.js";
 import { SqliteBoardMemory } from "./board-memory.js";
 import { SqliteInventory } from "./inventory.js";
 import { SqliteBoardReads } from "./board-reads.js";
+import { SqliteEvents } from "./events.js";
 import { GroupCommit } from "./group-commit.js";
 import { holdRowLock } from "./keep-lock.js";
 import { type LeaseStatements, toLease } from "./lease-statements.js";
@@ -46,6 +49,8 @@ export class SqliteLedger extends LedgerBase implements Ledger {
   private readonly groups: GroupCommit;
   /** Runs the operations written once (lease-plans.ts, work-plans.ts) on this file (run-plan.ts). */
   private readonly plans: SqlitePlans;
+  /** The lease events the operations write, and their reads (events.ts). */
+  private readonly events: SqliteEvents;
 
   /** The outbox's statements and operations (sqlite/outbox.ts). */
   protected readonly outbox: SqliteOutbox;
@@ -75,7 +80,8 @@ export class SqliteLedger extends LedgerBase implements Ledger {
     this.groups = new GroupCommit(db);
     const unsynced = new UnsyncedCommit(db);
     this.outbox = new SqliteOutbox(db, this.immediate, unsynced);
-    this.plans = new SqlitePlans(db, this.outbox);
+    this.events = new SqliteEvents(db, this.immediate, this.outbox, opts.events ?? true);
+    this.plans = new SqlitePlans(db, this.outbox, this.events);
     this.st = this.plans.st;
     this.repos = new SqliteRepos(db, unsynced);
     this.unsynced = unsynced;
@@ -94,7 +100,11 @@ export class SqliteLedger extends LedgerBase implements Ledger {
    * together, and the promise settles once they have.
    */
   protected runPlan<T>(now: number, make: (now: number) => Plan<T>): Promise<T> {
-    return this.groups.run(() => this.plans.run(make(now)));
+    return this.groups.run(() => this.plans.run(make(now))).then((value) => {
+      // Committed: listeners may read the events now.
+      this.events.committed();
+      return value;
+    });
   }
 
   protected async mayRenew(key: IssueKey, actor: Holder, now: number): Promise<boolean> {
@@ -207,6 +217,35 @@ export class SqliteLedger extends LedgerBase implements Ledger {
     if (this.db.open) this.groups.flush();
     if (this.db.open) this.db.close();
     if (this.serving?.open) this.serving.close();
+  }
+
+  // The lease events (events.ts).
+  async eventsAfter(after: number, opts?: { limit?: number; repoIds?: readonly number[] }): Promise<StoredEvent[]> {
+    return this.events.eventsAfter(after, opts);
+  }
+
+  async eventsSince(since: number, limit?: number): Promise<StoredEvent[]> {
+    return this.events.eventsSince(since, limit);
+  }
+
+  async lastEventPos(): Promise<number> {
+    return this.events.lastEventPos();
+  }
+
+  watchEvents(listener: () => void): () => void {
+    return this.events.watchEvents(listener);
+  }
+
+  async pruneEvents(before: number): Promise<number> {
+    return this.events.pruneEvents(before);
+  }
+
+  async eventCursor(name: string): Promise<number> {
+    return this.events.eventCursor(name);
+  }
+
+  async advanceEventCursor(name: string, from: number, to: number, effects: Array<{ repoId: number; issue: number; effect: NewEffect }>, now: number): Promise<boolean> {
+    return this.events.advanceEventCursor(name, from, to, effects, now);
   }
 
   async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {

@@ -12,6 +12,10 @@
  * holder_counts_login); an ending also writes history_ended. A renewal
  * moves only the expiry-ordered entry.
  *
+ * Lease events (migration 19) add, to each change of a lease, the event's
+ * row, its two index entries and its installation's sequence (EVENT); a
+ * refusal, a note or a reminder writes none of them.
+ *
  * Read from the WAL itself: each frame names the page it carries, and dbstat
  * names the table or index that page belongs to. The database is small, so
  * each b-tree is one page and no page splits.
@@ -32,6 +36,9 @@ const WAL_HEADER = 32;
 /** What a tenure beginning or ending writes, sorted. */
 const TENURE_CHANGE = ["history", "holder_counts", "holder_counts_top", "leases", "leases_board", "leases_board_holder", "leases_by_due", "leases_held"];
 const FRAME_HEADER = 24;
+/** What a lease event writes. */
+const EVENT = ["event_seqs", "events", "events_by_at", "events_by_repo"];
+const withEvent = (pages: string[]) => [...pages, ...EVENT].sort();
 
 describe("sqlite: pages written per operation", () => {
   let dir: string;
@@ -80,18 +87,18 @@ describe("sqlite: pages written per operation", () => {
   it("a new tenure: the lease row, its index entries, the holder's count, the history row", async () => {
     // alice's first lease ever: her count's row is new.
     expect(await written(() => ledger.acquire(key(1), alice, HOUR, T0, { maxPerHolder: 5, remindBefore: HOUR / 4 }))).toEqual(
-      ["holder_counts_login", ...TENURE_CHANGE].sort(),
+      withEvent(["holder_counts_login", ...TENURE_CHANGE]),
     );
-    expect(await written(() => ledger.acquire(key(2), alice, HOUR, T0, { maxPerHolder: 5, remindBefore: HOUR / 4 }))).toEqual(TENURE_CHANGE);
+    expect(await written(() => ledger.acquire(key(2), alice, HOUR, T0, { maxPerHolder: 5, remindBefore: HOUR / 4 }))).toEqual(withEvent(TENURE_CHANGE));
   });
 
   it("the same tenure carrying on (renew, idempotent acquire) leaves the holder index alone", async () => {
     await ledger.acquire(key(1), alice, HOUR, T0, { remindBefore: HOUR / 4 });
     const same = ["history", "leases", "leases_board", "leases_by_due"];
-    expect(await written(() => ledger.renew(key(1), alice, 2 * HOUR, T0 + 1, { remindBefore: HOUR / 4 }))).toEqual(same);
+    expect(await written(() => ledger.renew(key(1), alice, 2 * HOUR, T0 + 1, { remindBefore: HOUR / 4 }))).toEqual(withEvent(same));
     // A new login for the holder (a renamed account) is written to their count too.
     expect(await written(() => ledger.acquire(key(1), { ...alice, login: "alice2" }, HOUR, T0 + 2, { maxPerHolder: 5 }))).toEqual(
-      ["holder_counts", "holder_counts_login", ...same].sort(),
+      withEvent(["holder_counts", "holder_counts_login", ...same]),
     );
     // A reminder changes no expiry: the board's index is left alone.
     expect(await written(() => ledger.markReminded(key(1), { token: 1, expiresAt: T0 + 2 + HOUR }, T0 + HOUR))).toEqual(["history", "leases", "leases_by_due"]);
@@ -101,7 +108,7 @@ describe("sqlite: pages written per operation", () => {
     await ledger.acquire(key(1), alice, HOUR, T0, { remindBefore: HOUR / 4 });
     expect(await written(() => ledger.acquire(key(1), bob, HOUR, T0 + 1))).toEqual(["history", "leases"]);
     expect(await written(() => ledger.renew(key(1), bob, HOUR, T0 + 2))).toEqual(["history", "leases"]);
-    expect(await written(() => ledger.release(key(1), alice, T0 + 3))).toEqual(["history_ended", ...TENURE_CHANGE].sort());
+    expect(await written(() => ledger.release(key(1), alice, T0 + 3))).toEqual(withEvent(["history_ended", ...TENURE_CHANGE]));
     // An issue never held has no lease row: its latest history row is kept beside.
     expect(await written(() => ledger.note(key(2), bob, T0 + 4, { outcome: "invalid" }))).toEqual(["history", "history_heads"]);
     expect(await written(() => ledger.release(key(2), bob, T0 + 5))).toEqual(["history", "history_heads"]);
@@ -109,6 +116,6 @@ describe("sqlite: pages written per operation", () => {
 
   it("expiring a tenure", async () => {
     await ledger.acquire(key(1), alice, HOUR, T0);
-    expect(await written(() => ledger.markExpired(key(1), 1, T0 + HOUR))).toEqual(["history_ended", ...TENURE_CHANGE].sort());
+    expect(await written(() => ledger.markExpired(key(1), 1, T0 + HOUR))).toEqual(withEvent(["history_ended", ...TENURE_CHANGE]));
   });
 });
