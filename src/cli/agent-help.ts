@@ -165,7 +165,8 @@ Exit 75, without running COMMAND, when someone else holds the issue.
 run listens to the app's event stream for the lease's end, so that COMMAND
 is stopped within a second of it; when the stream is down (or the app has
 none), the renewals notice, up to a third of the TTL later, and the stream
-is tried again. ISSUE_LEASES_DEBUG=1 prints the stream's ups and downs.
+is tried again. ISSUE_LEASES_DEBUG=1 prints the stream's ups and downs
+(with --json, as {"debug", "issue"} lines).
 
 COMMAND gets stdin, stdout and stderr, and the environment, plus:
 ${COMMAND_ENV}

@@ -117,7 +117,7 @@ async function runHeld(hold: Hold, ref: string | null, options: RunOptions, comm
         ttl: options.ttl,
         instance: options.instance,
         watch: options.watch !== false,
-        ...(debug ? { onWatch: (state: WatchState) => io.err(`issue-leases: debug: ${watchText(state, name)}`) } : {}),
+        ...(debug ? { onWatch: (state: WatchState) => io.err(debugLine(watchText(state, name), name, options.json)) } : {}),
         onError: (error, during) =>
           say(
             `${during}_failed`,
@@ -162,7 +162,12 @@ async function runHeld(hold: Hold, ref: string | null, options: RunOptions, comm
   }
 }
 
-/** A debug line about the watch of `name`'s events. */
+/** A debug line: with --json, a JSON line with no "event" (it is none of run's events), so that every line still parses. */
+function debugLine(text: string, name: string, json: boolean): string {
+  return json ? JSON.stringify({ debug: text, issue: name }) : `issue-leases: debug: ${text}`;
+}
+
+/** What the watch of `name`'s events is doing, for a debug line. */
 function watchText(state: WatchState, name: string): string {
   if (state.state === "open") return `watching ${name}'s lease events${state.resumed ? " again, from the last one seen" : ""}`;
   const again = Math.max(1, Math.round(state.retryInMs / 1000));

@@ -13,6 +13,8 @@ import { BUILT_CLI, ROOT } from "../support/cli-process.js";
 
 export interface Child {
   process: ChildProcess;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
@@ -66,7 +68,7 @@ export function agentChildren(): AgentChildren {
       const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
         child.once("exit", (code, signal) => child.once("close", () => resolve({ code, signal, stdout, stderr }))),
       );
-      return { process: child, done };
+      return { process: child, stderr: () => stderr, done };
     },
     shell(trap, body) {
       const file = join(dir, `command-${pidFiles.length}-${Date.now()}.pid`);

@@ -50,12 +50,12 @@ describe("agent run watching the event stream", () => {
     expect(conn.request.query.get("holder")).toBe("@me");
     await waitUntil(() => command.ready() && asked(s).includes("POST LEASE/verify"));
 
-    conn.send(leaseEvent({ id: "77", type: "lease.released", token: 5, cause: "maintainer", actor: { login: "maintainer", id: 7 } }));
+    conn.send(leaseEvent({ id: "77", type: "lease.ended", token: 5, cause: "maintainer", actor: { login: "maintainer", id: 7 } }));
     const r = await run.done;
     expect(r.code).toBe(76);
     expect(readFileSync(marker, "utf8")).toBe("stopped\n");
     expect(r.stderr).toContain(
-      "issue-leases: lost the lease on octo-org/widgets#12: the app's event stream says it was released by maintainer, a maintainer (lease.released); stopped sh\n",
+      "issue-leases: lost the lease on octo-org/widgets#12: the app's event stream says it was released by maintainer, a maintainer (lease.ended); stopped sh\n",
     );
     // No renewal was due (a third of an hour), and a lost lease is not released.
     expect(asked(s)).toEqual(["POST LEASE", "GET /api/v1/events", "POST LEASE/verify"]);

@@ -84,13 +84,13 @@ describe("withLease watching the event stream", () => {
     expect(stub.requests.find((r) => r.path.endsWith("/verify"))!.body).toEqual({ token: 3, instance: "worker-3" });
 
     const sentAt = Date.now();
-    conn.send(leaseEvent({ id: "90", type: "lease.released", token: 3, cause: "maintainer", actor: { login: "maintainer", id: 7 } }));
+    conn.send(leaseEvent({ id: "90", type: "lease.ended", token: 3, cause: "maintainer", actor: { login: "maintainer", id: 7 } }));
     const error = await done;
     expect(seen.abortedAt! - sentAt).toBeLessThan(1000);
     expect(error).toBeInstanceOf(LeaseLostError);
-    expect(error).toMatchObject({ reason: "not_holder", ref: REF, token: 3, event: { id: "90", type: "lease.released" } });
+    expect(error).toMatchObject({ reason: "not_holder", ref: REF, token: 3, event: { id: "90", type: "lease.ended" } });
     expect((error as Error).message).toBe(
-      "lost the lease on octo-org/widgets#12: the app's event stream says it was released by maintainer, a maintainer (lease.released)",
+      "lost the lease on octo-org/widgets#12: the app's event stream says it was released by maintainer, a maintainer (lease.ended)",
     );
     expect(seen.signal!.reason).toBe(error);
     // No renewal was due, and a lost lease is not released.

@@ -16,9 +16,11 @@ export type LeaseEventType =
 /**
  * What brought the change about: a comment's command, the API, the sweep of
  * an expiry, a maintainer's release, the issue closed, the `claimed` label
- * taken off by hand, or the wait list's handoff.
+ * taken off by hand, the wait list's handoff, or the lease following its
+ * work (the holder's activity renewed it, a pull request that closes the
+ * issue or an exempt label now holds it, or let go of it): no command asked.
  */
-export type EventCause = "command" | "api" | "expiry" | "maintainer" | "close" | "label_removed" | "handoff";
+export type EventCause = "command" | "api" | "expiry" | "maintainer" | "close" | "label_removed" | "handoff" | "work";
 
 /** One event: the stream's `data:`, a webhook's body, the CLI's JSON. */
 export interface LeaseEvent {
