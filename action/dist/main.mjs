@@ -1244,7 +1244,7 @@ async function runHeld(hold, ref, options, commandFor, io) {
         ttl: options.ttl,
         instance: options.instance,
         watch: options.watch !== false,
-        ...debug ? { onWatch: (state) => io.err(`issue-leases: debug: ${watchText(state, name)}`) } : {},
+        ...debug ? { onWatch: (state) => io.err(debugLine(watchText(state, name), name, options.json)) } : {},
         onError: (error2, during) => say(
           `${during}_failed`,
           `${during === "renew" ? "renewing" : "releasing"} ${name} failed: ${describeError(error2, io.names)}${during === "renew" ? "; trying again until it expires" : "; it ends at its expiry"}`,
@@ -1286,6 +1286,9 @@ async function runHeld(hold, ref, options, commandFor, io) {
   } finally {
     for (const s of FORWARDED) process.off(s, onSignal);
   }
+}
+function debugLine(text, name, json) {
+  return json ? JSON.stringify({ debug: text, issue: name }) : `issue-leases: debug: ${text}`;
 }
 function watchText(state, name) {
   if (state.state === "open") return `watching ${name}'s lease events${state.resumed ? " again, from the last one seen" : ""}`;
