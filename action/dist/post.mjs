@@ -465,7 +465,7 @@ async function* leaseEvents(config, filter, options = {}) {
       outer?.removeEventListener("abort", stop);
       connection.abort();
     }
-    const delay = asked ?? backoff2(baseDelay, maxDelay, failures);
+    const delay = Math.max(asked ?? 0, backoff2(baseDelay, maxDelay, failures));
     options.onError?.(failure, delay);
     try {
       await sleep(delay, outer);

@@ -177,6 +177,19 @@ describe("LeaseClient.events", () => {
     expect(await seen.done).toBeNull();
   });
 
+  it("waits at least the Retry-After of a 429 (too many streams) before connecting again", async () => {
+    const delays: number[] = [];
+    const { stub, client } = await serve((_req, n) =>
+      n === 0 ? { status: 429, headers: { "retry-after": "1" }, json: { error: { code: "too_many_streams", message: "Too many streams open from this address" } } } : "open",
+    );
+    const stop = new AbortController();
+    const seen = collect(client.events({}, { ...fast, signal: stop.signal, onError: (_e, ms) => delays.push(ms) }));
+    await stub.connection(1);
+    expect(delays).toEqual([1000]);
+    stop.abort();
+    expect(await seen.done).toBeNull();
+  });
+
   it("rejects with LeaseApiError, asking once, when the app has no stream (404) or answers something else than an event stream", async () => {
     const { stub, client } = await serve((_req, n) => (n === 0 ? NO_STREAM : { status: 200, json: { leases: [] } }));
     const notServed = await collect(client.events({}, fast)).done;

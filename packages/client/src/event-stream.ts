@@ -113,7 +113,8 @@ export async function* leaseEvents(config: HttpConfig, filter: EventFilter, opti
       outer?.removeEventListener("abort", stop);
       connection.abort();
     }
-    const delay = asked ?? backoff(baseDelay, maxDelay, failures);
+    // What the app asked for (429, 503: Retry-After), but never less than the backoff, so that a crowd of refused streams thins out.
+    const delay = Math.max(asked ?? 0, backoff(baseDelay, maxDelay, failures));
     options.onError?.(failure, delay);
     try {
       await sleep(delay, outer);
