@@ -14,7 +14,12 @@
  *  3. 4 clients: ops/s of 4 loops sharing one ledger (pool of 4), first on
  *     disjoint issues (the mix, its 10,000 issues split four ways), then all
  *     on one issue (4 holders acquiring, renewing and releasing it, so every
- *     operation queues on the same row lock); with per-operation latency.
+ *     operation queues on the same row lock); with per-operation latency;
+ *  4. the mix and the 4 clients on their own issues again, on a ledger opened
+ *     with `events: false` in a second schema: what lease events cost
+ *     (`events_ratio`, `concurrent_events_ratio`: events on ÷ off). Events
+ *     make the transactions that write them commit one at a time
+ *     (postgres/events.ts), which the concurrent one shows.
  *
  * As on SQLite, the measurements run interleaved in turns, in an order that
  * rotates, and the medians of the rounds are reported.
@@ -135,6 +140,8 @@ export async function benchPostgres(args: PostgresBenchArgs): Promise<void> {
   process.on("SIGINT", onSigint);
 
   let ledger: PostgresLedger | undefined;
+  let quietLedger: PostgresLedger | undefined;
+  const quietSchema = `${schema}_quiet`;
   try {
     try {
       ledger = await openPostgres({ connectionString: url, schema, poolSize: CLIENTS, clock: "database" });
@@ -154,7 +161,9 @@ export async function benchPostgres(args: PostgresBenchArgs): Promise<void> {
     );
     log(`${args.ops} operations per measurement, ${args.rounds} interleaved rounds, medians`);
 
+    quietLedger = await openPostgres({ connectionString: url, schema: quietSchema, poolSize: CLIENTS, clock: "database", events: false });
     const mix = new Mix(ledger, MIX_ISSUES, 1);
+    const quietMix = new Mix(quietLedger, MIX_ISSUES, 1);
     const floor = await Floor.create(ledger.pool, schema);
     // The mix's 10,000 issues split four ways: each loop its own issues, as webhooks on different issues.
     const share = MIX_ISSUES / CLIENTS;
@@ -163,6 +172,9 @@ export async function benchPostgres(args: PostgresBenchArgs): Promise<void> {
     );
     // One issue, four people each acting as themselves: every operation waits for the others' on the row lock.
     const people: Holder[] = Array.from({ length: CLIENTS }, (_, k) => ({ id: 1_000_001 + k, login: `rival${k + 1}` }));
+    const quietDistinct = new Concurrent(
+      Array.from({ length: CLIENTS }, (_, k) => new Mix(quietLedger!, share, 10 + k, { repo: DISTINCT_REPO, firstIssue: k * share })),
+    );
     const same = new Concurrent(people.map((p, k) => new Mix(ledger!, 1, 20 + k, { repo: CONTENDED_REPO, holders: [p] })));
 
     const runs: Array<[string, Workload]> = [
@@ -170,6 +182,8 @@ export async function benchPostgres(args: PostgresBenchArgs): Promise<void> {
       ["floor", floor],
       ["distinct", distinct],
       ["same", same],
+      ["quiet", quietMix],
+      ["quietDistinct", quietDistinct],
     ];
     // Warm-up: connections, plans, the first rows of each table.
     for (const [, w] of runs) await w.run(Math.min(WARMUP, args.ops));
@@ -202,6 +216,8 @@ export async function benchPostgres(args: PostgresBenchArgs): Promise<void> {
       ["floor", "floor (one upsert), ops/s"],
       ["distinct", `${CLIENTS} clients, own issues, ops/s`],
       ["same", `${CLIENTS} clients, one issue, ops/s`],
+      ["quiet", "mix, events off, ops/s"],
+      ["quietDistinct", `${CLIENTS} clients, own issues, events off`],
     ];
     const w = 36;
     const head = ["", ...results.get("mix")!.map((_, i) => `round ${i + 1}`), "median"];
@@ -214,6 +230,10 @@ export async function benchPostgres(args: PostgresBenchArgs): Promise<void> {
     log(`${"ledger ÷ floor".padEnd(w)}${pad(ratio.toFixed(2), 10)}`);
     log(`${`${CLIENTS} clients, own issues ÷ 1 client`.padEnd(w)}${pad((ops("distinct") / mixOps).toFixed(2), 10)}`);
     log(`${`${CLIENTS} clients, one issue ÷ 1 client`.padEnd(w)}${pad((ops("same") / mixOps).toFixed(2), 10)}`);
+    const eventsRatio = mixOps / ops("quiet");
+    const concurrentEventsRatio = ops("distinct") / ops("quietDistinct");
+    log(`${"events on ÷ off, 1 client".padEnd(w)}${pad(eventsRatio.toFixed(2), 10)}`);
+    log(`${`events on ÷ off, ${CLIENTS} clients`.padEnd(w)}${pad(concurrentEventsRatio.toFixed(2), 10)}`);
     log("");
     log(`${"latency per operation, ms".padEnd(w)}${pad("p50", 10)}${pad("p99", 10)}`);
     for (const [name, label] of labels) {
@@ -236,6 +256,10 @@ export async function benchPostgres(args: PostgresBenchArgs): Promise<void> {
           ratio: round(ratio, 3),
           concurrent_distinct_ops_per_s: round(ops("distinct"), 1),
           concurrent_same_issue_ops_per_s: round(ops("same"), 1),
+          mix_no_events_ops_per_s: round(ops("quiet"), 1),
+          events_ratio: round(eventsRatio, 3),
+          concurrent_no_events_ops_per_s: round(ops("quietDistinct"), 1),
+          concurrent_events_ratio: round(concurrentEventsRatio, 3),
           mix_p50_ms: round(p("mix", 0.5), 3),
           mix_p99_ms: round(p("mix", 0.99), 3),
           floor_p50_ms: round(p("floor", 0.5), 3),
@@ -252,10 +276,13 @@ export async function benchPostgres(args: PostgresBenchArgs): Promise<void> {
     process.exitCode = 130;
   } finally {
     await ledger?.close();
-    await dropSchema(url, schema).catch((err: unknown) => {
-      // Nothing to drop when the server was never reached.
-      if (ledger) console.error(`could not drop schema ${schema} (${(err as Error).message}): drop it by hand, DROP SCHEMA ${schema} CASCADE`);
-    });
+    await quietLedger?.close();
+    for (const name of [schema, quietSchema]) {
+      await dropSchema(url, name).catch((err: unknown) => {
+        // Nothing to drop when the server was never reached.
+        if (ledger) console.error(`could not drop schema ${name} (${(err as Error).message}): drop it by hand, DROP SCHEMA ${name} CASCADE`);
+      });
+    }
     process.removeListener("SIGINT", onSigint);
   }
 }

@@ -66,8 +66,8 @@ export class EventStream implements Subscriber {
     if (this.state !== "new") return;
     this.state = "replaying";
     this.o.out.write(OPENING);
-    const at = this.o.hub.attach(this);
     try {
+      const at = this.o.hub.attach(this);
       this.upTo = await replay({
         events: this.o.hub.events,
         publicRepos: this.o.hub.publicRepos,
@@ -84,10 +84,7 @@ export class EventStream implements Subscriber {
     if (this.ended) return;
     this.state = "live";
     this.queuedBytes = 0;
-    for (const e of this.queue.splice(0)) {
-      this.send(e);
-      if (this.ended) return;
-    }
+    this.send(this.queue.splice(0));
   }
 
   /** Narrows or widens what the client may see (its access was checked again). */
@@ -95,11 +92,13 @@ export class EventStream implements Subscriber {
     this.filter = { ...this.filter, visible };
   }
 
-  deliver(event: HubEvent): void {
-    if (this.state === "live") this.send(event);
+  deliver(events: readonly HubEvent[]): void {
+    if (this.state === "live") this.send(events);
     else if (this.state === "replaying") {
-      this.queue.push(event);
-      this.queuedBytes += event.frame.length;
+      for (const e of events) {
+        this.queue.push(e);
+        this.queuedBytes += e.frame.length;
+      }
       if (this.queuedBytes + this.o.out.writableLength > this.max) this.finish("dropped");
     }
   }
@@ -118,10 +117,15 @@ export class EventStream implements Subscriber {
     this.finish("closed");
   }
 
-  private send(e: HubEvent): void {
-    if (e.stored.pos <= this.upTo) return;
-    this.upTo = e.stored.pos;
-    if (passes(this.filter, e.stored, e.public)) this.write(e.frame);
+  /** Writes the events the client may see and has not had, in one write. */
+  private send(events: readonly HubEvent[]): void {
+    let frames = "";
+    for (const e of events) {
+      if (e.stored.pos <= this.upTo) continue;
+      this.upTo = e.stored.pos;
+      if (passes(this.filter, e.stored, e.public)) frames += e.frame;
+    }
+    if (frames !== "") this.write(frames);
   }
 
   private write(frame: string): void {

@@ -25,7 +25,8 @@ export interface HubEvent {
 
 /** A client of the hub. Each call must return at once (write, queue, or give up the client). */
 export interface Subscriber {
-  deliver(event: HubEvent): void;
+  /** The next events, in order: those read together come together, so that a client can write them at once. */
+  deliver(events: readonly HubEvent[]): void;
   heartbeat(): void;
   /** The hub is closing: end the stream cleanly. */
   close(): void;
@@ -159,13 +160,15 @@ export class EventHub {
           const page = await this.events.eventsAfter(this.pos, { limit: this.o.pageSize });
           const open = page.length > 0 ? await this.publicRepos.of(page) : new Set<number>();
           if (this.closed) return;
+          const fresh: HubEvent[] = [];
           for (const stored of page) {
             // The ledger answers in its order; an event at or below the position was handed out already.
             if (stored.pos <= this.pos) continue;
             this.pos = stored.pos;
             this.read[stored.event.type] = (this.read[stored.event.type] ?? 0) + 1;
-            this.fanOut({ stored, public: open.has(stored.repoId), frame: eventFrame(stored.event) });
+            fresh.push({ stored, public: open.has(stored.repoId), frame: eventFrame(stored.event) });
           }
+          if (fresh.length > 0) this.fanOut(fresh);
           if (page.length < this.o.pageSize) break;
         }
       } while (this.again && !this.closed);
@@ -174,8 +177,8 @@ export class EventHub {
     }
   }
 
-  private fanOut(event: HubEvent): void {
-    for (const s of [...this.subscribers]) s.deliver(event);
+  private fanOut(events: readonly HubEvent[]): void {
+    for (const s of [...this.subscribers]) s.deliver(events);
   }
 
   private beat(): void {

@@ -78,3 +78,17 @@ export function endingEvents(key: IssueKey, row: IssueRow, ending: LeaseEventTyp
   if (handoff) specs.push({ type: "lease.handed_off", lease: handoff, cause: "handoff" });
   return specs;
 }
+
+/** A claim's: a new tenure (after the end of one that ran out unswept, as the sweep would have written it), or the holder's own lease renewed. */
+export function claimEvents(key: IssueKey, row: IssueRow, lease: Lease, newTenure: boolean, now: number): EventSpec[] {
+  if (!newTenure) return [{ type: "lease.renewed", lease }];
+  return [...expiredEvents(key, row, now), { type: "lease.acquired", lease }];
+}
+
+/** Another's claim found the lease run out unswept and handed it to the first in line. */
+export function handedOverEvents(expired: Lease, handoff: Lease): EventSpec[] {
+  return [
+    { type: "lease.expired", lease: expired, cause: "expiry" },
+    { type: "lease.handed_off", lease: handoff, cause: "handoff" },
+  ];
+}

@@ -11,7 +11,7 @@
  * transaction.
  */
 import { decide, sameHolder } from "./decide.js";
-import { endingEvents, type EventSpec, expiredEvents, writeEvents } from "./event-plans.js";
+import { claimEvents, endingEvents, type EventSpec, handedOverEvents, writeEvents } from "./event-plans.js";
 import type { EventCause, LeaseEventType } from "./event-types.js";
 import { labelKeys, labelLimits, limitsApply } from "./limit-counting.js";
 import { ask, type IssueRow, type Plan, type Step } from "./plan.js";
@@ -219,11 +219,7 @@ export const leasePlans = {
         const over = { handedOver: decide.expire(key, row.rule, row.rule!.token, now).lease! };
         const place = opts?.queue ? yield* joinLine(key, holder, ttl, opts.queue, now) : null;
         const held: AcquireResult = place ? { outcome: "queued", lease: handed.lease, ...place, ...over } : { outcome: "held", lease: handed.lease, ...over };
-        const events: EventSpec[] = [
-          { type: "lease.expired", lease: over.handedOver, cause: "expiry" },
-          { type: "lease.handed_off", lease: handed.lease, cause: "handoff" },
-        ];
-        return { result: held, events, write: (id) => handedWrites(key, handed, id, now, opts?.delivery ?? null) };
+        return { result: held, events: handedOverEvents(over.handedOver, handed.lease), write: (id) => handedWrites(key, handed, id, now, opts?.delivery ?? null) };
       }
       let result: AcquireResult = decide.acquire(key, row.rule, holder, ttl, now, undefined, row.floor);
       if (result.outcome === "held" && opts?.queue) {
@@ -244,10 +240,7 @@ export const leasePlans = {
       const acquired = { ...result, lease: heldByWork(result.lease, { pulls, exempt }) };
       const labels = acquired.newTenure ? labelKeys(opts?.policies) : [];
       if (labels.length > 0) yield* ask({ op: "rememberLabels", key, token: acquired.lease.token, labels });
-      // A new tenure over one that ran out unswept ends that one first, as the sweep would have.
-      const events: EventSpec[] = acquired.newTenure
-        ? [...expiredEvents(key, row, now), { type: "lease.acquired", lease: acquired.lease }]
-        : [{ type: "lease.renewed", lease: acquired.lease }];
+      const events = claimEvents(key, row, acquired.lease, acquired.newTenure, now);
       return { result: acquired, events, write: putLease(key, acquired.lease, now, opts?.remindBefore, acquired.newTenure, ttl) };
     });
   },

@@ -56,6 +56,7 @@ describe.concurrent("the event stream over the real server", () => {
       ]);
       expect(b.log.events).toEqual(a.log.events);
       expect(a.log.events[0]!.data).toMatchObject({ holder: { login: BOT.login, id: BOT.id, instance: "w1" }, token: 1, actor: { login: BOT.login, id: BOT.id } });
+      expect(a.log.events.map((e) => e.data.cause)).toEqual(["api", "api", "command", "api"]);
       // Ids only go up, and each event's id is its `id:`.
       const ids = a.log.ids;
       expect([...ids].sort((x, y) => x - y)).toEqual(ids);

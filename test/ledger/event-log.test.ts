@@ -9,11 +9,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { eventChannel } from "../../src/ledger/postgres/events.js";
 import { openPostgres } from "../../src/ledger/postgres/postgres-ledger.js";
 import type { Ledger } from "../../src/ledger/roles.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import type { Holder, IssueKey, NewEffect } from "../../src/ledger/types.js";
-import { freshSchema, skipPostgres } from "../support/pg-schema.js";
+import { freshSchema, skipPostgres, withClient } from "../support/pg-schema.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;
@@ -219,6 +220,35 @@ describe.skipIf(skipPostgres)("event log on PostgreSQL replicas", () => {
       stop();
     } finally {
       await cleanup();
+    }
+  });
+
+  it("the LISTEN connection cut by the server: listened again, the listeners called on reconnect, changes heard after; close() ends it", async () => {
+    const fresh = await freshSchema();
+    const open = () => openPostgres({ connectionString: fresh.connectionString, schema: fresh.schema, clock: "caller", log: () => undefined });
+    const a = await open();
+    const b = await open();
+    const listening = `LISTEN "${eventChannel(fresh.schema)}"`;
+    const sessions = () =>
+      withClient(async (c) => (await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query = $1", [listening])).rows.map((r) => r.pid));
+    try {
+      let calls = 0;
+      b.watchEvents(() => calls++);
+      await until(() => calls === 1);
+      const [pid] = await sessions();
+      expect(pid).toBeDefined();
+      await withClient((c) => c.query("SELECT pg_terminate_backend($1)", [pid]));
+      // Listening again, on a new session: the listeners are called, as a notice may have been missed.
+      await until(() => calls === 2);
+      await until(async () => (await sessions()).some((p) => p !== pid));
+      await a.acquire(key(alpha, 1), alice, HOUR, T0);
+      await until(() => calls === 3);
+      await b.close();
+      await until(async () => (await sessions()).length === 0);
+    } finally {
+      await a.close();
+      await b.close();
+      await fresh.drop();
     }
   });
 

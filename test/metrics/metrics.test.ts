@@ -161,6 +161,21 @@ describe("the metered ledger", () => {
     expect(await ops("current", "error")).toBe(1);
   });
 
+  it("passes watchEvents through as it is: its unsubscribe at once, not a promise, and the listener called after a change", async () => {
+    const m = new AppMetrics({ defaultMetrics: false });
+    const ledger = meteredLedger(inner, m);
+    let heard = 0;
+    const stop = ledger.watchEvents(() => heard++);
+    expect(typeof stop).toBe("function");
+    await ledger.acquire(key(1), { id: 1, login: "alice" }, null, 1000);
+    expect(heard).toBe(1);
+    stop();
+    await ledger.release(key(1), { id: 1, login: "alice" }, 1001);
+    expect(heard).toBe(1);
+    await ledger.eventsAfter(0);
+    expect(await value(m, "issue_leases_ledger_operations_total", { op: "events_after", outcome: "ok" })).toBe(1);
+  });
+
   it("leaves the outbox gauges out of a scrape when the database does not answer, and the scrape still answers", async () => {
     const m = new AppMetrics({ defaultMetrics: false });
     let away = false;
