@@ -123,20 +123,35 @@ var LeaseUnavailableError = class extends Error {
 };
 var LeaseLostError = class extends Error {
   constructor(ref, reason, token, options) {
-    super(lostMessage(ref, reason, options?.cause), options);
+    super(options?.event ? endedMessage(ref, token, options.event) : lostMessage(ref, reason, options?.cause), options);
     this.ref = ref;
     this.reason = reason;
     this.token = token;
     this.name = "LeaseLostError";
+    this.event = options?.event ?? null;
   }
   ref;
   reason;
   token;
+  /** The stream's event that ended the lease, or null when a renewal (or the check when the stream opened) found it lost. */
+  event;
 };
 function lostMessage(ref, reason, cause) {
   const why = cause instanceof Error ? `: ${cause.message}` : "";
   if (reason === "expired") return `lost the lease on ${ref}: renewals failed until it expired${why}`;
   return `lost the lease on ${ref}${why}`;
+}
+function endedMessage(ref, token, event) {
+  const by = event.actor ? ` by ${event.actor.login}` : "";
+  let what;
+  if (token !== null && event.token > token) what = `a later lease began (token ${event.token}, ${event.holder.login})`;
+  else if (event.type === "lease.expired" || event.cause === "expiry") what = "it expired";
+  else if (event.type === "lease.handed_off" || event.cause === "handoff") what = "it was handed to the next in line";
+  else if (event.cause === "maintainer") what = `it was released${by}, a maintainer`;
+  else if (event.cause === "close") what = `it ended: the issue was closed${by}`;
+  else if (event.cause === "label_removed") what = `it ended: the claimed label was removed${by}`;
+  else what = `it was released${by}`;
+  return `lost the lease on ${ref}: the app's event stream says ${what} (${event.type})`;
 }
 function describeHolder(lease) {
   if (!lease.holder) return "nobody";
@@ -261,6 +276,14 @@ function sleep(ms, signal) {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+async function pause(ms, signal) {
+  try {
+    await sleep(ms, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function describeFailure(failure) {
   if (!(failure instanceof Error)) return String(failure);
   const cause = failure.cause instanceof Error ? ` (${failure.cause.code ?? failure.cause.message})` : "";
@@ -268,6 +291,236 @@ function describeFailure(failure) {
 }
 function newIdempotencyKey() {
   return globalThis.crypto.randomUUID();
+}
+
+// packages/client/src/sse-parser.ts
+var MAX_EVENT_CHARS = 1 << 20;
+var SseParser = class {
+  /** The last event id as of the last blank line: what a reconnect sends as `Last-Event-ID`. */
+  lastEventId;
+  #line = "";
+  /** The last chunk ended in CR: an LF first in the next one ends no second line. */
+  #afterCr = false;
+  #data = "";
+  #event = "";
+  #id;
+  /** `lastEventId`: the id a reconnect resumed from, kept until the stream sends another. */
+  constructor(lastEventId = "") {
+    this.lastEventId = lastEventId;
+    this.#id = lastEventId;
+  }
+  /** Parses the next chunk of text; answers what it completed, in order. Throws when a line or an event's data grows past `MAX_EVENT_CHARS`. */
+  feed(text) {
+    const items = [];
+    let start = 0;
+    if (this.#afterCr && text.startsWith("\n")) start = 1;
+    this.#afterCr = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      const line = this.#line + text.slice(start, i);
+      this.#line = "";
+      this.#take(line, items);
+      if (c === 13) {
+        if (i + 1 === text.length) this.#afterCr = true;
+        else if (text.charCodeAt(i + 1) === 10) i++;
+      }
+      start = i + 1;
+    }
+    this.#line += text.slice(start);
+    if (this.#line.length > MAX_EVENT_CHARS) throw new Error(`a line of the event stream is longer than ${MAX_EVENT_CHARS} characters`);
+    return items;
+  }
+  #take(line, items) {
+    if (line === "") return this.#dispatch(items);
+    if (line.startsWith(":")) {
+      items.push({ kind: "comment", text: line.slice(line.startsWith(": ") ? 2 : 1) });
+      return;
+    }
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    switch (field) {
+      case "event":
+        this.#event = value;
+        break;
+      case "data":
+        this.#data += `${value}
+`;
+        if (this.#data.length > MAX_EVENT_CHARS) throw new Error(`an event's data is longer than ${MAX_EVENT_CHARS} characters`);
+        break;
+      case "id":
+        if (!value.includes("\0")) this.#id = value;
+        break;
+      case "retry":
+        if (/^\d+$/.test(value)) items.push({ kind: "retry", ms: Number(value) });
+        break;
+      default:
+    }
+  }
+  #dispatch(items) {
+    this.lastEventId = this.#id;
+    const data = this.#data;
+    const event = this.#event;
+    this.#data = "";
+    this.#event = "";
+    if (data === "") return;
+    items.push({ kind: "event", event: event === "" ? "message" : event, data: data.slice(0, -1), lastEventId: this.lastEventId });
+  }
+};
+
+// packages/client/src/event-stream.ts
+var DEFAULT_IDLE_MS = 45e3;
+var DEFAULT_MIN_DELAY_MS = 1e3;
+var DEFAULT_MAX_DELAY_MS = 3e4;
+var GAP_EVENT = "stream.gap";
+var TRANSIENT2 = /* @__PURE__ */ new Set([408, 429, 500, 502, 503, 504]);
+function eventsPath(filter) {
+  const query = {};
+  if (filter.repo !== void 0) {
+    const repo = typeof filter.repo === "string" ? filter.repo : `${filter.repo.owner}/${filter.repo.repo}`;
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new TypeError(`not a repository: ${JSON.stringify(repo.slice(0, 200))}; write it as owner/name`);
+    query.repo = repo;
+  }
+  if (filter.holder !== void 0) {
+    if (filter.holder !== "@me") throw new TypeError(`holder must be "@me", not ${JSON.stringify(String(filter.holder).slice(0, 200))}`);
+    query.holder = "@me";
+  }
+  return { path: "api/v1/events", query };
+}
+async function* leaseEvents(config, filter, options = {}) {
+  const { path, query } = eventsPath(filter);
+  const url = new URL(path, config.baseUrl);
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+  const outer = options.signal;
+  const idleMs = Math.min(Math.max(1, options.idleTimeoutMs ?? DEFAULT_IDLE_MS), MAX_TIMER_MS);
+  const maxDelay = Math.max(1, options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS);
+  let baseDelay = Math.max(1, options.minDelayMs ?? DEFAULT_MIN_DELAY_MS);
+  let lastId = options.lastEventId ?? "";
+  let failures = 0;
+  while (!outer?.aborted) {
+    const connection = new AbortController();
+    const stop = () => connection.abort(outer?.reason);
+    outer?.addEventListener("abort", stop, { once: true });
+    let idle;
+    const awake = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => connection.abort(new Error(`the event stream sent nothing for ${Math.round(idleMs / 1e3)} s`)), idleMs);
+    };
+    let asked = null;
+    let failure;
+    try {
+      awake();
+      const res = await connect(config, url, lastId, connection.signal);
+      if (res.status !== 200) {
+        const text = await res.text().catch(() => "");
+        if (!TRANSIENT2.has(res.status)) throw notServed(res, text);
+        asked = retryAfter(res.headers.get("retry-after"));
+        throw new Error(`the event stream answered HTTP ${res.status}`);
+      }
+      const type = res.headers.get("content-type") ?? "";
+      if (!/^text\/event-stream\b/i.test(type) || res.body === null) {
+        await res.body?.cancel().catch(() => void 0);
+        throw new LeaseApiError(
+          `${url.pathname} answered ${type || "no content type"}, not text/event-stream: does this app serve lease events?`,
+          200,
+          "not_event_stream",
+          null
+        );
+      }
+      failures = 0;
+      options.onOpen?.({ lastEventId: lastId === "" ? null : lastId });
+      const parser = new SseParser(lastId);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      try {
+        for (; ; ) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          awake();
+          for (const item of parser.feed(value)) {
+            if (item.kind === "retry") baseDelay = Math.max(1, item.ms);
+            if (item.kind !== "event") continue;
+            lastId = item.lastEventId;
+            if (item.event === GAP_EVENT) {
+              options.onGap?.(gapOf(item.data));
+              continue;
+            }
+            const event = leaseEvent(item.event, item.data);
+            if (event) yield event;
+          }
+          lastId = parser.lastEventId;
+        }
+      } finally {
+        reader.cancel().catch(() => void 0);
+      }
+      failure = new Error("the event stream ended");
+    } catch (error) {
+      if (outer?.aborted) return;
+      if (error instanceof LeaseApiError) throw error;
+      failure = connection.signal.aborted && connection.signal.reason instanceof Error ? connection.signal.reason : error;
+      failures++;
+    } finally {
+      clearTimeout(idle);
+      outer?.removeEventListener("abort", stop);
+      connection.abort();
+    }
+    const delay = Math.max(asked ?? 0, backoff2(baseDelay, maxDelay, failures));
+    options.onError?.(failure, delay);
+    try {
+      await sleep(delay, outer);
+    } catch {
+      return;
+    }
+  }
+}
+async function connect(config, url, lastId, signal) {
+  const headers = { accept: "text/event-stream", "cache-control": "no-cache", "user-agent": config.userAgent };
+  const token = typeof config.token === "function" ? await config.token() : config.token;
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (lastId !== "") headers["last-event-id"] = lastId;
+  return config.fetch(url, { method: "GET", headers, signal, redirect: "manual" });
+}
+function backoff2(base, max, failures) {
+  const ceiling = Math.min(max, base * 2 ** Math.max(0, failures - 1));
+  return Math.round(ceiling / 2 + Math.random() * ceiling / 2);
+}
+function notServed(res, text) {
+  let json = null;
+  try {
+    json = text === "" ? null : JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  const error = json?.error;
+  const code = typeof error?.code === "string" ? error.code : `http_${res.status}`;
+  const said = typeof error?.message === "string" ? `: ${error.message.slice(0, 200)}` : "";
+  const what = res.status === 404 ? "not found (an app without lease events?)" : res.status >= 300 && res.status < 400 ? `a redirect to ${res.headers.get("location") ?? "?"}` : `HTTP ${res.status}`;
+  return new LeaseApiError(`the event stream answered ${what}${said}`, res.status, code, json);
+}
+function leaseEvent(type, data) {
+  if (!type.startsWith("lease.")) return null;
+  let json;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  const e = json;
+  if (typeof e !== "object" || e === null) return null;
+  if (typeof e.repo !== "string" || typeof e.issue !== "number" || typeof e.token !== "number" || typeof e.type !== "string") return null;
+  if (typeof e.holder !== "object" || e.holder === null) return null;
+  return e;
+}
+function gapOf(data) {
+  let json = null;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    json = null;
+  }
+  const text = (v) => typeof v === "string" ? v : "";
+  return { after: text(json?.after), reason: text(json?.reason), message: text(json?.message) };
 }
 
 // packages/client/src/issue-ref.ts
@@ -484,6 +737,58 @@ function freeLease(ref) {
   return { repo: `${ref.owner}/${ref.repo}`, issue: ref.issue, holder: null, token: null, expires_at: null };
 }
 
+// packages/client/src/lease-watch.ts
+var RETRY_MIN_MS = 3e4;
+var RETRY_MAX_MS = 10 * 6e4;
+var ENDING = /* @__PURE__ */ new Set(["lease.released", "lease.expired", "lease.ended", "lease.handed_off"]);
+function endsLease(event, ref, token) {
+  if (event.repo.toLowerCase() !== `${ref.owner}/${ref.repo}`.toLowerCase() || event.issue !== ref.issue) return false;
+  if (event.token > token) return true;
+  return event.token === token && ENDING.has(event.type);
+}
+async function watchLease(w) {
+  const filter = { repo: { owner: w.ref.owner, repo: w.ref.repo }, holder: "@me" };
+  const checks = [];
+  let lastEventId;
+  let delay = RETRY_MIN_MS;
+  try {
+    while (!w.stop.aborted) {
+      try {
+        const events = w.client.events(filter, {
+          signal: w.stop,
+          ...lastEventId !== void 0 ? { lastEventId } : {},
+          onOpen: (info) => {
+            delay = RETRY_MIN_MS;
+            w.onWatch?.({ state: "open", resumed: info.lastEventId !== null });
+            if (info.lastEventId === null) checks.push(check(w));
+          },
+          // Events may have been missed (no longer kept, or the app does not know the id): the lease is checked.
+          onGap: () => checks.push(check(w)),
+          onError: (error, retryInMs) => w.onWatch?.({ state: "down", error, retryInMs })
+        });
+        for await (const event of events) {
+          lastEventId = event.id;
+          if (endsLease(event, w.ref, w.token)) return w.ended({ event });
+        }
+      } catch (error) {
+        if (w.stop.aborted) return;
+        w.onWatch?.({ state: "down", error, retryInMs: delay });
+        if (!await pause(delay, w.stop)) return;
+        delay = Math.min(delay * 2, RETRY_MAX_MS);
+      }
+    }
+  } finally {
+    await Promise.all(checks);
+  }
+}
+async function check(w) {
+  try {
+    const answer = await w.client.verify(w.ref, w.token, { instance: w.instance, signal: w.stop });
+    if (!answer.valid && !w.stop.aborted) w.ended({ checked: answer.lease });
+  } catch {
+  }
+}
+
 // packages/client/src/with-lease.ts
 var RETRY_FLOOR_MS = 100;
 async function withLease(client, ref, options, fn) {
@@ -514,6 +819,12 @@ async function holdWhile(client, options, take, fn) {
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
   if (options.signal?.aborted) onOuterAbort();
   let lost = null;
+  const lose = (error) => {
+    if (lost) return;
+    lost = error;
+    work.abort(lost);
+    stop.abort();
+  };
   const heartbeat = keepAlive({
     client,
     ref: parsed,
@@ -521,11 +832,9 @@ async function holdWhile(client, options, take, fn) {
     lease,
     expiry: expiryOf(first, claimedAt, ttl),
     stop: stop.signal,
-    lose(reason, cause) {
-      lost = new LeaseLostError(formatRef(parsed), reason, lease.token, { cause });
-      work.abort(lost);
-    }
+    lose: (reason, cause) => lose(new LeaseLostError(formatRef(parsed), reason, lease.token, { cause }))
   });
+  const watch = startWatch(client, parsed, lease, options, stop.signal, (how) => lose(endedError(parsed, lease, how)));
   let outcome;
   try {
     outcome = { ok: true, value: await fn(lease, work.signal) };
@@ -533,7 +842,7 @@ async function holdWhile(client, options, take, fn) {
     outcome = { ok: false, error };
   }
   stop.abort();
-  await heartbeat;
+  await Promise.all([heartbeat, watch]);
   options.signal?.removeEventListener("abort", onOuterAbort);
   if (!lost) {
     try {
@@ -545,6 +854,20 @@ async function holdWhile(client, options, take, fn) {
   if (!outcome.ok) throw outcome.error;
   if (lost) throw lost;
   return outcome.value;
+}
+function startWatch(client, ref, lease, options, stop, ended) {
+  const { events, verify } = client;
+  if (options.watch === false || events === void 0 || verify === void 0 || lease.token === null) return Promise.resolve();
+  const calls = { events: events.bind(client), verify: verify.bind(client) };
+  return watchLease({ client: calls, ref, token: lease.token, instance: options.instance, stop, onWatch: options.onWatch, ended });
+}
+function endedError(ref, lease, how) {
+  if ("event" in how) {
+    const reason = how.event.type === "lease.expired" && how.event.token === lease.token ? "expired" : "not_holder";
+    return new LeaseLostError(formatRef(ref), reason, lease.token, { event: how.event });
+  }
+  const now = how.checked ?? { repo: `${ref.owner}/${ref.repo}`, issue: ref.issue, holder: null, token: null, expires_at: null };
+  return new LeaseLostError(formatRef(ref), "not_holder", lease.token, { cause: new LeaseNotHolderError({ ...now, outcome: "not_holder" }) });
 }
 async function keepAlive(k) {
   const { client, ref, options, lease, stop } = k;
@@ -605,14 +928,6 @@ function renewPeriod(expiry, renewEveryMs) {
   const every = renewEveryMs !== void 0 && renewEveryMs > 0 ? renewEveryMs : null;
   const period = third === null ? every : every === null ? third : Math.min(third, every);
   return period === null ? null : Math.min(period, MAX_TIMER_MS);
-}
-async function pause(ms, signal) {
-  try {
-    await sleep(ms, signal);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // packages/client/src/lease-client.ts
@@ -734,12 +1049,28 @@ var LeaseClient = class {
     return all;
   }
   /**
+   * The app's lease events as they happen (`GET /api/v1/events`, Server-Sent
+   * Events), of one repository (`repo`) and of the caller's leases only
+   * (`holder: "@me"`) when asked: an async iterable that stays connected,
+   * connecting again with a backoff and `Last-Event-ID` (so that nothing is
+   * missed) when a connection fails, ends or goes silent. Ends when
+   * `signal` aborts or the loop breaks; rejects with a `LeaseApiError` when
+   * the app answers what retrying will not change (404: an app without the
+   * stream; 401; a page that is not an event stream).
+   *
+   *   for await (const event of client.events({ repo: "octo-org/widgets" }, { signal })) console.log(event.type, event.issue);
+   */
+  events(filter = {}, options = {}) {
+    return leaseEvents(this.#http, filter, options);
+  }
+  /**
    * Claims the issue, runs `fn` while renewing in the background every
    * third of the TTL, and releases when `fn` settles (also when it throws).
    * `signal` is aborted with a `LeaseLostError` as soon as the lease is
-   * lost: a renewal refused, or renewals failing until the expiry has
-   * passed. Resolves to `fn`'s value; rejects with `fn`'s error, or with
-   * the `LeaseLostError` when the lease was lost before `fn` returned.
+   * lost: an end the event stream tells of (unless `watch: false`), a
+   * renewal refused, or renewals failing until the expiry has passed.
+   * Resolves to `fn`'s value; rejects with `fn`'s error, or with the
+   * `LeaseLostError` when the lease was lost before `fn` returned.
    */
   withLease(ref, options, fn) {
     return withLease(this, ref, options, fn);

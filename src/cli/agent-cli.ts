@@ -45,11 +45,12 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   status: COMMON,
   verify: { ...COMMON, token: { type: "string" }, instance: { type: "string" } },
   mine: COMMON,
-  run: { ...COMMON, ...TTL, grace: { type: "string" } },
+  run: { ...COMMON, ...TTL, grace: { type: "string" }, "no-watch": { type: "boolean" } },
   next: {
     ...COMMON,
     ...TTL,
     grace: { type: "string" },
+    "no-watch": { type: "boolean" },
     org: { type: "string" },
     label: { type: "string", multiple: true },
     "any-label": { type: "string", multiple: true },
@@ -155,7 +156,7 @@ async function dispatch(args: string[], io: AgentIo): Promise<number> {
     case "mine":
       return printMine(await client.mine(), json, io);
     default:
-      return await agentRun(client, ref!, { ttl, instance, graceMs: grace, json }, command!, io);
+      return await agentRun(client, ref!, { ttl, instance, graceMs: grace, json, watch: values["no-watch"] !== true }, command!, io);
   }
 }
 

@@ -152,7 +152,7 @@ ${COMMON}
 ${CONNECTION}
 
 ${EXIT_CODES_HELP}`,
-  run: `Usage: issue-leases agent run owner/repo#N [--ttl DURATION] [--instance NAME] [--grace DURATION] -- COMMAND [ARGS…]
+  run: `Usage: issue-leases agent run owner/repo#N [--ttl DURATION] [--instance NAME] [--grace DURATION] [--no-watch] -- COMMAND [ARGS…]
 
 Claims the issue, runs COMMAND with the lease held, and releases it when
 COMMAND exits; exits with COMMAND's status. While it runs, the lease is
@@ -162,6 +162,12 @@ closed, or renewals failing until it expired), COMMAND is stopped: SIGTERM
 to its process group, then SIGKILL after the grace period, and run exits 76.
 Exit 75, without running COMMAND, when someone else holds the issue.
 
+run listens to the app's event stream for the lease's end, so that COMMAND
+is stopped within a second of it; when the stream is down (or the app has
+none), the renewals notice, up to a third of the TTL later, and the stream
+is tried again. ISSUE_LEASES_DEBUG=1 prints the stream's ups and downs
+(with --json, as {"debug", "issue"} lines).
+
 COMMAND gets stdin, stdout and stderr, and the environment, plus:
 ${COMMAND_ENV}
 It runs in a process group of its own, so that stopping it stops what it
@@ -170,6 +176,7 @@ second one kills it at once); the lease is released once it has exited.
 
 ${TTL}
   --grace DURATION   how long COMMAND has to exit after SIGTERM (default 10s)
+  --no-watch         renewals alone: do not listen to the app's event stream
   --json             print what happens as JSON lines on stderr, {"event", "issue", …}:
 ${RUN_EVENTS_HELP}
   --url URL          the app's URL, instead of $ISSUE_LEASES_URL
@@ -178,7 +185,7 @@ ${RUN_EVENTS_HELP}
 ${CONNECTION}
 
 ${EXIT_CODES_HELP}`,
-  next: `Usage: issue-leases agent next owner/repo [FILTERS] [--ttl DURATION] [--instance NAME] [--grace DURATION] [-- COMMAND [ARGS…]]
+  next: `Usage: issue-leases agent next owner/repo [FILTERS] [--ttl DURATION] [--instance NAME] [--grace DURATION] [--no-watch] [-- COMMAND [ARGS…]]
        issue-leases agent next --org OWNER [FILTERS] …
 
 Takes the next ready issue of the repository (with --org, of every
@@ -213,6 +220,7 @@ Filters (each label option may be repeated; label names ignore case):
 
 ${TTL}
   --grace DURATION   with COMMAND: how long it has to exit after SIGTERM (default 10s)
+  --no-watch         with COMMAND: renewals alone, as run --no-watch
   --json             print the API's answer (without COMMAND), or what happens as
                      JSON lines on stderr, as run --json does (with COMMAND)
   --url URL          the app's URL, instead of $ISSUE_LEASES_URL

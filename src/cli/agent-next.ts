@@ -68,7 +68,7 @@ export async function agentNext(values: Values, positionals: string[], command: 
   const client = clientFor(values, io);
   try {
     if (command === null) return printAnswer(await client.next(scope, filters, { ttl, instance }), json, io);
-    return await agentRunNext(client, scope, filters, { ttl, instance, graceMs: grace, json }, command, io);
+    return await agentRunNext(client, scope, filters, { ttl, instance, graceMs: grace, json, watch: values["no-watch"] !== true }, command, io);
   } catch (error) {
     if (!(error instanceof NothingReadyError)) throw error;
     if (json) io.out(JSON.stringify(error.body, null, 2));

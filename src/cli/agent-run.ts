@@ -3,7 +3,9 @@
  * under a lease. The lease is held with the client's `withLease` (claim,
  * heartbeat, release); COMMAND runs as a child in a process group of its
  * own with the fencing token in its environment, and is stopped (SIGTERM to
- * the group, SIGKILL after the grace period) as soon as the lease is lost.
+ * the group, SIGKILL after the grace period) as soon as the lease is lost:
+ * withLease watches the app's event stream for its end (unless --no-watch),
+ * and renewals notice it too.
  * run exits with COMMAND's status, or 76 when the lease was lost.
  * `agent next … -- COMMAND` is the same, on the issue `next` takes.
  */
@@ -18,6 +20,7 @@ import {
   type NextFilters,
   type NextScope,
   type ParsedRef,
+  type WatchState,
   type WithLeaseOptions,
 } from "@issue-leases/client";
 import { holderText } from "./agent-commands.js";
@@ -28,6 +31,8 @@ export interface RunOptions {
   instance: string | undefined;
   graceMs: number;
   json: boolean;
+  /** Watch the app's event stream for the lease's end (`--no-watch`: false); default true. */
+  watch?: boolean;
 }
 
 interface RunIo {
@@ -104,11 +109,15 @@ async function runHeld(hold: Hold, ref: string | null, options: RunOptions, comm
   };
   for (const s of FORWARDED) process.on(s, onSignal);
 
+  // The watch is silent but for a debug log: without the stream, renewals notice as they always did.
+  const debug = /^(1|true)$/i.test(io.env.ISSUE_LEASES_DEBUG?.trim() ?? "");
   try {
     return await hold(
       {
         ttl: options.ttl,
         instance: options.instance,
+        watch: options.watch !== false,
+        ...(debug ? { onWatch: (state: WatchState) => io.err(debugLine(watchText(state, name), name, options.json)) } : {}),
         onError: (error, during) =>
           say(
             `${during}_failed`,
@@ -151,6 +160,21 @@ async function runHeld(hold: Hold, ref: string | null, options: RunOptions, comm
   } finally {
     for (const s of FORWARDED) process.off(s, onSignal);
   }
+}
+
+/** A debug line: with --json, a JSON line with no "event" (it is none of run's events), so that every line still parses. */
+function debugLine(text: string, name: string, json: boolean): string {
+  return json ? JSON.stringify({ debug: text, issue: name }) : `issue-leases: debug: ${text}`;
+}
+
+/** What the watch of `name`'s events is doing, for a debug line. */
+function watchText(state: WatchState, name: string): string {
+  if (state.state === "open") return `watching ${name}'s lease events${state.resumed ? " again, from the last one seen" : ""}`;
+  const again = Math.max(1, Math.round(state.retryInMs / 1000));
+  // The error as it is: describeError's hints are about the lease API's answers, not the stream's.
+  const error = state.error instanceof Error ? state.error : new Error(String(state.error));
+  const cause = error.cause instanceof Error ? ` (${(error.cause as { code?: string }).code ?? error.cause.message})` : "";
+  return `the event stream is down (${error.message}${cause}): renewals alone notice a lost lease; trying it again in ${again} s`;
 }
 
 function childEnv(env: NodeJS.ProcessEnv, name: string, lease: LeaseAnswer, instance: string | undefined): NodeJS.ProcessEnv {

@@ -5,15 +5,15 @@
  * the built CLI in a child process (it spawns, signals and exits); the
  * same commands against the real server are in test/e2e/agent.test.ts.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runAgentCli } from "../../src/cli/agent-cli.js";
 import { AGENT_EXIT } from "../../src/cli/agent-exit.js";
-import { type ApiStub, LEASE_PATH, leaseJson, type StubHandler, startApiStub } from "../client/api-stub.js";
-import { BUILT_CLI, ROOT } from "../support/cli-process.js";
+import { type ApiStub, EVENTS_PATH, LEASE_PATH, leaseJson, NO_STREAM, notEvents, type StubHandler, startApiStub } from "../client/api-stub.js";
+import { BUILT_CLI } from "../support/cli-process.js";
+import { agentChildren, LOOP, waitUntil } from "./agent-child.js";
 import { runAgainst } from "./agent-in-process.js";
 
 const EXPIRES = "2026-12-08T12:00:00Z";
@@ -239,42 +239,16 @@ describe("agent usage errors, before any request", () => {
 // ---------------------------------------------------------------------------
 // agent run, as a child process
 
-let dir: string;
+const kids = agentChildren();
+const { spawnCli, shell } = kids;
 
-beforeAll(() => {
-  execFileSync(process.execPath, ["scripts/build-if-needed.mjs"], { cwd: ROOT, stdio: "pipe" });
-  dir = mkdtempSync(join(tmpdir(), "issue-leases-agent-"));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-interface Child {
-  process: ChildProcess;
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
-}
-
-/** The built CLI as an agent's supervisor starts it. */
-function spawnCli(args: string[], env: Record<string, string>): Child {
-  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "", GITHUB_TOKEN: "ghp_from_env", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.once("exit", (code, signal) => child.once("close", () => resolve({ code, signal, stdout, stderr }))),
-  );
-  return { process: child, done };
-}
-
-/** A stub API holding one lease: claims and renewals for `ttl` from now, unless `renewal` answers otherwise. */
+/**
+ * A stub API holding one lease: claims and renewals for `ttl` from now, unless `renewal` answers otherwise. It has no
+ * event stream (404, as an app before it): run's renewals alone notice, and the stream's requests are left out below.
+ */
 async function leaseApi(renewal?: () => { status: number; json?: unknown } | null): Promise<ApiStub> {
   stub = await startApiStub((req) => {
+    if (req.path === EVENTS_PATH) return NO_STREAM;
     const ttl = Number(/^(\d+)s$/.exec((req.body as { ttl?: string } | undefined)?.ttl ?? "3s")?.[1] ?? 3) * 1000;
     const until = () => new Date(Date.now() + ttl).toISOString();
     if (req.method === "POST") return { status: 200, json: leaseJson("acquired", bot, 5, until()) };
@@ -286,7 +260,7 @@ async function leaseApi(renewal?: () => { status: number; json?: unknown } | nul
 
 describe("the built CLI's agent commands", () => {
   it("never read .env: an app's .env beside them names no API and no token for them", async () => {
-    const here = mkdtempSync(join(dir, "with-dotenv-"));
+    const here = mkdtempSync(join(kids.dir, "with-dotenv-"));
     writeFileSync(join(here, ".env"), "ISSUE_LEASES_URL=http://127.0.0.1:9\nGITHUB_TOKEN=from-dotenv\n");
     const child = spawn(process.execPath, [BUILT_CLI, "agent", "status", "octo-org/widgets#12"], {
       cwd: here,
@@ -301,32 +275,10 @@ describe("the built CLI's agent commands", () => {
   });
 });
 
-/** Pid files of the commands run tests start: whatever happens, none outlives its test (they run in sessions of their own). */
-const pidFiles: string[] = [];
-afterEach(() => {
-  for (const file of pidFiles.splice(0)) {
-    const pid = readPid(file);
-    if (pid > 0) killIfAlive(pid);
-  }
-});
-
-/**
- * `sh -c "TRAP; echo $$ > PIDFILE; BODY"`: the pid file appears once the trap
- * is set, so a test that waits for it (`ready`) signals a command that is
- * ready for the signal; and the command can be cleaned up after.
- */
-function shell(trap: string, body: string): { argv: string[]; ready(): boolean } {
-  const file = join(dir, `command-${pidFiles.length}-${Date.now()}.pid`);
-  pidFiles.push(file);
-  return { argv: ["sh", "-c", `${trap}; echo $$ > ${file}; ${body}`], ready: () => readPid(file) > 0 };
-}
-
-const LOOP = "while :; do sleep 0.1; done";
-
 describe("agent run", () => {
   it("runs the command with the token in its environment, releases after, and exits with its status", async () => {
     const api = await leaseApi();
-    const out = join(dir, "env.txt");
+    const out = join(kids.dir, "env.txt");
     const r = await spawnCli(
       ["agent", "run", "octo-org/widgets#12", "--ttl", "60s", "--instance", "worker-3", "--", "sh", "-c", `echo "$ISSUE_LEASES_TOKEN $ISSUE_LEASES_REF $ISSUE_LEASES_ISSUE $ISSUE_LEASES_INSTANCE" > ${out}; echo to-stdout; exit 3`],
       { ISSUE_LEASES_URL: api.url },
@@ -336,7 +288,7 @@ describe("agent run", () => {
     // stdout is the command's own.
     expect(r.stdout).toBe("to-stdout\n");
     expect(r.stderr).toContain("issue-leases: octo-org/widgets#12 is yours: token 5");
-    expect(api.requests.map((q) => [q.method, q.query.get("instance")])).toEqual([
+    expect(api.requests.filter(notEvents).map((q) => [q.method, q.query.get("instance")])).toEqual([
       ["POST", null],
       ["DELETE", "worker-3"],
     ]);
@@ -346,7 +298,7 @@ describe("agent run", () => {
   it("stops a command whose lease is lost (SIGTERM to its group) and exits 76 without releasing", async () => {
     let refuse = false;
     const api = await leaseApi(() => (refuse ? { status: 409, json: leaseJson("not_holder", alice, 6, EXPIRES) } : null));
-    const marker = join(dir, "term.txt");
+    const marker = join(kids.dir, "term.txt");
     const command = shell(`trap 'echo stopped > ${marker}; exit 143' TERM`, LOOP);
     const run = spawnCli(["agent", "run", "octo-org/widgets#12", "--ttl", "3s", "--", ...command.argv], { ISSUE_LEASES_URL: api.url });
     // It renews (every second) while the command runs; then the lease is taken away.
@@ -374,7 +326,7 @@ describe("agent run", () => {
 
   it("exits 75 without running the command when someone else holds the issue", async () => {
     stub = await startApiStub(() => ({ status: 409, json: leaseJson("held", alice, 4, EXPIRES) }));
-    const marker = join(dir, "never.txt");
+    const marker = join(kids.dir, "never.txt");
     const r = await spawnCli(["agent", "run", "octo-org/widgets#12", "--", "sh", "-c", `touch ${marker}`], { ISSUE_LEASES_URL: stub.url }).done;
     expect(r.code).toBe(75);
     expect(r.stderr).toBe(`issue-leases: octo-org/widgets#12 is held by alice with token 4, until ${EXPIRES}\n`);
@@ -387,7 +339,7 @@ describe("agent run", () => {
     const r = await spawnCli(["agent", "run", "octo-org/widgets#12", "--", "./no-such-agent.sh"], { ISSUE_LEASES_URL: api.url }).done;
     expect(r.code).toBe(127);
     expect(r.stderr).toContain("issue-leases: cannot run ./no-such-agent.sh: not found");
-    expect(api.requests.map((q) => q.method)).toEqual(["POST", "DELETE"]);
+    expect(api.requests.filter(notEvents).map((q) => q.method)).toEqual(["POST", "DELETE"]);
   });
 
   it("passes SIGTERM on to the command, releases once it has exited, and exits with its status", async () => {
@@ -399,30 +351,6 @@ describe("agent run", () => {
     const r = await run.done;
     expect(r.code).toBe(42);
     expect(r.stderr).toContain("issue-leases: sh exited with status 42; releasing octo-org/widgets#12");
-    expect(api.requests.map((q) => q.method)).toEqual(["POST", "DELETE"]);
+    expect(api.requests.filter(notEvents).map((q) => q.method)).toEqual(["POST", "DELETE"]);
   });
 });
-
-function readPid(file: string): number {
-  try {
-    return Number(readFileSync(file, "utf8").trim()) || 0;
-  } catch {
-    return 0;
-  }
-}
-
-function killIfAlive(pid: number): void {
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // Gone, as it should be.
-  }
-}
-
-async function waitUntil(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

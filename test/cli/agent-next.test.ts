@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_EXIT } from "../../src/cli/agent-exit.js";
-import { type ApiStub, LEASE_PATH, leaseJson, type StubHandler, startApiStub } from "../client/api-stub.js";
+import { type ApiStub, EVENTS_PATH, LEASE_PATH, leaseJson, NO_STREAM, notEvents, type StubHandler, startApiStub } from "../client/api-stub.js";
 import { BUILT_CLI } from "../support/cli-process.js";
 import { ensureBuilt } from "../support/server-process.js";
 import { runAgainst } from "./agent-in-process.js";
@@ -183,6 +183,8 @@ describe("agent next -- COMMAND", () => {
   it("passes the issue as {issue} and ISSUE_LEASES_ISSUE, and releases it when the command exits, with its status", async () => {
     stub = await startApiStub((req) => {
       const until = new Date(Date.now() + 60_000).toISOString();
+      // An app without the event stream: the renewals alone (the stream's requests are left out below).
+      if (req.path === EVENTS_PATH) return NO_STREAM;
       if (req.method === "POST" && req.path === NEXT_PATH) return { status: 200, json: on31("acquired", until) };
       if (req.method === "DELETE" && req.path === "/api/v1/repos/octo-org/widgets/issues/31/lease") return { status: 200, json: on31("released", until) };
       throw new Error(`unexpected ${req.method} ${req.path}`);
@@ -196,7 +198,7 @@ describe("agent next -- COMMAND", () => {
     expect(readFileSync(out, "utf8")).toBe("31 fix-31 31 octo-org/widgets#31 1 w-3\n");
     expect(r.stderr).toContain("issue-leases: octo-org/widgets#31 is yours: token 1");
     expect(r.stderr).toContain("issue-leases: sh exited with status 4; releasing octo-org/widgets#31");
-    expect(stub.requests.map((q) => [q.method, q.path, q.query.get("instance")])).toEqual([
+    expect(stub.requests.filter(notEvents).map((q) => [q.method, q.path, q.query.get("instance")])).toEqual([
       ["POST", NEXT_PATH, null],
       ["DELETE", "/api/v1/repos/octo-org/widgets/issues/31/lease", "w-3"],
     ]);

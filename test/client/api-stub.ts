@@ -74,8 +74,11 @@ async function readRequest(req: IncomingMessage): Promise<StubRequest> {
   return { method: req.method ?? "", path: url.pathname, query: url.searchParams, headers, body: text ? JSON.parse(text) : undefined, at: Date.now() };
 }
 
-/** A `fetch` answering from `handler` without a socket: with fake timers, only the client's own timers run. */
-export function scriptedFetch(handler: StubHandler): { fetch: typeof fetch; requests: StubRequest[] } {
+/**
+ * A `fetch` answering from `handler` without a socket: with fake timers, only the client's own timers run.
+ * `record` chooses the requests kept in `requests` (default all; `notEvents` leaves out the event stream's).
+ */
+export function scriptedFetch(handler: StubHandler, record: (req: StubRequest) => boolean = () => true): { fetch: typeof fetch; requests: StubRequest[] } {
   const requests: StubRequest[] = [];
   const fake = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(String(input));
@@ -89,7 +92,7 @@ export function scriptedFetch(handler: StubHandler): { fetch: typeof fetch; requ
       body: typeof init.body === "string" ? JSON.parse(init.body) : undefined,
       at: Date.now(),
     };
-    requests.push(request);
+    if (record(request)) requests.push(request);
     const answer = await handler(request, requests.length - 1);
     if (answer.destroy) throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
     if (answer.hang) {
@@ -107,6 +110,14 @@ export function scriptedFetch(handler: StubHandler): { fetch: typeof fetch; requ
 }
 
 export const LEASE_PATH = "/api/v1/repos/octo-org/widgets/issues/12/lease";
+
+export const EVENTS_PATH = "/api/v1/events";
+
+/** Every request but the event stream's, which withLease asks for beside its renewals. */
+export const notEvents = (req: StubRequest) => req.path !== EVENTS_PATH;
+
+/** What an app without the event stream answers it. */
+export const NO_STREAM: StubAnswer = { status: 404, json: { error: { code: "not_found", message: "Not Found" } } };
 
 /** An answer as the API gives it. */
 export function leaseJson(

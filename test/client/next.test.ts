@@ -7,7 +7,17 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LeaseApiError, LeaseClient, LeaseLostError, NothingReadyError } from "@issue-leases/client";
-import { type ApiStub, leaseJson, scriptedFetch, type StubHandler, type StubRequest, startApiStub } from "./api-stub.js";
+import {
+  type ApiStub,
+  EVENTS_PATH,
+  leaseJson,
+  NO_STREAM,
+  notEvents,
+  scriptedFetch,
+  type StubHandler,
+  type StubRequest,
+  startApiStub,
+} from "./api-stub.js";
 
 const EXPIRES = "2026-12-08T12:00:00Z";
 const bot = { login: "deploy-bot[bot]", id: 41898282, instance: "worker-3" };
@@ -132,14 +142,16 @@ describe("withNextLease", () => {
   function api(next: () => { status: number; json?: unknown } | null, renewal?: (n: number) => { status: number; json?: unknown } | null) {
     let renewals = 0;
     const until = (req: StubRequest) => new Date(Date.now() + Number(/^(\d+)s$/.exec((req.body as { ttl: string }).ttl)![1]) * SECOND).toISOString();
+    // An app without the event stream (as in with-lease.test.ts): the renewals alone.
     const { fetch, requests } = scriptedFetch((req) => {
+      if (req.path === EVENTS_PATH) return NO_STREAM;
       if (req.method === "POST" && req.path === NEXT_PATH) return next() ?? { status: 200, json: leaseOn(31, "acquired", 1, until(req)) };
       if (req.method === "PATCH" && req.path.endsWith("/issues/31/lease")) {
         return renewal?.(renewals++) ?? { status: 200, json: leaseOn(31, "renewed", 1, until(req)) };
       }
       if (req.method === "DELETE" && req.path.endsWith("/issues/31/lease")) return { status: 200, json: leaseOn(31, "released", 1, null) };
       throw new Error(`unexpected ${req.method} ${req.path}`);
-    });
+    }, notEvents);
     const client = new LeaseClient({ baseUrl: "https://leases.test", token: "t", fetch, retry: { minDelayMs: 10, maxDelayMs: 10, retries: 1 } });
     return { client, requests };
   }

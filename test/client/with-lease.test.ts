@@ -3,10 +3,13 @@
  * of the TTL), when it aborts the function's signal (a refused renewal at
  * once; failing renewals only once the expiry has passed), and that it
  * releases whenever the function settles. No test waits on the wall clock.
+ * The API here has no event stream (it answers 404, as an older app does):
+ * these are the renewals alone; test/client/with-lease-watch.test.ts has the
+ * stream.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LeaseClient, LeaseHeldError, LeaseLostError } from "@issue-leases/client";
-import { leaseJson, scriptedFetch, type StubAnswer, type StubRequest } from "./api-stub.js";
+import { EVENTS_PATH, leaseJson, NO_STREAM, notEvents, scriptedFetch, type StubAnswer, type StubRequest } from "./api-stub.js";
 
 const T0 = Date.parse("2026-12-01T12:00:00Z");
 const SECOND = 1000;
@@ -33,7 +36,9 @@ function api(renewal?: (req: StubRequest, n: number) => StubAnswer | null) {
     return Number(/^(\d+)s$/.exec(ttl)![1]) * SECOND;
   };
   const iso = (t: number) => new Date(t).toISOString();
+  // An app without the event stream: the renewals alone notice (its requests are left out of `requests`).
   const { fetch, requests } = scriptedFetch((req) => {
+    if (req.path === EVENTS_PATH) return NO_STREAM;
     if (req.method === "POST") {
       expires = Date.now() + ttlOf(req);
       return { status: 200, json: leaseJson("acquired", bot, 3, iso(expires)) };
@@ -46,7 +51,7 @@ function api(renewal?: (req: StubRequest, n: number) => StubAnswer | null) {
     }
     if (req.method === "DELETE") return { status: 200, json: leaseJson("released", bot, 3, iso(expires)) };
     throw new Error(`unexpected ${req.method} ${req.path}`);
-  });
+  }, notEvents);
   const client = new LeaseClient({ baseUrl: "https://leases.test", token: "t", fetch, retry: { minDelayMs: 10, maxDelayMs: 10, retries: 1 } });
   return { client, requests };
 }
@@ -230,9 +235,10 @@ describe("withLease", () => {
   it("counts the expiry from when the renewal was sent, not from the server's clock, when the server's runs ahead", async () => {
     // The server's clock is an hour ahead: its expires_at is an hour later than the lease really lasts for the client.
     const { fetch, requests } = scriptedFetch((req) => {
+      if (req.path === EVENTS_PATH) return NO_STREAM;
       const json = leaseJson(req.method === "POST" ? "acquired" : "renewed", bot, 3, new Date(Date.now() + 3_600_000 + 30 * SECOND).toISOString());
       return req.method === "DELETE" ? { status: 200, json: { ...json, outcome: "released" } } : { status: 200, json };
-    });
+    }, notEvents);
     const client = new LeaseClient({ baseUrl: "https://leases.test", token: "t", fetch });
     const work = gate();
     const done = client.withLease(REF, { ttl: "30s" }, () => work.promise);

@@ -4,7 +4,9 @@
  * `viewer` query for the bot's token; maintainers' comments delivered as
  * signed webhooks; the CLI as the built binary. Short TTLs (the repository
  * allows 1 s) make renewals come every second or two; nothing here asserts
- * how fast anything is, only what happens and in which order.
+ * how fast anything is, only what happens and in which order. A lost lease
+ * is noticed here by the renewals (`watch: false`, `--no-watch`); the event
+ * stream's watch is test/e2e/agent-events.test.ts's.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -120,7 +122,8 @@ describe.concurrent("the client against the real server", () => {
       const { fetch, seen } = noting();
       const client = new LeaseClient({ baseUrl: server.url, token: BOT_TOKEN, fetch });
       const error = await client
-        .withLease(`${FULL}#1`, { ttl: "6s", instance: "worker-1" }, async (lease, signal) => {
+        // The renewals alone (the event stream's watch is test/e2e/agent-events.test.ts's).
+        .withLease(`${FULL}#1`, { ttl: "6s", instance: "worker-1", watch: false }, async (lease, signal) => {
           expect(lease).toMatchObject({ outcome: "acquired", token: 1, holder: { ...BOT, instance: "worker-1" } });
           // Renewing (every 2 s) while it works; the claim is on GitHub.
           await waitFor("a renewal", () => seen.includes("PATCH 200"));
@@ -235,7 +238,8 @@ describe.concurrent("issue-leases agent against the real server", () => {
       const server = await start(live);
       const marker = join(dir, `term-${Date.now()}-${Math.random().toString(36).slice(2)}`);
       const command = shell(`trap 'echo stopped > ${marker}; exit 143' TERM`, "while :; do sleep 0.1; done");
-      const run = cli(["run", `${FULL}#4`, "--ttl", "6s", "--grace", "5s", "--", ...command.argv], server);
+      // The renewals alone (the event stream's watch is test/e2e/agent-events.test.ts's).
+      const run = cli(["run", `${FULL}#4`, "--ttl", "6s", "--grace", "5s", "--no-watch", "--", ...command.argv], server);
       try {
         await waitFor("the claim's reply, and the command ready", () => replies(live.fake, 4).length === 1 && command.ready());
         expect(run.stderr()).toContain(`issue-leases: ${FULL}#4 is yours: token 1`);

@@ -5,6 +5,7 @@
  * retries could not get through (network, timeouts, 5xx, 429) is a
  * `LeaseUnavailableError`.
  */
+import type { LeaseEvent } from "./event-types.js";
 import type { LeaseAnswer, LeaseHolder, LeaseView, QueuedAnswer } from "./types.js";
 
 /** The API answered with an error: `status` is the HTTP status, `code` and `message` its `{"error": {…}}`. */
@@ -138,18 +139,24 @@ export type LostReason = "not_holder" | "refused" | "expired";
  * `withLease`'s signal is aborted with this when the lease is lost: a
  * renewal was refused (`not_holder`: someone ended it; `refused`: any other
  * refusal, e.g. 403, 404), or renewals kept failing until the lease's
- * expiry had passed (`expired`). `cause` is the refusal or the last failure.
+ * expiry had passed (`expired`); or the app's event stream said the lease
+ * ended (`event`: `not_holder`, or `expired` for the app's expiry).
+ * `cause` is the refusal or the last failure.
  */
 export class LeaseLostError extends Error {
+  /** The stream's event that ended the lease, or null when a renewal (or the check when the stream opened) found it lost. */
+  readonly event: LeaseEvent | null;
+
   constructor(
     readonly ref: string,
     readonly reason: LostReason,
     /** The lease as last known by the client. */
     readonly token: number | null,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; event?: LeaseEvent },
   ) {
-    super(lostMessage(ref, reason, options?.cause), options);
+    super(options?.event ? endedMessage(ref, token, options.event) : lostMessage(ref, reason, options?.cause), options);
     this.name = "LeaseLostError";
+    this.event = options?.event ?? null;
   }
 }
 
@@ -157,6 +164,20 @@ function lostMessage(ref: string, reason: LostReason, cause: unknown): string {
   const why = cause instanceof Error ? `: ${cause.message}` : "";
   if (reason === "expired") return `lost the lease on ${ref}: renewals failed until it expired${why}`;
   return `lost the lease on ${ref}${why}`;
+}
+
+/** What the app's event says became of the lease `token`. */
+function endedMessage(ref: string, token: number | null, event: LeaseEvent): string {
+  const by = event.actor ? ` by ${event.actor.login}` : "";
+  let what: string;
+  if (token !== null && event.token > token) what = `a later lease began (token ${event.token}, ${event.holder.login})`;
+  else if (event.type === "lease.expired" || event.cause === "expiry") what = "it expired";
+  else if (event.type === "lease.handed_off" || event.cause === "handoff") what = "it was handed to the next in line";
+  else if (event.cause === "maintainer") what = `it was released${by}, a maintainer`;
+  else if (event.cause === "close") what = `it ended: the issue was closed${by}`;
+  else if (event.cause === "label_removed") what = `it ended: the claimed label was removed${by}`;
+  else what = `it was released${by}`;
+  return `lost the lease on ${ref}: the app's event stream says ${what} (${event.type})`;
 }
 
 export function describeHolder(lease: Pick<LeaseAnswer, "holder" | "token" | "expires_at">): string {

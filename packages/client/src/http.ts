@@ -169,6 +169,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** Waits `ms`; false when `signal` was aborted first. */
+export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function describeFailure(failure: unknown): string {
   if (!(failure instanceof Error)) return String(failure);
   // undici hides the reason (ECONNREFUSED, …) in `cause`.

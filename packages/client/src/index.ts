@@ -21,6 +21,9 @@ export { formatRef, parseRef, type ParsedRef } from "./issue-ref.js";
 export { type BaseUrlRules, checkBaseUrl, isLoopbackHost } from "./base-url.js";
 export { ttlMs, ttlText } from "./ttl.js";
 export type { HeldLease, WithLeaseOptions } from "./with-lease.js";
+export type { WatchState } from "./lease-watch.js";
+export type { EventCause, EventFilter, EventsOptions, LeaseEvent, LeaseEventType, StreamGap } from "./event-types.js";
+export { type SseItem, SseParser } from "./sse-parser.js";
 export type {
   ClaimOptions,
   IssueRef,

@@ -9,6 +9,8 @@
  */
 import { checkBaseUrl } from "./base-url.js";
 import { LeaseApiError, LeaseHeldError, LeaseNotHolderError, LeaseRefusedError, NothingReadyError } from "./errors.js";
+import { leaseEvents } from "./event-stream.js";
+import type { EventFilter, EventsOptions, LeaseEvent } from "./event-types.js";
 import { call, type CallAnswer, type CallSpec, DEFAULT_RETRY, type HttpConfig, newIdempotencyKey } from "./http.js";
 import { leasePath, parseRef } from "./issue-ref.js";
 import { nextBody, nextPath } from "./next-request.js";
@@ -169,12 +171,29 @@ export class LeaseClient {
   }
 
   /**
+   * The app's lease events as they happen (`GET /api/v1/events`, Server-Sent
+   * Events), of one repository (`repo`) and of the caller's leases only
+   * (`holder: "@me"`) when asked: an async iterable that stays connected,
+   * connecting again with a backoff and `Last-Event-ID` (so that nothing is
+   * missed) when a connection fails, ends or goes silent. Ends when
+   * `signal` aborts or the loop breaks; rejects with a `LeaseApiError` when
+   * the app answers what retrying will not change (404: an app without the
+   * stream; 401; a page that is not an event stream).
+   *
+   *   for await (const event of client.events({ repo: "octo-org/widgets" }, { signal })) console.log(event.type, event.issue);
+   */
+  events(filter: EventFilter = {}, options: EventsOptions = {}): AsyncGenerator<LeaseEvent, void, undefined> {
+    return leaseEvents(this.#http, filter, options);
+  }
+
+  /**
    * Claims the issue, runs `fn` while renewing in the background every
    * third of the TTL, and releases when `fn` settles (also when it throws).
    * `signal` is aborted with a `LeaseLostError` as soon as the lease is
-   * lost: a renewal refused, or renewals failing until the expiry has
-   * passed. Resolves to `fn`'s value; rejects with `fn`'s error, or with
-   * the `LeaseLostError` when the lease was lost before `fn` returned.
+   * lost: an end the event stream tells of (unless `watch: false`), a
+   * renewal refused, or renewals failing until the expiry has passed.
+   * Resolves to `fn`'s value; rejects with `fn`'s error, or with the
+   * `LeaseLostError` when the lease was lost before `fn` returned.
    */
   withLease<T>(ref: IssueRef, options: WithLeaseOptions, fn: (lease: HeldLease, signal: AbortSignal) => Promise<T> | T): Promise<T> {
     return withLease(this, ref, options, fn);

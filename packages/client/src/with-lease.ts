@@ -9,16 +9,19 @@
  * maintainer's `/release @bot`, an operator, the issue closed), or when
  * renewals keep failing until the lease's expiry has passed. The expiry is
  * counted on the client's clock from when each claim or renewal was sent, so
- * a client whose clock lags the server's does not renew too late.
+ * a client whose clock lags the server's does not renew too late. Beside
+ * the renewals, the app's event stream is watched (lease-watch.ts), so that
+ * an end the app knows of stops the work at once, not at the next renewal.
  */
-import { LeaseApiError, LeaseConflictError, LeaseLostError, type LostReason } from "./errors.js";
-import { MAX_TIMER_MS, newIdempotencyKey, sleep } from "./http.js";
+import { LeaseApiError, LeaseConflictError, LeaseLostError, LeaseNotHolderError, type LostReason } from "./errors.js";
+import { MAX_TIMER_MS, newIdempotencyKey, pause } from "./http.js";
 import { formatRef, type ParsedRef, parseRef } from "./issue-ref.js";
+import { type Ended, type WatchCalls, watchLease, type WatchState } from "./lease-watch.js";
 import { ttlMs } from "./ttl.js";
 import type { IssueRef, LeaseAnswer, NextFilters, NextScope, Ttl } from "./types.js";
 
-/** The calls `withLease` makes: a `LeaseClient`. */
-export interface LeaseCalls {
+/** The calls `withLease` makes: a `LeaseClient` (without `events` and `verify`, renewals alone notice a lost lease). */
+export interface LeaseCalls extends Partial<WatchCalls> {
   claim(ref: IssueRef, options: { ttl?: Ttl; instance?: string; signal?: AbortSignal }): Promise<LeaseAnswer>;
   renew(ref: IssueRef, options: { ttl?: Ttl; instance?: string; signal?: AbortSignal; idempotencyKey?: string }): Promise<LeaseAnswer>;
   release(ref: IssueRef, options: { instance?: string }): Promise<LeaseAnswer>;
@@ -48,6 +51,15 @@ export interface WithLeaseOptions {
    * (the lease then ends at its expiry).
    */
   onError?: (error: unknown, during: "renew" | "release") => void;
+  /**
+   * Watch the app's event stream (`GET /api/v1/events`) for the lease's end,
+   * to abort at once rather than at the next renewal (default true). When
+   * the stream is down or the app has none, renewals alone notice, and the
+   * stream is tried again in the background. false: renewals alone.
+   */
+  watch?: boolean;
+  /** Told when the watch's stream opens or goes down (the error, and when it is tried again): for a debug log. Nothing else is told. */
+  onWatch?: (state: WatchState) => void;
 }
 
 /** The lease `withLease` holds: the claim's answer, its `expires_at` kept current by the renewals. */
@@ -109,6 +121,13 @@ async function holdWhile<T>(
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
   if (options.signal?.aborted) onOuterAbort();
   let lost: LeaseLostError | null = null;
+  // Whichever notices first: the renewals and the watch stop then.
+  const lose = (error: LeaseLostError) => {
+    if (lost) return;
+    lost = error;
+    work.abort(lost);
+    stop.abort();
+  };
   const heartbeat = keepAlive({
     client,
     ref: parsed,
@@ -116,11 +135,9 @@ async function holdWhile<T>(
     lease,
     expiry: expiryOf(first, claimedAt, ttl),
     stop: stop.signal,
-    lose(reason, cause) {
-      lost = new LeaseLostError(formatRef(parsed), reason, lease.token, { cause });
-      work.abort(lost);
-    },
+    lose: (reason, cause) => lose(new LeaseLostError(formatRef(parsed), reason, lease.token, { cause })),
   });
+  const watch = startWatch(client, parsed, lease, options, stop.signal, (how) => lose(endedError(parsed, lease, how)));
 
   let outcome: { ok: true; value: T } | { ok: false; error: unknown };
   try {
@@ -129,7 +146,7 @@ async function holdWhile<T>(
     outcome = { ok: false, error };
   }
   stop.abort();
-  await heartbeat;
+  await Promise.all([heartbeat, watch]);
   options.signal?.removeEventListener("abort", onOuterAbort);
 
   if (!lost) {
@@ -142,6 +159,31 @@ async function holdWhile<T>(
   if (!outcome.ok) throw outcome.error;
   if (lost) throw lost;
   return outcome.value;
+}
+
+/** Watches the event stream for the lease's end, unless `watch: false` or the client cannot; never rejects. */
+function startWatch(
+  client: LeaseCalls,
+  ref: ParsedRef,
+  lease: HeldLease,
+  options: WithLeaseOptions,
+  stop: AbortSignal,
+  ended: (how: Ended) => void,
+): Promise<void> {
+  const { events, verify } = client;
+  if (options.watch === false || events === undefined || verify === undefined || lease.token === null) return Promise.resolve();
+  const calls: WatchCalls = { events: events.bind(client), verify: verify.bind(client) };
+  return watchLease({ client: calls, ref, token: lease.token, instance: options.instance, stop, onWatch: options.onWatch, ended });
+}
+
+/** The error a lease found ended by the watch is lost with: as a refused renewal would say, naming the event. */
+function endedError(ref: ParsedRef, lease: HeldLease, how: Ended): LeaseLostError {
+  if ("event" in how) {
+    const reason = how.event.type === "lease.expired" && how.event.token === lease.token ? "expired" : "not_holder";
+    return new LeaseLostError(formatRef(ref), reason, lease.token, { event: how.event });
+  }
+  const now = how.checked ?? { repo: `${ref.owner}/${ref.repo}`, issue: ref.issue, holder: null, token: null, expires_at: null };
+  return new LeaseLostError(formatRef(ref), "not_holder", lease.token, { cause: new LeaseNotHolderError({ ...now, outcome: "not_holder" }) });
 }
 
 interface KeepAlive {
@@ -231,14 +273,4 @@ function renewPeriod(expiry: number | null, renewEveryMs: number | undefined): n
   const every = renewEveryMs !== undefined && renewEveryMs > 0 ? renewEveryMs : null;
   const period = third === null ? every : every === null ? third : Math.min(third, every);
   return period === null ? null : Math.min(period, MAX_TIMER_MS);
-}
-
-/** Waits `ms`; false when `signal` was aborted first. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, signal);
-    return true;
-  } catch {
-    return false;
-  }
 }
