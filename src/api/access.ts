@@ -29,6 +29,8 @@ export interface SeenRepo {
   name: string;
   /** "Organization" or "User": only an organisation has members. */
   ownerType: string;
+  /** Whether GitHub showed it private (`GET /repos/{owner}/{repo}`); absent when it did not say. */
+  private?: boolean;
 }
 
 /** A repository the caller may act on through the API. */
@@ -167,7 +169,8 @@ export class RepoAccess {
       const path = `/repos/${encodeURIComponent(body.owner.login)}/${encodeURIComponent(body.name)}/issues?per_page=1`;
       if ((await this.get(token, path, "whether the caller may read the repository's issues")) === null) return null;
     }
-    return { id: body.id, owner: body.owner.login, name: body.name, ownerType: body.owner.type ?? "User" };
+    const flag = typeof body.private === "boolean" ? { private: body.private } : {};
+    return { id: body.id, owner: body.owner.login, name: body.name, ownerType: body.owner.type ?? "User", ...flag };
   }
 
   /**

@@ -23,8 +23,11 @@ export interface ApiDeps {
   config: (repo: ApiRepo) => Promise<ConfigResult>;
   /** A login's permission on the repository, asked of GitHub with the app's token (`author_first`). */
   permission: (repo: ApiRepo, login: string) => Promise<Permission>;
-  /** Remembers which installation serves the repository (the sweeper needs it for expiries). */
-  rememberRepo: (repoId: number, full: string, installation: number) => Promise<void>;
+  /**
+   * Remembers which installation serves the repository (the sweeper needs it for expiries), and whether GitHub
+   * showed it private (for who may see its lease events when no webhook has shown it yet).
+   */
+  rememberRepo: (repoId: number, full: string, installation: number, isPrivate?: boolean) => Promise<void>;
   /** Wakes the outbox drainer: effects were written. */
   kick: () => void;
   /** Runs a request's work so that shutdown waits for its transaction. */

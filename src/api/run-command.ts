@@ -63,7 +63,7 @@ export async function runCommand(
     { ledger: deps.ledger, now, permission: (login) => deps.permission(repo, login) },
   );
   const result = op === "claim" ? await command.claim(r.ttl) : op === "renew" ? await command.renew(r.ttl) : await command.release();
-  await deps.rememberRepo(repo.id, `${repo.owner}/${repo.name}`, repo.installation);
+  await deps.rememberRepo(repo.id, `${repo.owner}/${repo.name}`, repo.installation, repo.private);
   // Only a new tenure or the end of one wrote effects (changesOnly): a heartbeat wakes no drainer.
   const changed =
     (result.outcome === "acquired" && result.newTenure) || (result.outcome === "released" && (result.lease !== null || result.handoff !== undefined));
