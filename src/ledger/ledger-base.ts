@@ -9,8 +9,9 @@
 import { leasePlans } from "./lease-plans.js";
 import type { Plan } from "./plan.js";
 import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "./board-types.js";
+import type { StoredEvent } from "./event-types.js";
 import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "./inventory-types.js";
-import type { BoardMemory, BoardReads, Inventory, LedgerHealth, OutboxStore, Reflections, RepoMemory } from "./roles.js";
+import type { BoardMemory, BoardReads, EventLog, Inventory, LedgerHealth, OutboxStore, Reflections, RepoMemory } from "./roles.js";
 import type {
   AcquireOptions,
   AcquireResult,
@@ -22,6 +23,7 @@ import type {
   EffectFence, Hold,
   Holder,
   IssueKey,
+  NewEffect,
   NoteOptions,
   NoteResult,
   OpOptions,
@@ -37,7 +39,7 @@ import type {
 import { workPlans } from "./work-plans.js";
 import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "./work-types.js";
 
-export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory, BoardMemory, BoardReads, Inventory {
+export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory, BoardMemory, BoardReads, Inventory, EventLog {
   /** The store's outbox: effects taken, extended, completed or failed. */
   protected abstract readonly outbox: OutboxStore & Pick<LedgerHealth, "outboxStats">;
   /** The store's repositories and reflections. */
@@ -48,6 +50,8 @@ export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory
   protected abstract readonly boardReads: BoardReads;
   /** The store's inventory of open issues. */
   protected abstract readonly inventory: Inventory;
+  /** The store's lease events: their reads, cursors and watch. */
+  protected abstract readonly events: EventLog;
 
   /**
    * Runs the plan `make(now)` makes as one transaction, whose promise settles
@@ -194,6 +198,35 @@ export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory
 
   async readyIssues(query: ReadyQuery, now: number): Promise<ReadyPage> {
     return this.inventory.readyIssues(query, now);
+  }
+
+  // The lease events (each store's events.ts).
+  async eventsAfter(after: number, opts?: { limit?: number; repoIds?: readonly number[] }): Promise<StoredEvent[]> {
+    return this.events.eventsAfter(after, opts);
+  }
+
+  async eventsSince(since: number, limit?: number): Promise<StoredEvent[]> {
+    return this.events.eventsSince(since, limit);
+  }
+
+  async lastEventPos(): Promise<number> {
+    return this.events.lastEventPos();
+  }
+
+  watchEvents(listener: () => void): () => void {
+    return this.events.watchEvents(listener);
+  }
+
+  async pruneEvents(before: number): Promise<number> {
+    return this.events.pruneEvents(before);
+  }
+
+  async eventCursor(name: string): Promise<number> {
+    return this.events.eventCursor(name);
+  }
+
+  async advanceEventCursor(name: string, from: number, to: number, effects: Array<{ repoId: number; issue: number; effect: NewEffect }>, now: number): Promise<boolean> {
+    return this.events.advanceEventCursor(name, from, to, effects, now);
   }
 
   async boardRepo(name: string): Promise<(RepoInfo & { private: boolean | null }) | null> {

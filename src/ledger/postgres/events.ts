@@ -21,6 +21,7 @@ import type { EventWrite } from "../plan.js";
 import type { EventLog } from "../roles.js";
 import type { NewEffect } from "../types.js";
 import type { PostgresConnection, Statement } from "./connection.js";
+import type { PostgresEventWatch } from "./event-watch.js";
 import type { PostgresOutbox } from "./outbox.js";
 
 /**
@@ -31,15 +32,16 @@ export function eventChannel(schema: string): string {
   return `issue_leases_events_${createHash("sha256").update(schema).digest("hex").slice(0, 24)}`;
 }
 
-export class PostgresEvents implements Omit<EventLog, "watchEvents"> {
+export class PostgresEvents implements EventLog {
   private readonly sql;
 
-  /** `s`: the quoted schema; `channel`: its NOTIFY channel (eventChannel). */
+  /** `s`: the quoted schema; `channel`: its NOTIFY channel (eventChannel), which `watch` listens to. */
   constructor(
     s: string,
     private readonly channel: string,
     private readonly db: PostgresConnection,
     private readonly outbox: PostgresOutbox,
+    private readonly watch: PostgresEventWatch,
   ) {
     this.sql = {
       // One repository's events of one transaction ($3: its id), numbered in
@@ -120,6 +122,11 @@ export class PostgresEvents implements Omit<EventLog, "watchEvents"> {
 
   async eventsSince(since: number, limit = EVENTS_PAGE): Promise<StoredEvent[]> {
     return (await this.db.query<EventRow>(this.sql.since, [since, limit])).rows.map(storedEventOf);
+  }
+
+  /** Every replica's events, heard on the schema's channel (event-watch.ts). */
+  watchEvents(listener: () => void): () => void {
+    return this.watch.watch(listener);
   }
 
   async lastEventPos(): Promise<number> {

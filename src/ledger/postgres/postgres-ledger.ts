@@ -1,12 +1,11 @@
 import pg from "pg";
 import { DatabaseConfigError } from "../database-config-error.js";
 import { LedgerBase } from "../ledger-base.js";
-import type { StoredEvent } from "../event-types.js";
 import type { Plan } from "../plan.js";
 import type { QueueEntry } from "../queue-types.js";
 import type { Ledger } from "../roles.js";
 import { SchemaBehindError } from "../schema-behind-error.js";
-import type { HeldLock, HistoryEntry, Holder, IssueKey, Lease, NewEffect, RenameOptions, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../types.js";
+import type { HeldLock, HistoryEntry, Holder, IssueKey, Lease, RenameOptions, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../types.js";
 import { PostgresBoardMemory } from "./board-memory.js";
 import { PostgresBoardReads } from "./board-reads.js";
 import { PostgresEventWatch } from "./event-watch.js";
@@ -87,7 +86,7 @@ export class PostgresLedger extends LedgerBase implements Ledger {
   /** The reads of leases, history and deliveries outside the operations (postgres/reads.ts). */
   private readonly reads: PostgresReads;
   /** The lease events: their statement, reads and cursors (events.ts), and every replica's heard (event-watch.ts). */
-  private readonly events: PostgresEvents;
+  protected readonly events: PostgresEvents;
   private readonly eventWatch: PostgresEventWatch;
 
   constructor(opts: PostgresLedgerOptions) {
@@ -106,8 +105,8 @@ export class PostgresLedger extends LedgerBase implements Ledger {
     this.locks = new PostgresSessionLocks({ connectionString: opts.connectionString, schema: this.schema, log });
     this.reads = new PostgresReads(s, this.db);
     const channel = eventChannel(this.schema);
-    this.events = new PostgresEvents(s, channel, this.db, this.outbox);
     this.eventWatch = new PostgresEventWatch({ connectionString: opts.connectionString, channel, log });
+    this.events = new PostgresEvents(s, channel, this.db, this.outbox, this.eventWatch);
     this.plans = new PostgresPlans(s, this.schema, this.outbox, opts.events === false ? null : this.events);
     this.sql = {
       // What every comment by anyone costs when it is no command: the actor's
@@ -223,35 +222,6 @@ export class PostgresLedger extends LedgerBase implements Ledger {
     await this.eventWatch.close();
     await this.locks.close();
     return this.db.close();
-  }
-
-  // The lease events (events.ts, event-watch.ts).
-  async eventsAfter(after: number, opts?: { limit?: number; repoIds?: readonly number[] }): Promise<StoredEvent[]> {
-    return this.events.eventsAfter(after, opts);
-  }
-
-  async eventsSince(since: number, limit?: number): Promise<StoredEvent[]> {
-    return this.events.eventsSince(since, limit);
-  }
-
-  async lastEventPos(): Promise<number> {
-    return this.events.lastEventPos();
-  }
-
-  watchEvents(listener: () => void): () => void {
-    return this.eventWatch.watch(listener);
-  }
-
-  async pruneEvents(before: number): Promise<number> {
-    return this.events.pruneEvents(before);
-  }
-
-  async eventCursor(name: string): Promise<number> {
-    return this.events.eventCursor(name);
-  }
-
-  async advanceEventCursor(name: string, from: number, to: number, effects: Array<{ repoId: number; issue: number; effect: NewEffect }>, now: number): Promise<boolean> {
-    return this.events.advanceEventCursor(name, from, to, effects, now);
   }
 
   async raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult> {

@@ -2,7 +2,6 @@ import type Database from "better-sqlite3";
 import { decide } from "../decide.js";
 import { LedgerBase } from "../ledger-base.js";
 import { ruleRow } from "../lease-rows.js";
-import type { StoredEvent } from "../event-types.js";
 import type { Plan } from "../plan.js";
 import { liveEntries, placeOfRow, type QueueEntry } from "../queue-types.js";
 import type { Ledger } from "../roles.js";
@@ -13,7 +12,6 @@ import type {
   Holder,
   IssueKey,
   Lease,
-  NewEffect,
   RenameOptions,
   SchemaVersion,
   TokenFloorRaise,
@@ -50,7 +48,7 @@ export class SqliteLedger extends LedgerBase implements Ledger {
   /** Runs the operations written once (lease-plans.ts, work-plans.ts) on this file (run-plan.ts). */
   private readonly plans: SqlitePlans;
   /** The lease events the operations write, and their reads (events.ts). */
-  private readonly events: SqliteEvents;
+  protected readonly events: SqliteEvents;
 
   /** The outbox's statements and operations (sqlite/outbox.ts). */
   protected readonly outbox: SqliteOutbox;
@@ -217,35 +215,6 @@ export class SqliteLedger extends LedgerBase implements Ledger {
     if (this.db.open) this.groups.flush();
     if (this.db.open) this.db.close();
     if (this.serving?.open) this.serving.close();
-  }
-
-  // The lease events (events.ts).
-  async eventsAfter(after: number, opts?: { limit?: number; repoIds?: readonly number[] }): Promise<StoredEvent[]> {
-    return this.events.eventsAfter(after, opts);
-  }
-
-  async eventsSince(since: number, limit?: number): Promise<StoredEvent[]> {
-    return this.events.eventsSince(since, limit);
-  }
-
-  async lastEventPos(): Promise<number> {
-    return this.events.lastEventPos();
-  }
-
-  watchEvents(listener: () => void): () => void {
-    return this.events.watchEvents(listener);
-  }
-
-  async pruneEvents(before: number): Promise<number> {
-    return this.events.pruneEvents(before);
-  }
-
-  async eventCursor(name: string): Promise<number> {
-    return this.events.eventCursor(name);
-  }
-
-  async advanceEventCursor(name: string, from: number, to: number, effects: Array<{ repoId: number; issue: number; effect: NewEffect }>, now: number): Promise<boolean> {
-    return this.events.advanceEventCursor(name, from, to, effects, now);
   }
 
   async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
