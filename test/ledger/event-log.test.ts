@@ -152,6 +152,61 @@ describe.each(backends)("event log: $name", (backend) => {
   });
 });
 
+describe("SQLite: the next position and seq, remembered by the process that wrote last", () => {
+  async function withTwo(f: (a: SqliteLedger, b: SqliteLedger) => Promise<void>): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), "issue-leases-event-seqs-"));
+    const a = new SqliteLedger(join(dir, "ledger.db"));
+    const b = new SqliteLedger(join(dir, "ledger.db"));
+    try {
+      await f(a, b);
+    } finally {
+      await a.close();
+      await b.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const numbers = async (ledger: SqliteLedger) => (await ledger.eventsAfter(0)).map((e) => [e.pos, e.installation, e.event.seq]);
+
+  it("another connection's events between this one's (the CLI's): no number given twice or skipped", async () => {
+    await withTwo(async (a, b) => {
+      await a.rememberRepo({ ...alpha, installation: 7 }, T0);
+      await a.rememberRepo({ ...beta, installation: 9 }, T0);
+      await a.acquire(key(alpha, 1), alice, HOUR, T0);
+      await b.acquire(key(alpha, 2), alice, HOUR, T0 + 1);
+      await b.acquire(key(beta, 1), alice, HOUR, T0 + 2);
+      await a.acquire(key(alpha, 3), alice, HOUR, T0 + 3);
+      await a.acquire(key(beta, 2), alice, HOUR, T0 + 4);
+      await b.acquire(key(alpha, 4), alice, HOUR, T0 + 5);
+      expect(await numbers(a)).toEqual([
+        [1, 7, 1],
+        [2, 7, 2],
+        [3, 9, 1],
+        [4, 7, 3],
+        [5, 9, 2],
+        [6, 7, 4],
+      ]);
+    });
+  });
+
+  it("an operation that failed after its event was numbered: the next takes the same numbers; so does one after another connection's prune", async () => {
+    await withTwo(async (a, b) => {
+      await a.rememberRepo({ ...alpha, installation: 7 }, T0);
+      await a.acquire(key(alpha, 1), alice, HOUR, T0);
+      a.db.exec("CREATE TRIGGER refuse AFTER INSERT ON events WHEN NEW.issue = 99 BEGIN SELECT RAISE(ABORT, 'refused'); END");
+      await expect(a.acquire(key(alpha, 99), alice, HOUR, T0 + 1)).rejects.toThrow("refused");
+      await a.acquire(key(alpha, 2), alice, HOUR, T0 + 2);
+      expect(await numbers(a)).toEqual([
+        [1, 7, 1],
+        [2, 7, 2],
+      ]);
+      // Every event pruned by the other connection: the numbers carry on from what pruning kept.
+      expect(await b.pruneEvents(T0 + DAY)).toBe(2);
+      await a.acquire(key(alpha, 3), alice, HOUR, T0 + DAY);
+      expect(await numbers(a)).toEqual([[3, 7, 3]]);
+    });
+  });
+});
+
 describe("events turned off (`events: false`, for the benchmark)", () => {
   it("SQLite: operations run as before and write no event", async () => {
     const dir = await mkdtemp(join(tmpdir(), "issue-leases-events-off-"));

@@ -229,6 +229,20 @@ describe("sqlite ledger shared by several processes", () => {
     }
   });
 
+  it("lease events: positions 1..n and the installation's seq 1..n in the same order, though each process remembers its own last numbers", async () => {
+    const ledger = new SqliteLedger(file);
+    try {
+      const events = [];
+      for (let page = await ledger.eventsAfter(0); page.length > 0; page = await ledger.eventsAfter(page.at(-1)!.pos)) events.push(...page);
+      // Every new tenure wrote one, so there are at least as many as tenures.
+      expect(events.length).toBeGreaterThanOrEqual(reports.flatMap((r) => r.tenures).length);
+      expect(events.map((e) => e.pos)).toEqual(events.map((_, i) => i + 1));
+      expect(events.map((e) => [e.installation, e.event.seq])).toEqual(events.map((_, i) => [0, i + 1]));
+    } finally {
+      await ledger.close();
+    }
+  });
+
   it("the history replays to the final state, every outcome consistent", async () => {
     const ledger = new SqliteLedger(file);
     try {

@@ -64,7 +64,9 @@ export class PostgresEvents implements EventLog {
       afterIn: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE repo_id = ANY($3::bigint[]) AND pos > $1 ORDER BY pos LIMIT $2`,
       since: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE at >= $1 ORDER BY pos LIMIT $2`,
       last: `SELECT pos FROM ${s}.event_counter WHERE id = 1`,
-      prune: `DELETE FROM ${s}.events WHERE at < $1`,
+      // As SQLite's: the events before the first one made at or after the time, along the positions (migration 20).
+      prune: `DELETE FROM ${s}.events
+              WHERE pos < COALESCE((SELECT pos FROM ${s}.events WHERE at >= $1 ORDER BY pos LIMIT 1), (SELECT max(pos) + 1 FROM ${s}.events))`,
       cursor: `SELECT pos FROM ${s}.event_cursors WHERE name = $1`,
       moveCursor: `UPDATE ${s}.event_cursors SET pos = $3 WHERE name = $1 AND pos = $2`,
       // A racer inserting the same name waits on ours, then inserts nothing.

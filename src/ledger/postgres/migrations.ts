@@ -372,4 +372,11 @@ export const POSTGRES_MIGRATIONS: readonly ((schema: string) => string)[] = [
     pos  bigint NOT NULL
   );
   `,
+  // 20: events are read by position alone, as SQLite's 20 (event_seqs
+  // stays each installation's running counter here, taken under the
+  // counter's lock: replicas cannot remember numbers between transactions).
+  (s) => `
+  DROP INDEX ${s}.events_by_repo;
+  DROP INDEX ${s}.events_by_at;
+  `,
 ];

@@ -2,13 +2,22 @@
  * The SQLite ledger's lease events (migration 19): the `event` step of the
  * plans (run-plan.ts), written inside the operation's transaction, and the
  * EventLog role. One connection writes the file, so the order of positions
- * is the order of commits with nothing more to do, and the next position is
- * read from the table's last row (no counter page written by every event):
- * `event_counter` keeps the highest position pruned, which pruning may have
- * taken from the table. Listeners of this process
- * are called after a commit that wrote events (`SqliteLedger.runPlan`); a
- * CLI writing the same file from another process is not heard until the
- * next event of this one.
+ * is the order of commits with nothing more to do.
+ *
+ * An event writes its row and no other page (migration 20; each page is WAL
+ * that every lease change fsyncs, bench:events' ledger_ratio):
+ * - the next position is the last row's + 1, or after the highest pruned
+ *   when pruning took every row (`event_counter`, written only by pruning);
+ * - the next `seq` of an installation is its newest row's + 1, or after the
+ *   highest its pruned events had (`event_seqs`, written only by pruning).
+ *   This process remembers each installation's last `seq` while the table's
+ *   last row is the one it wrote last: any other writer (the CLI, another
+ *   process) or a rolled-back write makes the last row another, and the
+ *   numbers are read from the table again.
+ *
+ * Listeners of this process are called after a commit that wrote events
+ * (`SqliteLedger.runPlan`); a CLI writing the same file from another process
+ * is not heard until the next event of this one.
  */
 import type Database from "better-sqlite3";
 import { EVENT_COLUMNS, type EventRow, EVENTS_PAGE, storedEventOf } from "../event-rows.js";
@@ -18,11 +27,20 @@ import type { EventLog } from "../roles.js";
 import type { NewEffect } from "../types.js";
 import type { SqliteOutbox } from "./outbox.js";
 
+interface LastRow {
+  pos: number;
+  installation: number;
+  seq: number;
+}
+
 export class SqliteEvents implements EventLog {
   private readonly st;
   private readonly listeners = new Set<() => void>();
   /** Events were written since listeners were last called. */
   private unheard = false;
+  /** The last `seq` of each installation, while the table's last row is `wrote` (the header). */
+  private readonly seqs = new Map<number, number>();
+  private wrote: LastRow | null = null;
 
   /** `enabled` false (`events: false`, for the benchmark): the `event` step writes nothing. */
   constructor(
@@ -33,9 +51,12 @@ export class SqliteEvents implements EventLog {
   ) {
     this.st = {
       lastPos: db.prepare<[], { pos: number }>(`SELECT max(COALESCE((SELECT max(pos) FROM events), 0), (SELECT pos FROM event_counter)) AS pos`),
-      nextSeq: db.prepare<[number], { seq: number }>(
-        `INSERT INTO event_seqs (installation, seq) VALUES (?, 1)
-         ON CONFLICT (installation) DO UPDATE SET seq = seq + 1 RETURNING seq`,
+      lastRow: db.prepare<[], LastRow>("SELECT pos, installation, seq FROM events ORDER BY pos DESC LIMIT 1"),
+      prunedPos: db.prepare<[], { pos: number }>("SELECT pos FROM event_counter"),
+      // Along the positions from the newest: an installation that made an event lately is found at once.
+      lastSeq: db.prepare<{ installation: number }, { seq: number }>(
+        `SELECT max(COALESCE((SELECT seq FROM events WHERE installation = @installation ORDER BY pos DESC LIMIT 1), 0),
+                    COALESCE((SELECT seq FROM event_seqs WHERE installation = @installation), 0)) AS seq`,
       ),
       installation: db.prepare<[number], { installation: number }>("SELECT installation FROM repos WHERE repo_id = ?"),
       insert: db.prepare(
@@ -50,7 +71,18 @@ export class SqliteEvents implements EventLog {
       ),
       since: db.prepare<{ since: number; limit: number }, EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE at >= @since ORDER BY pos LIMIT @limit`),
       keepLast: db.prepare("UPDATE event_counter SET pos = max(pos, COALESCE((SELECT max(pos) FROM events), 0))"),
-      prune: db.prepare<[number]>("DELETE FROM events WHERE at < ?"),
+      // Before pruning: each installation's highest seq among the events about to go.
+      keepSeqs: db.prepare<[number]>(
+        `INSERT INTO event_seqs (installation, seq)
+         SELECT installation, max(seq) FROM events WHERE pos < ? GROUP BY installation
+         ON CONFLICT (installation) DO UPDATE SET seq = max(seq, excluded.seq)`,
+      ),
+      firstKept: db.prepare<[number], { pos: number }>(
+        "SELECT COALESCE((SELECT pos FROM events WHERE at >= ? ORDER BY pos LIMIT 1), (SELECT max(pos) + 1 FROM events), 0) AS pos",
+      ),
+      // The events before the first one made at or after the time, found along the positions from the oldest (no index on
+      // time written by every event, migration 20); one made out of order is kept until the next prune.
+      prune: db.prepare<[number]>("DELETE FROM events WHERE pos < ?"),
       cursor: db.prepare<[string], { pos: number }>("SELECT pos FROM event_cursors WHERE name = ?"),
       moveCursor: db.prepare<{ name: string; from: number; to: number }>("UPDATE event_cursors SET pos = @to WHERE name = @name AND pos = @from"),
       newCursor: db.prepare<{ name: string; to: number }>("INSERT INTO event_cursors (name, pos) VALUES (@name, @to) ON CONFLICT (name) DO NOTHING"),
@@ -62,10 +94,17 @@ export class SqliteEvents implements EventLog {
     if (!this.enabled) return;
     const { lease, actor } = e;
     const installation = e.installation ?? this.st.installation.get(lease.repoId)?.installation ?? 0;
+    const last = this.st.lastRow.get();
+    const mine = this.wrote;
+    if (!(last && mine && last.pos === mine.pos && last.installation === mine.installation && last.seq === mine.seq)) this.seqs.clear();
+    const pos = (last ? last.pos : this.st.prunedPos.get()!.pos) + 1;
+    const seq = (this.seqs.get(installation) ?? this.st.lastSeq.get({ installation })!.seq) + 1;
+    this.seqs.set(installation, seq);
+    this.wrote = { pos, installation, seq };
     this.st.insert.run({
-      pos: this.st.lastPos.get()!.pos + 1,
+      pos,
       installation,
-      seq: this.st.nextSeq.get(installation)!.seq,
+      seq,
       repoId: lease.repoId,
       repo: lease.repo,
       issue: lease.issue,
@@ -119,8 +158,10 @@ export class SqliteEvents implements EventLog {
 
   async pruneEvents(before: number): Promise<number> {
     return this.immediate(() => {
+      const { pos } = this.st.firstKept.get(before)!;
       this.st.keepLast.run();
-      return this.st.prune.run(before).changes;
+      this.st.keepSeqs.run(pos);
+      return this.st.prune.run(pos).changes;
     });
   }
 

@@ -418,4 +418,16 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     pos  INTEGER NOT NULL
   );
   `,
+  // 20: an event writes its row and no other page: each index entry, and
+  // the installation's counter, was one more page in the WAL of every
+  // operation that changed a lease (the events' cost to the ledger,
+  // bench:events' ledger_ratio). Pruning deletes the events before the
+  // first one young enough to keep, found by position; a repository's
+  // events are read along the positions of a replay's range; event_seqs
+  // now keeps, per installation, the highest seq pruning took, and the
+  // next seq is read from the installation's newest row (events.ts).
+  `
+  DROP INDEX events_by_repo;
+  DROP INDEX events_by_at;
+  `,
 ];

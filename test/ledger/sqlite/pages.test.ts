@@ -13,8 +13,9 @@
  * moves only the expiry-ordered entry.
  *
  * Lease events (migration 19) add, to each change of a lease, the event's
- * row, its two index entries and its installation's sequence (EVENT); a
- * refusal, a note or a reminder writes none of them.
+ * row (EVENT) and nothing else: no index entry (migration 20), no counter
+ * (the next position and seq are read from the last rows); a refusal, a
+ * note or a reminder writes none of them.
  *
  * Read from the WAL itself: each frame names the page it carries, and dbstat
  * names the table or index that page belongs to. The database is small, so
@@ -37,7 +38,7 @@ const WAL_HEADER = 32;
 const TENURE_CHANGE = ["history", "holder_counts", "holder_counts_top", "leases", "leases_board", "leases_board_holder", "leases_by_due", "leases_held"];
 const FRAME_HEADER = 24;
 /** What a lease event writes. */
-const EVENT = ["event_seqs", "events", "events_by_at", "events_by_repo"];
+const EVENT = ["events"];
 const withEvent = (pages: string[]) => [...pages, ...EVENT].sort();
 
 describe("sqlite: pages written per operation", () => {
