@@ -61,9 +61,30 @@ export function desiredLabels(templates: LabelTemplates, lease: Lease | null): A
   return out;
 }
 
+/** The template with its placeholder as a group matching `value`. */
 function templatePattern(template: string, placeholder: string, value: string): RegExp {
   const [before, after] = template.split(placeholder, 2).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${before ?? ""}${value}${after ?? ""}$`, "i");
+  return new RegExp(`^${before ?? ""}(${value})${after ?? ""}$`, "i");
+}
+
+/** A login, as GitHub allows them: letters, digits, hyphens, and underscores (Enterprise Managed Users: `alice_contoso`). */
+const LOGIN = "[A-Za-z0-9_-]+(?:\\[bot\\])?";
+
+/**
+ * The holder's login and the token a label names, read back from the name
+ * (both when the two templates could make it); null for any other name, and
+ * for one that cannot be read back exactly (cut to 50 characters, or a
+ * template the value does not come back out of): whoever asks must then
+ * look at every lease.
+ */
+export function labelSubject(templates: LabelTemplates, name: string): { login?: string; token?: number } | null {
+  const lower = name.toLowerCase();
+  const subject: { login?: string; token?: number } = {};
+  const token = templates.token === false ? undefined : templatePattern(templates.token, "{token}", "\\d+").exec(name)?.[1];
+  if (templates.token !== false && token !== undefined && tokenLabel(templates.token, Number(token)).toLowerCase() === lower) subject.token = Number(token);
+  const login = templates.holder === false ? undefined : templatePattern(templates.holder, "{holder}", LOGIN).exec(name)?.[1];
+  if (templates.holder !== false && login !== undefined && holderLabel(templates.holder, login).toLowerCase() === lower) subject.login = login;
+  return subject.login === undefined && subject.token === undefined ? null : subject;
 }
 
 /**
@@ -76,8 +97,7 @@ export function labelKind(templates: LabelTemplates, name: string): LabelKind | 
   if (review !== false && name.toLowerCase() === fitLabel(review).toLowerCase()) return "review";
   if (templates.token !== false && templatePattern(templates.token, "{token}", "\\d+").test(name)) return "token";
   if (templates.holder !== false) {
-    // Logins: letters, digits, hyphens, and underscores (Enterprise Managed Users: `alice_contoso`).
-    if (templatePattern(templates.holder, "{holder}", "[A-Za-z0-9_-]+(\\[bot\\])?").test(name)) return "holder";
+    if (templatePattern(templates.holder, "{holder}", LOGIN).test(name)) return "holder";
     if (Array.from(name).length === MAX_LABEL_LENGTH && /~[0-9a-f]{8}$/.test(name)) {
       const prefix = templates.holder.split("{holder}", 1)[0] ?? "";
       if (name.toLowerCase().startsWith(prefix.toLowerCase())) return "holder";

@@ -68,3 +68,11 @@ export function ruleRow(r: StateRowFields | undefined): Row | null {
     termMs: r.term_ms,
   };
 }
+
+/** What `liveAmong` found, from its rows (one per login or token, the other column null). */
+export function matchOf(rows: ReadonlyArray<{ login: string | null; token: number | string | null }>): { logins: string[]; tokens: number[] } {
+  return {
+    logins: rows.flatMap((r) => (r.login === null ? [] : [r.login])),
+    tokens: rows.flatMap((r) => (r.token === null ? [] : [Number(r.token)])),
+  };
+}

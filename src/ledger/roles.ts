@@ -41,10 +41,23 @@ export interface LeaseBook {
   renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]>;
 }
 
+/** Holder logins and tokens, for `liveAmong`. */
+export interface LeaseMatch {
+  logins: readonly string[];
+  tokens: readonly number[];
+}
+
 /** What stands and what happened: reads only, for those who show leases or decide from them without changing them (the outbox, the CLI's listings). */
 export interface LeaseReads {
   current(key: IssueKey, now: number): Promise<Lease | null>;
   list(repoId: number, now: number): Promise<Lease[]>;
+  /**
+   * Those of `match`'s logins (answered in lower case, matched in any case)
+   * and tokens that a live lease of the repository has, the lease of issue
+   * `except` aside: whether another lease still calls for a label, without
+   * reading the repository's every lease.
+   */
+  liveAmong(repoId: number, now: number, match: LeaseMatch, except: number | null): Promise<LeaseMatch>;
   listHeldBy(holderId: number, now: number): Promise<Lease[]>;
   /** Every live lease in every repository, ordered by repository and issue (for operators). */
   listAll(now: number): Promise<Lease[]>;

@@ -20,7 +20,7 @@ import type { Effect, IssueKey, Lease } from "../ledger/types.js";
 import type { LeaseReads } from "../ledger/roles.js";
 import type { GitHubPort, Repo } from "../github/github-port.js";
 import { type RepoReflection, RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
-import { desiredLabels, LABEL_STYLE, type LabelTemplates } from "../github/labels.js";
+import { desiredLabels, LABEL_STYLE, labelKind, labelSubject, type LabelTemplates } from "../github/labels.js";
 import { renderReply, type Reply } from "../github/render.js";
 import type { ReflectPayload } from "./effects.js";
 
@@ -228,15 +228,10 @@ export class Reflector {
     names: string[],
     opts: { issueGone: boolean; signal: AbortSignal },
   ): Promise<void> {
-    const { ledger, clock } = this.o;
     await this.turns.run(key.repoId, github, opts.signal, async (repo, github) => {
       // Read in the turn: a lease that an add waiting for this turn shows is
       // in the ledger by now, and keeps its labels.
-      const inUse = new Set<string>();
-      for (const lease of await ledger.list(key.repoId, clock())) {
-        if (lease.issue === key.issue) continue;
-        for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
-      }
+      const inUse = await this.inUse(key, templates, names.filter((name) => among(repo.made, name)), key.issue);
       for (const name of names) {
         if (among(repo.made, name) && !inUse.has(name.toLowerCase())) {
           await github.deleteRepoLabel(r, name);
@@ -261,11 +256,7 @@ export class Reflector {
    */
   private async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates): Promise<void> {
     if (repo.kept.length === 0) return;
-    const { ledger, clock } = this.o;
-    const inUse = new Set<string>();
-    for (const lease of await ledger.list(key.repoId, clock())) {
-      for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
-    }
+    const inUse = await this.inUse(key, templates, repo.kept, null);
     for (const name of [...repo.kept]) {
       if (inUse.has(name.toLowerCase())) continue;
       if (among(repo.made, name)) {
@@ -275,5 +266,38 @@ export class Reflector {
       }
       repo.kept = repo.kept.filter((n) => !same(n, name));
     }
+  }
+
+  /**
+   * Those of `names` (in lower case) that a live lease of the repository
+   * calls for, the lease of issue `except` aside. Asked of the ledger by the
+   * logins and tokens the names carry (labelSubject), not read from every
+   * lease of the repository, which a fleet's thousands of leases would make
+   * slow; a name that carries neither, or that every claimed or in-review
+   * issue shows, is looked for among them all.
+   */
+  private async inUse(key: IssueKey, templates: LabelTemplates, names: readonly string[], except: number | null): Promise<Set<string>> {
+    const { ledger, clock } = this.o;
+    const inUse = new Set<string>();
+    if (names.length === 0) return inUse;
+    const subjects = names.map((name) => ({ name, subject: labelSubject(templates, name), kind: labelKind(templates, name) }));
+    if (subjects.some((s) => s.subject === null || s.kind === "claimed" || s.kind === "review")) {
+      for (const lease of await ledger.list(key.repoId, clock())) {
+        if (lease.issue === except) continue;
+        for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
+      }
+      return inUse;
+    }
+    const asked = {
+      logins: subjects.flatMap((s) => (s.subject?.login === undefined ? [] : [s.subject.login])),
+      tokens: subjects.flatMap((s) => (s.subject?.token === undefined ? [] : [s.subject.token])),
+    };
+    const live = await ledger.liveAmong(key.repoId, clock(), asked, except);
+    for (const { name, subject } of subjects) {
+      const byLogin = subject?.login !== undefined && live.logins.includes(subject.login.toLowerCase());
+      const byToken = subject?.token !== undefined && live.tokens.includes(subject.token);
+      if (byLogin || byToken) inUse.add(name.toLowerCase());
+    }
+    return inUse;
   }
 }

@@ -327,6 +327,24 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await ledger.listHeldBy(carol.id, T0 + 2 * MIN)).toEqual([]);
     });
 
+    it("liveAmong: which logins (any case) and tokens a live lease of the repository has, one issue's lease aside", async () => {
+      await ledger.acquire(key(1, repoA), alice, HOUR, T0); // token 1
+      await ledger.acquire(key(2, repoA), bob, HOUR, T0);
+      await ledger.release(key(2, repoA), bob, T0 + 1);
+      await ledger.acquire(key(2, repoA), bob, HOUR, T0 + 2); // token 2
+      await ledger.acquire(key(3, repoA), carol, MIN, T0); // expires
+      await ledger.acquire(key(4, repoB), dave, HOUR, T0); // another repository
+      const now = T0 + 2 * MIN;
+      const ask = { logins: ["ALICE", "bob", "carol", "dave"], tokens: [1, 2, 3] };
+      const sorted = (m: { logins: readonly string[]; tokens: readonly number[] }) => ({ logins: [...m.logins].sort(), tokens: [...m.tokens].sort() });
+      expect(sorted(await ledger.liveAmong(repoA.repoId, now, ask, null))).toEqual({ logins: ["alice", "bob"], tokens: [1, 2] });
+      expect(sorted(await ledger.liveAmong(repoA.repoId, now, ask, 1))).toEqual({ logins: ["bob"], tokens: [2] });
+      expect(sorted(await ledger.liveAmong(repoA.repoId, now, ask, 2))).toEqual({ logins: ["alice"], tokens: [1] });
+      expect(await ledger.liveAmong(repoA.repoId, now, { logins: [], tokens: [] }, null)).toEqual({ logins: [], tokens: [] });
+      // Carol's lease, while it was live.
+      expect(await ledger.liveAmong(repoA.repoId, T0, { logins: ["carol"], tokens: [] }, null)).toEqual({ logins: ["carol"], tokens: [] });
+    });
+
     it("list is per repository and so are tokens", async () => {
       const a = acquired(await ledger.acquire(key(1, repoA), alice, HOUR, T0));
       await ledger.release(key(1, repoA), alice, T0 + 1);

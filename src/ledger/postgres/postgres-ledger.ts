@@ -3,7 +3,7 @@ import { DatabaseConfigError } from "../database-config-error.js";
 import { LedgerBase } from "../ledger-base.js";
 import type { Plan } from "../plan.js";
 import type { QueueEntry } from "../queue-types.js";
-import type { Ledger } from "../roles.js";
+import type { Ledger, LeaseMatch } from "../roles.js";
 import { SchemaBehindError } from "../schema-behind-error.js";
 import type { HeldLock, HistoryEntry, Holder, IssueKey, Lease, RenameOptions, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../types.js";
 import { PostgresBoardMemory } from "./board-memory.js";
@@ -172,6 +172,10 @@ export class PostgresLedger extends LedgerBase implements Ledger {
 
   async list(repoId: number, now: number): Promise<Lease[]> {
     return this.reads.list(repoId, now);
+  }
+
+  async liveAmong(repoId: number, now: number, match: LeaseMatch, except: number | null): Promise<LeaseMatch> {
+    return this.reads.liveAmong(repoId, now, match, except);
   }
 
   async listHeldBy(holderId: number, now: number): Promise<Lease[]> {

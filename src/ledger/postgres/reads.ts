@@ -7,9 +7,10 @@
  * or the database's clock.
  */
 import { decide } from "../decide.js";
-import { leaseOfRow, type LiveLeaseRow, ruleRow, type StateRowFields } from "../lease-rows.js";
+import { leaseOfRow, type LiveLeaseRow, matchOf, ruleRow, type StateRowFields } from "../lease-rows.js";
 import { DB_CLOCK, nowParam, type PostgresConnection } from "./connection.js";
 import type { HistoryEntry, HistoryOp, IssueKey, Lease } from "../types.js";
+import type { LeaseMatch } from "../roles.js";
 import { holderOf } from "../types.js";
 import { LINE_ORDER, liveEntries, PLACE_COLUMNS, placeOfRow, type PlaceRow, type QueueEntry } from "../queue-types.js";
 
@@ -61,6 +62,14 @@ export class PostgresReads {
       getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       current: `SELECT *, ${nowParam(3)} AS now FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
       list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${live(nowParam(2))} ORDER BY issue`,
+      // As SQLite's: each found by the first lease that has it.
+      liveAmong: `SELECT l AS login, NULL::bigint AS token FROM unnest($3::text[]) l
+                  WHERE EXISTS (SELECT 1 FROM ${s}.leases
+                                WHERE repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5 AND lower(holder_login) = l)
+                  UNION ALL
+                  SELECT NULL, t FROM unnest($4::bigint[]) t
+                  WHERE EXISTS (SELECT 1 FROM ${s}.leases
+                                WHERE repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5 AND token = t)`,
       listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${live(nowParam(2))} ORDER BY repo_id, issue`,
       listAll: `SELECT * FROM ${s}.leases WHERE ${live(nowParam(1))} ORDER BY lower(repo), repo_id, issue`,
       expired: `SELECT * FROM ${s}.leases
@@ -101,6 +110,11 @@ export class PostgresReads {
 
   async list(repoId: number, now: number): Promise<Lease[]> {
     return (await this.db.query<LeaseRow>(this.sql.list, [repoId, this.db.stmtNow(now)])).rows.map(toLease);
+  }
+
+  async liveAmong(repoId: number, now: number, match: LeaseMatch, except: number | null): Promise<LeaseMatch> {
+    const values = [repoId, this.db.stmtNow(now), match.logins.map((l) => l.toLowerCase()), match.tokens, except];
+    return matchOf((await this.db.query<{ login: string | null; token: number | null }>(this.sql.liveAmong, values)).rows);
   }
 
   async listHeldBy(holderId: number, now: number): Promise<Lease[]> {

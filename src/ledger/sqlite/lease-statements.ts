@@ -56,6 +56,7 @@ export interface LeaseStatements {
   dropHistoryHead: Database.Statement;
   tokenFloor: Database.Statement<[], number>;
   list: Database.Statement<{ repoId: number; now: number }, LiveLeaseRow>;
+  liveAmong: Database.Statement<{ repoId: number; now: number; logins: string; tokens: string; except: number | null }, { login: string | null; token: number | null }>;
   listHeldBy: Database.Statement<{ holderId: number; now: number }, LiveLeaseRow>;
   listAll: Database.Statement<{ now: number }, LiveLeaseRow>;
   expired: Database.Statement<{ now: number; limit: number }, LiveLeaseRow>;
@@ -123,6 +124,16 @@ export function leaseStatements(db: Database.Database): LeaseStatements {
     // never deleted, outnumber them more every day.
     list: db.prepare<{ repoId: number; now: number }, LiveLeaseRow>(
       `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_held WHERE repo_id = @repoId AND ${LIVE} ORDER BY issue`,
+    ),
+    // `logins` (lower case) and `tokens`: JSON arrays. Each found by the first lease that has it.
+    liveAmong: db.prepare<{ repoId: number; now: number; logins: string; tokens: string; except: number | null }, { login: string | null; token: number | null }>(
+      `SELECT j.value AS login, NULL AS token FROM json_each(@logins) j
+       WHERE EXISTS (SELECT 1 FROM leases INDEXED BY leases_held
+                     WHERE repo_id = @repoId AND ${LIVE} AND issue IS NOT @except AND lower(holder_login) = j.value)
+       UNION ALL
+       SELECT NULL, j.value FROM json_each(@tokens) j
+       WHERE EXISTS (SELECT 1 FROM leases INDEXED BY leases_held
+                     WHERE repo_id = @repoId AND ${LIVE} AND issue IS NOT @except AND token = j.value)`,
     ),
     listHeldBy: db.prepare<{ holderId: number; now: number }, LiveLeaseRow>(
       `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_held WHERE holder_id = @holderId AND ${LIVE} ORDER BY repo_id, issue`,

@@ -1,10 +1,10 @@
 import type Database from "better-sqlite3";
 import { decide } from "../decide.js";
 import { LedgerBase } from "../ledger-base.js";
-import { ruleRow } from "../lease-rows.js";
+import { matchOf, ruleRow } from "../lease-rows.js";
 import type { Plan } from "../plan.js";
 import { liveEntries, placeOfRow, type QueueEntry } from "../queue-types.js";
-import type { Ledger } from "../roles.js";
+import type { Ledger, LeaseMatch } from "../roles.js";
 import type {
   HeldLock,
   HistoryEntry,
@@ -133,6 +133,11 @@ export class SqliteLedger extends LedgerBase implements Ledger {
 
   async list(repoId: number, now: number): Promise<Lease[]> {
     return this.st.list.all({ repoId, now }).map(toLease);
+  }
+
+  async liveAmong(repoId: number, now: number, match: LeaseMatch, except: number | null): Promise<LeaseMatch> {
+    const logins = JSON.stringify(match.logins.map((l) => l.toLowerCase()));
+    return matchOf(this.st.liveAmong.all({ repoId, now, logins, tokens: JSON.stringify(match.tokens), except }));
   }
 
   async listHeldBy(holderId: number, now: number): Promise<Lease[]> {
