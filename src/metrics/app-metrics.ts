@@ -11,7 +11,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Effect, OutboxStats } from "../ledger/types.js";
 import type { LedgerHealth } from "../ledger/roles.js";
-import type { AttemptOutcome } from "../outbox/drainer.js";
+import type { AttemptOutcome } from "../outbox/drainer-options.js";
 import type { SweepResult } from "../leasing/sweeper.js";
 import type { HubCounters } from "../events/hub.js";
 import type { DeliveryOutcome as WebhookOutcome } from "../events/send-event.js";

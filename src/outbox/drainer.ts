@@ -30,79 +30,18 @@
  * - No error ends the process: a ledger that does not answer is logged and
  *   retried with backoff; effects it could not record are taken again when
  *   their lock expires.
+ *
+ * This file is the loop; one attempt at an effect is apply-effect.ts, the
+ * settings and their defaults drainer-options.ts.
  */
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
-import type { Logger } from "pino";
-import type { Effect, EffectFence, Hold, IssueKey, Lease } from "../ledger/types.js";
-import type { FollowLinks, LeaseReads, NamedLocks, OutboxStore, Reflections } from "../ledger/roles.js";
-import { fenced, type GitHubPort, httpStatus } from "../github/github-port.js";
-import type { Demand, GitHubBudget } from "../github/budget.js";
-import type { Tier } from "../github/budget-settings.js";
-import { budgeted } from "../github/budgeted-port.js";
-import { nextAfterFailure } from "./after-failure.js";
+import type { Effect, Hold } from "../ledger/types.js";
+import { EffectApplier } from "./apply-effect.js";
 import { Attempts } from "./attempts.js";
-import { applyConfigCheck } from "./config-check.js";
-import { CHECK, type CheckPayload, CONFIG_CHECK, type ConfigCheckPayload, REFLECT, type ReflectPayload, WEBHOOK } from "./effects.js";
-import type { SendEvent } from "../events/send-event.js";
-import { applyWebhook } from "./webhook-delivery.js";
-import { applyCheck } from "./pull-check.js";
-import { Reflector } from "./reflector.js";
-
-export interface DrainerOptions {
-  ledger: OutboxStore & LeaseReads & Reflections & NamedLocks & FollowLinks;
-  github: (installation: number) => Promise<GitHubPort>;
-  clock: () => number;
-  log: Pick<Logger, "info" | "warn" | "error" | "debug">;
-  /** Effects taken per pass. */
-  batchSize?: number;
-  /**
-   * How long an effect stays with the drainer that took it if that drainer
-   * stops extending it (a replica killed mid-effect). Extended every third of
-   * it while the effect is applied, so it bounds only how long a dead
-   * replica's effects wait for another.
-   */
-  lockMs?: number;
-  maxAttempts?: number;
-  /** First retry delay; doubles per attempt up to `maxBackoffMs`. */
-  backoffMs?: number;
-  maxBackoffMs?: number;
-  /** How often to look for due effects when nothing woke the drainer. */
-  pollMs?: number;
-  /** How long `stop` waits for the pass in flight before handing its effects back to the outbox. */
-  stopGraceMs?: number;
-  random?: () => number;
-  /** Called after an issue's lease changed on GitHub (for pull request checks). */
-  onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
-  /** Who this drainer is, in the ledger's locks: unique per process. */
-  owner?: string;
-  /** How long a repository's label lock lasts if its holder dies holding it (shared ledgers only). */
-  labelLockMs?: number;
-  /** The longest wait between tries while the ledger does not answer. */
-  maxLedgerBackoffMs?: number;
-  /** Told what became of each attempt the ledger recorded, or that lost its lock (for metrics). */
-  onAttempt?: (effect: Effect, outcome: AttemptOutcome, now: number) => void;
-  /** GitHub's budget per installation; null (the default): no budget but GitHub's own answers. */
-  budget?: GitHubBudget | null;
-  /** The least a secondary rate limit pauses an installation for; default a minute, as GitHub asks. */
-  minPauseMs?: number;
-  /** Told of each rate limit GitHub answered (for metrics). */
-  onRateLimited?: (installation: number, waitMs: number) => void;
-  /** Sends webhook effects (events/send-event.ts); null (the default): no `EVENTS_WEBHOOK_SECRET`, and they are parked. */
-  sendEvent?: SendEvent | null;
-}
-
-/** The budget's tier of an effect: its outbox priority (0 replies to commands, 1 notices, 2 label-only work). */
-export const tierOf = (effect: Effect): Tier => Math.min(2, Math.max(0, effect.priority ?? 0)) as Tier;
-
-/** What became of an attempt at an effect; "lost_lock" when another drainer had taken it meanwhile. */
-export type AttemptOutcome = "completed" | "dropped" | "retried" | "paused" | "parked" | "lost_lock" | "handed_back";
-
-export const DEFAULT_LOCK_MS = 20_000;
+import { type DrainerOptions, type DrainerSettings, drainerSettings } from "./drainer-options.js";
+import { WEBHOOK } from "./effects.js";
 
 export class Drainer {
-  private readonly o: Required<Omit<DrainerOptions, "onLeaseChanged" | "onAttempt" | "onRateLimited">> &
-    Pick<DrainerOptions, "onLeaseChanged" | "onAttempt" | "onRateLimited">;
+  private readonly o: DrainerSettings;
   private readonly pausedUntil = new Map<number, number>();
   private running: Promise<void> | null = null;
   private stopping = false;
@@ -111,34 +50,15 @@ export class Drainer {
   private inFlight: Promise<number> | null = null;
   /** Effects taken and not yet completed or failed, by id. */
   private readonly applying: Attempts;
-  private readonly reflector: Reflector;
+  private readonly applier: EffectApplier;
 
   constructor(opts: DrainerOptions) {
-    this.o = {
-      batchSize: 20,
-      lockMs: DEFAULT_LOCK_MS,
-      maxAttempts: 8,
-      backoffMs: 1000,
-      maxBackoffMs: 5 * 60_000,
-      pollMs: 1000,
-      stopGraceMs: 5000,
-      random: Math.random,
-      owner: `${hostname()}/${process.pid}/${randomUUID()}`,
-      labelLockMs: DEFAULT_LOCK_MS,
-      maxLedgerBackoffMs: 10_000,
-      budget: null,
-      minPauseMs: 60_000,
-      sendEvent: null,
-      ...opts,
-    };
+    this.o = drainerSettings(opts);
     this.applying = new Attempts({ ledger: this.o.ledger, clock: this.o.clock, lockMs: this.o.lockMs, log: this.o.log });
-    this.reflector = new Reflector({
-      ledger: this.o.ledger,
-      clock: this.o.clock,
-      owner: this.o.owner,
-      labelLockMs: this.o.labelLockMs,
+    this.applier = new EffectApplier(this.o, this.applying, {
       stopping: () => this.stopping,
-      onLeaseChanged: this.o.onLeaseChanged,
+      pause: (installation, until) => this.pausedUntil.set(installation, Math.max(this.pausedUntil.get(installation) ?? 0, until)),
+      kick: () => this.kick(),
     });
   }
 
@@ -208,7 +128,7 @@ export class Drainer {
 
   private async pass(): Promise<number> {
     const effects = await this.take(this.o.batchSize);
-    await Promise.all(effects.map((effect) => this.applyOne(effect)));
+    await Promise.all(effects.map((effect) => this.applier.apply(effect)));
     return effects.length;
   }
 
@@ -241,7 +161,7 @@ export class Drainer {
           taken = effects.length;
           for (const effect of effects) {
             const set = effect.kind === WEBHOOK ? delivering : running;
-            const p: Promise<void> = this.applyOne(effect).finally(() => {
+            const p: Promise<void> = this.applier.apply(effect).finally(() => {
               set.delete(p);
               this.wake?.();
             });
@@ -270,86 +190,5 @@ export class Drainer {
       this.wake = null;
     }
     await Promise.all([...running, ...delivering]);
-  }
-
-  /** Applies one effect; never throws (what fails is recorded in the ledger, or left to the lock's expiry). */
-  private async applyOne(effect: Effect): Promise<void> {
-    const { ledger, clock, log } = this.o;
-    const attempt = this.applying.begin(effect);
-    let demand: Demand | undefined;
-    const where = { effect: effect.id, attempt: effect.attempts, installation: effect.installation, repoId: effect.repoId, issue: effect.issue };
-    try {
-      try {
-        const signal = attempt.abort.signal;
-        const { budget } = this.o;
-        if (effect.kind === WEBHOOK) {
-          const outcome = await applyWebhook(effect, attempt.fence, signal, this.o);
-          this.o.onAttempt?.(effect, outcome, clock());
-          return;
-        }
-        const port = fenced(await this.o.github(effect.installation), signal);
-        demand = budget?.demand(effect.installation, tierOf(effect));
-        const github = budget && demand ? budgeted(port, budget, demand, signal) : port;
-        const fold = budget?.folding(effect.installation) ?? false;
-        if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal, { fold });
-        else if (effect.kind === CHECK) await this.check(effect, effect.payload as CheckPayload, github);
-        else if (effect.kind === CONFIG_CHECK) await applyConfigCheck(effect.payload as ConfigCheckPayload, github);
-        else throw new Error(`unknown effect kind ${effect.kind}`);
-        const now = clock();
-        const completed = await ledger.completeEffect(attempt.fence, now);
-        if (!completed) log.warn(where, "outbox: an effect's lock was lost before it was completed");
-        this.o.onAttempt?.(effect, completed ? "completed" : "lost_lock", now);
-      } catch (error) {
-        if (attempt.abort.signal.aborted) {
-          this.o.onAttempt?.(effect, this.stopping ? "handed_back" : "lost_lock", clock());
-          log.warn({ ...where, reason: String(attempt.abort.signal.reason) }, "outbox: stopped applying an effect whose lock was lost");
-        } else if (effect.kind === WEBHOOK) {
-          // Only the ledger throws out of a delivery (its failures are recorded there): the lock's expiry hands it on.
-          throw error;
-        } else {
-          await this.failed(effect, attempt.fence, error);
-        }
-      }
-    } catch (error) {
-      // The ledger did not answer: the effect stays locked, and is taken again when the lock expires.
-      log.error({ ...where, err: error }, "outbox: could not record an effect's outcome; it will be taken again");
-    } finally {
-      demand?.end();
-      this.applying.end(attempt);
-    }
-  }
-
-  private async failed(effect: Effect, fence: EffectFence, error: unknown): Promise<void> {
-    const { ledger, clock, log } = this.o;
-    const now = clock();
-    const status = httpStatus(error);
-    const message = `${status ?? "error"}: ${(error as Error)?.message ?? String(error)}`.slice(0, 500);
-    const where = { effect: effect.id, installation: effect.installation, repoId: effect.repoId, issue: effect.issue, attempts: effect.attempts };
-    const next = nextAfterFailure(error, effect.attempts, now, this.o);
-    // The ledger refuses an attempt that is no longer the current one: another drainer took the effect.
-    const recorded = (outcome: AttemptOutcome, current: boolean) => this.o.onAttempt?.(effect, current ? outcome : "lost_lock", now);
-    switch (next.action) {
-      case "pause":
-        // Wait as GitHub says, for this installation only; others carry on.
-        this.pausedUntil.set(effect.installation, Math.max(this.pausedUntil.get(effect.installation) ?? 0, now + next.waitMs));
-        this.o.budget?.pause(effect.installation, next.waitMs);
-        this.o.onRateLimited?.(effect.installation, next.waitMs);
-        log.warn({ ...where, waitMs: next.waitMs }, "outbox: GitHub rate limit; pausing this installation");
-        return recorded("paused", await ledger.failEffect(fence, now, message, now + next.waitMs));
-      case "drop":
-        log.warn({ ...where, status }, "outbox: the issue is gone; dropping the effect");
-        return recorded("dropped", await ledger.completeEffect(fence, now));
-      case "park":
-        log.error({ ...where, error: message }, "outbox: effect parked as failed; it is retried on restart");
-        return recorded("parked", await ledger.failEffect(fence, now, message, null));
-      case "retry":
-        log.warn({ ...where, retryAt: next.at, error: message }, "outbox: effect failed; will retry");
-        return recorded("retried", await ledger.failEffect(fence, now, message, next.at));
-    }
-  }
-
-  private async check(effect: Effect, p: CheckPayload, github: GitHubPort): Promise<void> {
-    // Leases the pull request took or let go have effects of their own now.
-    if (await applyCheck(this.o, effect, p, github)) this.kick();
   }
 }
