@@ -13,6 +13,7 @@ import { routeComments } from "./webhooks/comment-routes.js";
 import { handlePullRequest, recheckPullRequests } from "./leasing/handle-pull-request.js";
 import { type IssueEventDeps, routeIssueEvents } from "./webhooks/issue-event-routes.js";
 import { routeWork } from "./webhooks/work-routes.js";
+import { routeCheckReruns } from "./webhooks/check-rerun-routes.js";
 import { routeConfigChecks } from "./webhooks/config-check-routes.js";
 import { routeInventory } from "./webhooks/inventory-routes.js";
 import { InventoryFiller, type InventorySettings, inventorySettings } from "./leasing/inventory-fill.js";
@@ -272,6 +273,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
 
     // The check run `issue-leases config` on a push or pull request that changes the file.
     routeConfigChecks(app, { ledger, clock, track, kick: () => drainer.kick() });
+    // "Re-run" on either of the app's check runs.
+    routeCheckReruns(app, { ledger, clock, appId, track, kick: () => drainer.kick() });
 
     routeIssueEvents(app, routed);
 

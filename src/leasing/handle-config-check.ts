@@ -29,6 +29,8 @@ export interface ConfigCheckEvent {
   pull?: number;
   /** Who pushed, or whose pull request event it is. */
   actor: Holder;
+  /** The delivery of a "Re-run" of the commit's check (check_run.rerequested): checked again, once per such delivery. */
+  rerun?: string;
 }
 
 export interface ConfigCheckDeps {
@@ -47,7 +49,7 @@ export function configCheckKey(repoId: number, sha: string): string {
 
 /** Queues the commit's config check when the event changes the file. Returns whether it was queued. */
 export async function handleConfigCheck(ev: ConfigCheckEvent, deps: ConfigCheckDeps): Promise<boolean> {
-  const id = configCheckKey(ev.repo.id, ev.sha);
+  const id = ev.rerun === undefined ? configCheckKey(ev.repo.id, ev.sha) : `${configCheckKey(ev.repo.id, ev.sha)}/rerun/${ev.rerun}`;
   if ((await deps.ledger.recorded(id)) !== null) return false;
   if (!(await deps.changes())) return false;
   const files = await deps.read();

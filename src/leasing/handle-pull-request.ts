@@ -69,6 +69,20 @@ export async function handlePullRequest(
   return !res.duplicate;
 }
 
+/**
+ * "Re-run" on a pull request's lease check (check_run.rerequested, delivery
+ * `delivery`): its check queued again, on what the app last saw of it.
+ * Returns whether it was queued (not for a redelivery).
+ */
+export async function rerunPullCheck(ledger: Pick<LeaseBook, "note">, installation: number, key: IssueKey, actor: Holder, delivery: string, now: number): Promise<boolean> {
+  const res = await ledger.note(key, actor, now, {
+    delivery,
+    outcome: "check",
+    effects: () => [checkEffect(installation, key.repo, key.issue)],
+  });
+  return !res.duplicate;
+}
+
 /** After a lease on `key` changed: queue a check for every open pull request that closes the issue. */
 export async function recheckPullRequests(ledger: LeaseBook & Reflections, installation: number, key: IssueKey, now: number): Promise<number> {
   const pulls = (await pullLinks(ledger, key.repoId, key.issue)).closedBy ?? [];

@@ -211,3 +211,22 @@ export function repositoryPayload(action: string, spec: { at?: number } = {}): R
   p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   return p;
 }
+
+/** A `check_run.rerequested` payload: "Re-run" on the run `name` of app `appId` at `headSha`, naming `pulls` (the repository's own pull requests). */
+export function checkRunRerequestedPayload(spec: { name: string; appId: number; headSha: string; pulls?: number[]; sender?: UserSpec }): Record<string, any> {
+  const p = example("check_run", "rerequested");
+  p.repository = example("push", undefined).repository;
+  p.check_run.name = spec.name;
+  p.check_run.app = { ...p.check_run.app, id: spec.appId };
+  p.check_run.head_sha = spec.headSha;
+  p.check_run.pull_requests = (spec.pulls ?? []).map((number) => ({
+    url: `https://api.github.com/repos/${REPO.owner}/${REPO.name}/pulls/${number}`,
+    id: 10_000 + number,
+    number,
+    head: { ref: "work", sha: spec.headSha, repo: { id: REPO.id, url: "", name: REPO.name } },
+    base: { ref: "main", sha: "0".repeat(40), repo: { id: REPO.id, url: "", name: REPO.name } },
+  }));
+  p.sender = user(p.sender, spec.sender ?? alice);
+  p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
+  return p;
+}
