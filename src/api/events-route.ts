@@ -5,9 +5,11 @@
  * the board's signed-in session), also those of the private repositories
  * that account may read. Filters and `Last-Event-ID`: events-request.ts.
  *
- * Each stream holds a connection, so they are counted: per client address
- * and in all (EVENTS_STREAMS_PER_ADDRESS, EVENTS_STREAMS_MAX), and their
- * openings per address per minute (API_ADDRESS_RATE_LIMIT's); past any, 429.
+ * Each stream holds a connection, so they are counted: an anonymous one per
+ * client address (EVENTS_STREAMS_PER_ADDRESS), one with a token or session
+ * per GitHub account (EVENTS_STREAMS_PER_CALLER), all in all
+ * (EVENTS_STREAMS_MAX), and their openings per address per minute
+ * (API_ADDRESS_RATE_LIMIT's); past any, 429.
  * What the caller may see is asked again every few minutes while the stream
  * lasts: a token GitHub no longer accepts ends it.
  */
@@ -59,7 +61,7 @@ type Credential = { kind: "token"; token: string } | { kind: "session" } | { kin
 const CHALLENGE = { headers: { "www-authenticate": "Bearer" } };
 
 export function eventsHandler(deps: EventsRouteDeps): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
-  const slots = new StreamSlots(deps.settings.maxStreams, deps.settings.maxStreamsPerAddress);
+  const slots = new StreamSlots(deps.settings.maxStreams);
   const opens = new RateLimiter<string>(deps.perAddress, deps.clock);
 
   /** The caller, by the credential it sent; null: anonymous. Throws when GitHub does not answer. */
@@ -70,8 +72,8 @@ export function eventsHandler(deps: EventsRouteDeps): (req: IncomingMessage, res
     return (await deps.bearer(credential.token, address)) ?? errorAnswer(401, "unauthorized", "GitHub does not accept this token.", CHALLENGE);
   };
 
-  /** Everything up to the stream's start: the filter it will use, or the answer that refuses it. */
-  const admit = async (req: IncomingMessage, query: EventsQuery, credential: Credential, address: string): Promise<StreamFilter | Answer> => {
+  /** Everything up to the stream's start: the filter it will use and who asks (null: anonymous), or the answer that refuses it. */
+  const admit = async (req: IncomingMessage, query: EventsQuery, credential: Credential, address: string): Promise<{ filter: StreamFilter; caller: number | null } | Answer> => {
     let who: StreamViewer | null | Answer;
     try {
       who = await viewerOf(credential, req, address);
@@ -96,7 +98,7 @@ export function eventsHandler(deps: EventsRouteDeps): (req: IncomingMessage, res
       }
     }
     const holder = query.holder === null ? null : "me" in query.holder ? { id: who!.id } : { login: query.holder.login };
-    return { visible, repoIds, holder, issue: query.issue };
+    return { filter: { visible, repoIds, holder, issue: query.issue }, caller: who?.id ?? null };
   };
 
   return async (req, res) => {
@@ -123,25 +125,45 @@ export function eventsHandler(deps: EventsRouteDeps): (req: IncomingMessage, res
     const address = clientAddress(req, deps.trustProxyHops);
     const wait = opens.take(address);
     if (wait > 0) return answer(res, errorAnswer(429, "rate_limited", `Too many streams opened from this address; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } }));
-    const full = slots.take(address);
-    if (full) {
-      const message = full === "address" ? "Too many streams open from this address" : "Too many streams open on this server";
-      return answer(res, errorAnswer(429, "too_many_streams", `${message}; close one, or try again later.`, { headers: { "retry-after": "10" } }));
+    // An anonymous client's slot is its address's, taken before anything is read; a caller's is its account's, wherever
+    // it connects from (a fleet's workers behind one address), once GitHub said who it is.
+    let slot: string | null = null;
+    const takeSlot = (key: string, limit: number, whose: string): Answer | null => {
+      const full = slots.take(key, limit);
+      if (full === null) {
+        slot = key;
+        return null;
+      }
+      const message = full === "key" ? `Too many streams open ${whose}` : "Too many streams open on this server";
+      return errorAnswer(429, "too_many_streams", `${message}; close one, or try again later.`, { headers: { "retry-after": "10" } });
+    };
+    const freeSlot = () => {
+      if (slot !== null) slots.release(slot);
+      slot = null;
+    };
+    if (credential.kind === "none") {
+      const refused = takeSlot(`address ${address}`, deps.settings.maxStreamsPerAddress, "from this address");
+      if (refused) return answer(res, refused);
     }
 
-    let filter: StreamFilter | Answer;
+    let admitted: Awaited<ReturnType<typeof admit>>;
     try {
-      filter = await admit(req, query, credential, address);
+      admitted = await admit(req, query, credential, address);
     } catch (error) {
       deps.log.warn({ err: error }, "events: the ledger did not answer");
-      filter = errorAnswer(503, "unavailable", "The ledger did not answer; try again.", { headers: { "retry-after": "5" } });
+      admitted = errorAnswer(503, "unavailable", "The ledger did not answer; try again.", { headers: { "retry-after": "5" } });
     }
-    if (isAnswer(filter)) {
-      slots.release(address);
-      return answer(res, filter);
+    if (!isAnswer(admitted) && admitted.caller !== null) {
+      const refused = takeSlot(`caller ${admitted.caller}`, deps.settings.maxStreamsPerCaller, "for this account");
+      if (refused) admitted = refused;
     }
+    if (isAnswer(admitted)) {
+      freeSlot();
+      return answer(res, admitted);
+    }
+    const { filter } = admitted;
     if (!deps.hub.ready) {
-      slots.release(address);
+      freeSlot();
       return answer(res, errorAnswer(503, "unavailable", "The app is shutting down; try again.", { headers: { "retry-after": "5" } }));
     }
 
@@ -159,7 +181,7 @@ export function eventsHandler(deps: EventsRouteDeps): (req: IncomingMessage, res
       filter,
       maxBufferedBytes: deps.settings.clientBufferBytes,
       onEnd: (how: StreamEnd, error?: unknown) => {
-        slots.release(address);
+        freeSlot();
         clearInterval(recheck);
         if (how === "failed") deps.log.warn({ err: error }, "events: a stream's replay failed; the client will resume");
         else if (how === "dropped") deps.log.info({ address }, "events: a client that did not keep up was disconnected; it will resume");

@@ -1,32 +1,30 @@
 /**
- * How many event streams are open, in all and per client address
- * (client-address.ts), so that one client cannot hold every connection the
- * process can serve. In memory, per replica.
+ * How many event streams are open, in all and per holder of a slot (an
+ * anonymous client's address, client-address.ts, or a signed-in caller's
+ * account), so that one client cannot hold every connection the process can
+ * serve. In memory, per replica.
  */
 export class StreamSlots {
-  private readonly byAddress = new Map<string, number>();
+  private readonly byKey = new Map<string, number>();
   private total = 0;
 
-  constructor(
-    private readonly max: number,
-    private readonly perAddress: number,
-  ) {}
+  constructor(private readonly max: number) {}
 
-  /** Takes a slot for `address`: null when taken, else which limit is full. */
-  take(address: string): null | "total" | "address" {
+  /** Takes a slot for `key`, of which `limit` may be open: null when taken, else which limit is full. */
+  take(key: string, limit: number): null | "total" | "key" {
     if (this.total >= this.max) return "total";
-    const mine = this.byAddress.get(address) ?? 0;
-    if (mine >= this.perAddress) return "address";
-    this.byAddress.set(address, mine + 1);
+    const mine = this.byKey.get(key) ?? 0;
+    if (mine >= limit) return "key";
+    this.byKey.set(key, mine + 1);
     this.total++;
     return null;
   }
 
-  release(address: string): void {
-    const mine = this.byAddress.get(address) ?? 0;
+  release(key: string): void {
+    const mine = this.byKey.get(key) ?? 0;
     if (mine === 0) return;
-    if (mine === 1) this.byAddress.delete(address);
-    else this.byAddress.set(address, mine - 1);
+    if (mine === 1) this.byKey.delete(key);
+    else this.byKey.set(key, mine - 1);
     this.total--;
   }
 

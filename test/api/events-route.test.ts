@@ -200,6 +200,24 @@ describe("GET /api/v1/events", () => {
     }, 5_000);
   });
 
+  it("a caller's streams (a token, a session) count against their account, wherever they come from, not against the address", async () => {
+    const { open } = await serve({ env: { EVENTS_STREAMS_PER_ADDRESS: "1", EVENTS_STREAMS_PER_CALLER: "2", EVENTS_STREAMS_MAX: "10" } });
+    expect((await open()).status).toBe(200);
+    expect((await open()).status).toBe(429);
+    const bob = [await open("", { authorization: "Bearer bob-token" }), await open("", { cookie: "session=bob" })];
+    expect(bob.map((c) => c.status)).toEqual([200, 200]);
+    const third = await open("", { authorization: "Bearer bob-token" });
+    expect(third.status).toBe(429);
+    expect(third.body.error).toMatchObject({ code: "too_many_streams", message: expect.stringContaining("for this account") });
+    // Another account behind the same address.
+    expect((await open("", { authorization: "Bearer carol-token" })).status).toBe(200);
+    bob[0]!.close();
+    await waitFor("bob's slot freed", async () => {
+      const c = await open("", { authorization: "Bearer bob-token" });
+      return c.status === 200;
+    }, 5_000);
+  });
+
   it("limits how often one address opens streams", async () => {
     const { open } = await serve({ perAddress: { perMinute: 60, burst: 2 } });
     expect((await open()).status).toBe(200);
