@@ -188,6 +188,20 @@ describe("SQLite: the next position and seq, remembered by the process that wrot
     });
   });
 
+  it("another connection's commit calls this one's listeners (the CLI's force-release reaching the streams), without a commit of its own", async () => {
+    await withTwo(async (a, b) => {
+      let calls = 0;
+      const stop = a.watchEvents(() => calls++);
+      await b.acquire(key(alpha, 1), alice, HOUR, T0);
+      await until(() => calls > 0, 5_000);
+      stop();
+      const after = calls;
+      await b.acquire(key(alpha, 2), alice, HOUR, T0 + 1);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(calls).toBe(after);
+    });
+  });
+
   it("an operation that failed after its event was numbered: the next takes the same numbers; so does one after another connection's prune", async () => {
     await withTwo(async (a, b) => {
       await a.rememberRepo({ ...alpha, installation: 7 }, T0);

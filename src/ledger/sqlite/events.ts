@@ -16,8 +16,9 @@
  *   numbers are read from the table again.
  *
  * Listeners of this process are called after a commit that wrote events
- * (`SqliteLedger.runPlan`); a CLI writing the same file from another process
- * is not heard until the next event of this one.
+ * (`SqliteLedger.runPlan`), and, while any listens, when another process
+ * (the operator CLI's `force-release`) committed to the file: SQLite's
+ * `data_version`, read every `OTHERS_MS`, says so.
  */
 import type Database from "better-sqlite3";
 import { EVENT_COLUMNS, type EventRow, EVENTS_PAGE, storedEventOf } from "../event-rows.js";
@@ -26,6 +27,9 @@ import type { EventWrite } from "../plan.js";
 import type { EventLog } from "../roles.js";
 import type { NewEffect } from "../types.js";
 import type { SqliteOutbox } from "./outbox.js";
+
+/** How often a listened-to ledger looks whether another process committed. */
+const OTHERS_MS = 250;
 
 interface LastRow {
   pos: number;
@@ -41,10 +45,12 @@ export class SqliteEvents implements EventLog {
   /** The last `seq` of each installation, while the table's last row is `wrote` (the header). */
   private readonly seqs = new Map<number, number>();
   private wrote: LastRow | null = null;
+  /** While listeners listen: the timer reading `data_version`, and the version it last read. */
+  private others: { timer: NodeJS.Timeout; version: number } | null = null;
 
   /** `enabled` false (`events: false`, for the benchmark): the `event` step writes nothing. */
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly immediate: <T>(f: () => T) => T,
     private readonly outbox: SqliteOutbox,
     private readonly enabled: boolean,
@@ -153,7 +159,33 @@ export class SqliteEvents implements EventLog {
     // Wrapped, so that one function subscribed twice is called twice and unsubscribed once each.
     const own = () => listener();
     this.listeners.add(own);
-    return () => this.listeners.delete(own);
+    this.watchOthers();
+    return () => {
+      this.listeners.delete(own);
+      if (this.listeners.size === 0) this.stopWatchingOthers();
+    };
+  }
+
+  /** Calls the listeners when another connection committed to the file (it may have written events). */
+  private watchOthers(): void {
+    if (this.others) return;
+    // Through db.pragma() each time, never prepared: a prepared PRAGMA answers what it read when prepared (unsynced-commit.ts).
+    const version = () => this.db.pragma("data_version", { simple: true }) as number;
+    const timer = setInterval(() => {
+      if (!this.db.open) return this.stopWatchingOthers();
+      const now = version();
+      if (now === this.others?.version) return;
+      if (this.others) this.others.version = now;
+      this.unheard = true;
+      this.committed();
+    }, OTHERS_MS);
+    timer.unref();
+    this.others = { timer, version: version() };
+  }
+
+  private stopWatchingOthers(): void {
+    if (this.others) clearInterval(this.others.timer);
+    this.others = null;
   }
 
   async pruneEvents(before: number): Promise<number> {
