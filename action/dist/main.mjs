@@ -1423,7 +1423,8 @@ function readSettings(io) {
     instance: input(io, "instance") || defaultInstance(io.env),
     waitMs: duration(io, "wait", 0),
     command: command === "" ? null : command,
-    graceMs: duration(io, "grace", DEFAULT_GRACE_MS)
+    graceMs: duration(io, "grace", DEFAULT_GRACE_MS),
+    watch: booleanInput(io, "watch", true)
   };
 }
 function issueRef(io) {
@@ -1471,9 +1472,10 @@ function duration(io, name, fallback) {
   if (ms === null) throw new InputError(`${name} ${JSON.stringify(text.slice(0, 200))} is not a duration: use 30s, 10m or 1h`);
   return ms;
 }
-function booleanInput(io, name) {
+function booleanInput(io, name, fallback = false) {
   const text = input(io, name);
-  if (["", "false", "False", "FALSE"].includes(text)) return false;
+  if (text === "") return fallback;
+  if (["false", "False", "FALSE"].includes(text)) return false;
   if (["true", "True", "TRUE"].includes(text)) return true;
   throw new InputError(`${name} ${JSON.stringify(text.slice(0, 200))} is not a boolean: write true or false`);
 }
@@ -1522,7 +1524,7 @@ async function run(io, client, settings, command) {
   const status = await whileHeld(
     io,
     settings,
-    () => agentRun(client, settings.ref, { ttl: settings.ttl, instance: settings.instance, graceMs: settings.graceMs, json: false }, argv, {
+    () => agentRun(client, settings.ref, { ttl: settings.ttl, instance: settings.instance, graceMs: settings.graceMs, json: false, watch: settings.watch }, argv, {
       err: (line) => io.log(line),
       env: commandEnv(io.env, settings),
       names: ACTION_NAMES,

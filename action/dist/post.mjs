@@ -1228,9 +1228,10 @@ function readConnection(io) {
 function clientFor(connection) {
   return new LeaseClient({ baseUrl: connection.url, allowHttp: connection.allowHttp, token: connection.token, userAgent: "issue-leases-action" });
 }
-function booleanInput(io, name) {
+function booleanInput(io, name, fallback = false) {
   const text = input(io, name);
-  if (["", "false", "False", "FALSE"].includes(text)) return false;
+  if (text === "") return fallback;
+  if (["false", "False", "FALSE"].includes(text)) return false;
   if (["true", "True", "TRUE"].includes(text)) return true;
   throw new InputError(`${name} ${JSON.stringify(text.slice(0, 200))} is not a boolean: write true or false`);
 }

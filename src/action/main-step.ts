@@ -69,7 +69,7 @@ async function run(io: RunnerIo, client: LeaseClient, settings: ActionSettings, 
   const argv = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command];
   let lost = false;
   const status = await whileHeld(io, settings, () =>
-    agentRun(client, settings.ref, { ttl: settings.ttl, instance: settings.instance, graceMs: settings.graceMs, json: false }, argv, {
+    agentRun(client, settings.ref, { ttl: settings.ttl, instance: settings.instance, graceMs: settings.graceMs, json: false, watch: settings.watch }, argv, {
       err: (line) => io.log(line),
       env: commandEnv(io.env, settings),
       names: ACTION_NAMES,

@@ -29,6 +29,8 @@ export interface ActionSettings extends Connection {
   /** A shell command to run under the lease; null: claim now, release in the post step. */
   command: string | null;
   graceMs: number;
+  /** With a command: watch the event stream for the lease's end (`watch: false`: renewals alone). */
+  watch: boolean;
 }
 
 /** A mistake in the step's inputs (or its event): the step fails with this message. */
@@ -70,6 +72,7 @@ export function readSettings(io: RunnerIo): ActionSettings {
     waitMs: duration(io, "wait", 0),
     command: command === "" ? null : command,
     graceMs: duration(io, "grace", DEFAULT_GRACE_MS),
+    watch: booleanInput(io, "watch", true),
   };
 }
 
@@ -132,10 +135,11 @@ function duration(io: RunnerIo, name: string, fallback: number): number {
   return ms;
 }
 
-/** YAML 1.2's core booleans, as @actions/core's getBooleanInput takes them. */
-function booleanInput(io: RunnerIo, name: string): boolean {
+/** YAML 1.2's core booleans, as @actions/core's getBooleanInput takes them; `fallback` when it is not given. */
+function booleanInput(io: RunnerIo, name: string, fallback = false): boolean {
   const text = input(io, name);
-  if (["", "false", "False", "FALSE"].includes(text)) return false;
+  if (text === "") return fallback;
+  if (["false", "False", "FALSE"].includes(text)) return false;
   if (["true", "True", "TRUE"].includes(text)) return true;
   throw new InputError(`${name} ${JSON.stringify(text.slice(0, 200))} is not a boolean: write true or false`);
 }

@@ -182,6 +182,15 @@ describe.concurrent("the action, run as the runner runs it", () => {
       expect(lost.stdout).toMatch(
         new RegExp(`issue-leases: lost the lease on ${FULL}#10: (the app's event stream says it was released by maint, a maintainer \\(lease\\.ended\\)|not the holder)`),
       );
+
+      // watch: false: renewals alone tell (every third of the 6 s TTL), never the stream.
+      const unwatched = startStep(j, "main", { url: server.url, command: "while :; do sleep 0.1; done", ttl: "6s", watch: "false" });
+      await waitFor("the claim again", () => unwatched.stdout().includes("is yours"));
+      await live.comment(server, "/release @deploy-bot", maintainer, 10);
+      const told = await unwatched.done;
+      expect(told.code).toBe(76);
+      expect(told.stdout).toContain(`issue-leases: lost the lease on ${FULL}#10: not the holder`);
+      expect(told.stdout).not.toContain("event stream");
     }), 180_000);
 
   it("post releases the lease of a main step killed while its command ran", () =>

@@ -112,6 +112,9 @@ describe("the inputs", () => {
     expect(() => readSettings(withInputs({ ...base, ttl: "soon" }, ev))).toThrow('ttl "soon" is not a duration: use 30s, 45m, 2h, 3d or 2w');
     expect(() => readSettings(withInputs({ ...base, wait: "forever" }, ev))).toThrow('wait "forever" is not a duration: use 30s, 10m or 1h');
     expect(() => readSettings(withInputs({ ...base, "allow-http": "yes" }, ev))).toThrow('allow-http "yes" is not a boolean: write true or false');
+    // watch: on unless turned off.
+    expect([s.watch, readSettings(withInputs({ ...base, watch: "false" }, ev)).watch, readSettings(withInputs({ ...base, watch: "True" }, ev)).watch]).toEqual([true, false, true]);
+    expect(() => readSettings(withInputs({ ...base, watch: "off" }, ev))).toThrow('watch "off" is not a boolean: write true or false');
     expect(() => readSettings(withInputs({ ...base, token: "" }, ev))).toThrow(/^the token input is empty: leave it out for the workflow's GITHUB_TOKEN/);
     expect(() => readSettings(withInputs({ ...base, url: "" }, ev))).toThrow(/^the url input is empty/);
     const http = readSettings(withInputs({ ...base, url: "http://leases.internal:3000", "allow-http": "true" }, ev));
