@@ -202,6 +202,30 @@ describe("SQLite: the next position and seq, remembered by the process that wrot
     });
   });
 
+  it("a filtered read over many positions: the repository's events across windows, in order, the process served between windows", async () => {
+    await withTwo(async (a) => {
+      const insert = a.db.prepare(
+        `INSERT INTO events (pos, installation, seq, repo_id, repo, issue, type, at, holder_id, holder_login, token, cause)
+         VALUES (?, 7, ?, ?, ?, 1, 'lease.acquired', ?, 1, 'alice', 1, 'command')`,
+      );
+      const rare = new Set([5, 20_005, 40_005, 49_999]);
+      a.db.transaction(() => {
+        for (let pos = 1; pos <= 50_000; pos++) {
+          const r = rare.has(pos) ? beta : alpha;
+          insert.run(pos, pos, r.repoId, r.repo, T0 + pos);
+        }
+      })();
+      let served = false;
+      setImmediate(() => (served = true));
+      const found = await a.eventsAfter(0, { repoIds: [beta.repoId] });
+      expect(served).toBe(true);
+      expect(found.map((e) => e.pos)).toEqual([...rare]);
+      expect((await a.eventsAfter(0, { repoIds: [beta.repoId], limit: 2 })).map((e) => e.pos)).toEqual([5, 20_005]);
+      expect((await a.eventsAfter(20_005, { repoIds: [beta.repoId] })).map((e) => e.pos)).toEqual([40_005, 49_999]);
+      expect(await a.eventsAfter(49_999, { repoIds: [beta.repoId] })).toEqual([]);
+    });
+  });
+
   it("an operation that failed after its event was numbered: the next takes the same numbers; so does one after another connection's prune", async () => {
     await withTwo(async (a, b) => {
       await a.rememberRepo({ ...alpha, installation: 7 }, T0);

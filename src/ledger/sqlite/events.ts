@@ -28,6 +28,9 @@ import type { EventLog } from "../roles.js";
 import type { NewEffect } from "../types.js";
 import type { SqliteOutbox } from "./outbox.js";
 
+/** Positions a filtered read covers at once (eventsAfter). */
+const WINDOW = 20_000;
+
 /** How often a listened-to ledger looks whether another process committed. */
 const OTHERS_MS = 250;
 
@@ -71,9 +74,11 @@ export class SqliteEvents implements EventLog {
                  @expiresAt, @actorId, @actorLogin, @cause)`,
       ),
       after: db.prepare<{ after: number; limit: number }, EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE pos > @after ORDER BY pos LIMIT @limit`),
-      afterIn: db.prepare<{ after: number; limit: number; repoIds: string }, EventRow>(
+      // One window of positions at a time (eventsAfter): with no index by repository, a rare repository's events are
+      // found by reading every event of the window.
+      afterIn: db.prepare<{ after: number; upTo: number; limit: number; repoIds: string }, EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM events
-         WHERE repo_id IN (SELECT value FROM json_each(@repoIds)) AND pos > @after ORDER BY pos LIMIT @limit`,
+         WHERE pos > @after AND pos <= @upTo AND repo_id IN (SELECT value FROM json_each(@repoIds)) ORDER BY pos LIMIT @limit`,
       ),
       since: db.prepare<{ since: number; limit: number }, EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE at >= @since ORDER BY pos LIMIT @limit`),
       keepLast: db.prepare("UPDATE event_counter SET pos = max(pos, COALESCE((SELECT max(pos) FROM events), 0))"),
@@ -141,9 +146,22 @@ export class SqliteEvents implements EventLog {
     }
   }
 
+  /**
+   * With `repoIds`, read `WINDOW` positions at a time, letting the process
+   * serve others between windows: a filtered replay from an old position (a
+   * week of events, of a repository that has few) never holds the event
+   * loop for the whole of it.
+   */
   async eventsAfter(after: number, opts: { limit?: number; repoIds?: readonly number[] } = {}): Promise<StoredEvent[]> {
     const limit = opts.limit ?? EVENTS_PAGE;
-    const rows = opts.repoIds ? this.st.afterIn.all({ after, limit, repoIds: JSON.stringify(opts.repoIds) }) : this.st.after.all({ after, limit });
+    if (!opts.repoIds) return this.st.after.all({ after, limit }).map(storedEventOf);
+    const repoIds = JSON.stringify(opts.repoIds);
+    const last = this.st.lastPos.get()!.pos;
+    const rows: EventRow[] = [];
+    for (let from = after; from < last && rows.length < limit; from += WINDOW) {
+      if (from > after) await new Promise((resolve) => setImmediate(resolve));
+      rows.push(...this.st.afterIn.all({ after: from, upTo: from + WINDOW, limit: limit - rows.length, repoIds }));
+    }
     return rows.map(storedEventOf);
   }
 
