@@ -191,7 +191,13 @@ export class SqliteEvents implements EventLog {
     const version = () => this.db.pragma("data_version", { simple: true }) as number;
     const timer = setInterval(() => {
       if (!this.db.open) return this.stopWatchingOthers();
-      const now = version();
+      let now: number;
+      try {
+        now = version();
+      } catch {
+        // The file did not answer (an I/O error): looked at again next time; the hub's poll reads the events meanwhile.
+        return;
+      }
       if (now === this.others?.version) return;
       if (this.others) this.others.version = now;
       this.unheard = true;
