@@ -25,6 +25,7 @@ import type { EventLog } from "../ledger/roles.js";
 import type { NewEffect } from "../ledger/types.js";
 import type { ConfigResult } from "../config/config.js";
 import { webhookEffect } from "../outbox/effects.js";
+import { SerialPasses } from "../outbox/serial-passes.js";
 
 /** The cursor's name in the ledger. */
 export const WEBHOOKS_CURSOR = "webhooks";
@@ -57,7 +58,7 @@ export class EventDispatcher {
   /** Ends the wait between passes: on a kick when not backing off, and on stop. */
   private wake: ((kick: boolean) => void) | null = null;
   private unwatch: (() => void) | null = null;
-  private inFlight: Promise<number> | null = null;
+  private readonly passes = new SerialPasses(() => this.pass());
   /** Repositories whose config did not read, since when. */
   private readonly failing = new Map<number, number>();
 
@@ -93,19 +94,13 @@ export class EventDispatcher {
   }
 
   /** One pass: queues the deliveries of up to a batch of events. Answers how many events it moved past (0: none new, or another replica moved first). */
-  async dispatchOnce(): Promise<number> {
-    while (this.inFlight) await this.inFlight;
-    this.inFlight = this.pass();
-    try {
-      return await this.inFlight;
-    } finally {
-      this.inFlight = null;
-    }
+  dispatchOnce(): Promise<number> {
+    return this.passes.once();
   }
 
   /** Dispatches until no event is left after the cursor (for tests and shutdown). */
-  async dispatchAll(maxPasses = 10_000): Promise<void> {
-    for (let i = 0; i < maxPasses; i++) if ((await this.dispatchOnce()) === 0) return;
+  dispatchAll(maxPasses = 10_000): Promise<void> {
+    return this.passes.all(maxPasses);
   }
 
   private async begin(): Promise<void> {

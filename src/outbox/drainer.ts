@@ -39,6 +39,7 @@ import { EffectApplier } from "./apply-effect.js";
 import { Attempts } from "./attempts.js";
 import { type DrainerOptions, type DrainerSettings, drainerSettings } from "./drainer-options.js";
 import { WEBHOOK } from "./effects.js";
+import { SerialPasses } from "./serial-passes.js";
 
 export class Drainer {
   private readonly o: DrainerSettings;
@@ -47,7 +48,7 @@ export class Drainer {
   private stopping = false;
   private wake: (() => void) | null = null;
   private kicked = false;
-  private inFlight: Promise<number> | null = null;
+  private readonly passes = new SerialPasses(() => this.pass());
   /** Effects taken and not yet completed or failed, by id. */
   private readonly applying: Attempts;
   private readonly applier: EffectApplier;
@@ -110,20 +111,14 @@ export class Drainer {
   }
 
   /** One pass: takes up to a batch of due effects and applies them. Returns how many were taken. */
-  async drainOnce(): Promise<number> {
+  drainOnce(): Promise<number> {
     // Passes never overlap within one process; other processes are kept apart by the ledger's locks.
-    while (this.inFlight) await this.inFlight;
-    this.inFlight = this.pass();
-    try {
-      return await this.inFlight;
-    } finally {
-      this.inFlight = null;
-    }
+    return this.passes.once();
   }
 
   /** Drains until no effect is due now (for tests and shutdown). */
-  async drainAll(maxPasses = 10_000): Promise<void> {
-    for (let i = 0; i < maxPasses; i++) if ((await this.drainOnce()) === 0) return;
+  drainAll(maxPasses = 10_000): Promise<void> {
+    return this.passes.all(maxPasses);
   }
 
   private async pass(): Promise<number> {
