@@ -22,7 +22,8 @@ import type { Ledger } from "./ledger/roles.js";
 import { Drainer } from "./outbox/drainer.js";
 import { type GitHubPort, octokitPort } from "./github/github-port.js";
 import { GitHubBudget } from "./github/budget.js";
-import { type BudgetSettings, budgetSettings } from "./github/budget-settings.js";
+import { NodeIds } from "./github/node-ids.js";
+import { type BudgetSettings, budgetSettings, type GithubWrites, githubWrites } from "./github/budget-settings.js";
 import { healthReport } from "./metrics/health.js";
 import { HolderLogins } from "./leasing/holder-logins.js";
 import { rememberRepos } from "./leasing/remember-repos.js";
@@ -50,6 +51,8 @@ import { eventStreamSettings } from "./events/stream-settings.js";
 
 
 export interface AppOptions {
+  /** How effects write to GitHub; default GITHUB_WRITES. */
+  writes?: GithubWrites;
   /** The ledger; default: opened from DATABASE_URL. */
   ledger?: Ledger;
   clock?: () => number;
@@ -149,6 +152,10 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     };
     // Read before anything starts: a wrong GITHUB_CONTENT_PER_* ends the start, naming it.
     const { minPauseMs, ...limits } = budgetSettings(process.env);
+    const writes = opts.writes ?? githubWrites(process.env, "rest");
+    // GraphQL names issues, labels and people by node id: those every webhook shows are kept, and asked of GitHub only when missing.
+    const nodeIds = writes === "graphql" ? new NodeIds() : null;
+    if (nodeIds) app.onAny(async (context) => nodeIds.learn(context.payload));
     const budget = opts.budget === null ? null : new GitHubBudget({ ...limits, ...opts.budget });
     // How long an effect stays with a replica that stopped extending it (killed
     // mid-effect): another takes it over after this long. Default the Drainer's.
@@ -168,6 +175,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       minPauseMs,
       onRateLimited: metrics?.rateLimited,
       sendEvent,
+      writes,
+      nodeIds,
       // A lease changed on GitHub: re-check the open pull requests that close the issue.
       onLeaseChanged: async (installation, key) => {
         if ((await recheckPullRequests(ledger, installation, key, clock())) > 0) drainer.kick();

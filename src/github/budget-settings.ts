@@ -68,3 +68,18 @@ export function budgetSettings(env: NodeJS.ProcessEnv): Pick<BudgetSettings, "co
     minPauseMs: wholeNumber(env, "GITHUB_MIN_PAUSE_S", 60, 3600) * 1000,
   };
 }
+
+/** How an effect's writes go to GitHub: one GraphQL document per effect, or one REST request per write. */
+export type GithubWrites = "graphql" | "rest";
+
+/**
+ * From GITHUB_WRITES: `graphql` (one mutation document per command) or
+ * `rest` (a request per label, assignee and reply, for a GitHub Enterprise
+ * Server that lacks a mutation). Anything else ends the start, naming it.
+ */
+export function githubWrites(env: NodeJS.ProcessEnv, fallback: GithubWrites): GithubWrites {
+  const raw = env.GITHUB_WRITES;
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "graphql" || raw === "rest") return raw;
+  throw new Error(`GITHUB_WRITES must be "graphql" or "rest"; it is "${raw}"`);
+}

@@ -8,6 +8,7 @@
 import type { ProbotOctokit } from "probot";
 import { type ClosingIssues, readClosingIssues } from "./closing-issues.js";
 import type { IssueJson } from "./issue-snapshot.js";
+import { type GraphqlPort, graphqlPort } from "./graphql-port.js";
 
 export interface Repo {
   owner: string;
@@ -21,7 +22,8 @@ export function isWriter(permission: Permission): boolean {
   return permission === "write" || permission === "maintain" || permission === "admin";
 }
 
-export interface GitHubPort {
+/** The GraphQL calls are optional: a port without them (a test's, or GITHUB_WRITES=rest) writes through REST. */
+export interface GitHubPort extends Partial<GraphqlPort> {
   /** Adds labels to an issue; GitHub creates missing ones. */
   addLabels(r: Repo, issue: number, names: string[]): Promise<void>;
   /** Removes a label from an issue; absent is fine. */
@@ -185,6 +187,7 @@ export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): Git
   const fetch = timedFetch(opts.timeoutMs, opts.onResponse);
   const request = () => ({ request: { fetch } });
   return {
+    ...graphqlPort(octokit, fetch),
     async addLabels(r, issue, labels) {
       await octokit.rest.issues.addLabels({ ...r, issue_number: issue, labels, ...request() });
     },

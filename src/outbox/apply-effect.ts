@@ -47,6 +47,8 @@ export class EffectApplier {
       labelLockMs: o.labelLockMs,
       stopping: () => hooks.stopping(),
       onLeaseChanged: o.onLeaseChanged,
+      writes: o.writes,
+      ...(o.nodeIds ? { nodeIds: o.nodeIds } : {}),
     });
   }
 

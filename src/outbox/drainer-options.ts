@@ -11,6 +11,8 @@ import type { FollowLinks, LeaseReads, NamedLocks, OutboxStore, Reflections } fr
 import type { GitHubPort } from "../github/github-port.js";
 import type { GitHubBudget } from "../github/budget.js";
 import type { SendEvent } from "../events/send-event.js";
+import type { GithubWrites } from "../github/budget-settings.js";
+import type { NodeIds } from "../github/node-ids.js";
 
 /** What became of an attempt at an effect; "lost_lock" when another drainer had taken it meanwhile. */
 export type AttemptOutcome = "completed" | "dropped" | "retried" | "paused" | "parked" | "lost_lock" | "handed_back";
@@ -56,6 +58,10 @@ export interface DrainerOptions {
   onRateLimited?: (installation: number, waitMs: number) => void;
   /** Sends webhook effects (events/send-event.ts); null (the default): no `EVENTS_WEBHOOK_SECRET`, and they are parked. */
   sendEvent?: SendEvent | null;
+  /** How an effect's writes go to GitHub: `graphql`, one document per effect, or `rest`, a request per write (GITHUB_WRITES). */
+  writes?: GithubWrites;
+  /** Node ids webhooks showed, for `graphql` writes; default none learned. */
+  nodeIds?: NodeIds | null;
 }
 
 export const DEFAULT_LOCK_MS = 20_000;
@@ -81,6 +87,8 @@ export function drainerSettings(opts: DrainerOptions): DrainerSettings {
     budget: null,
     minPauseMs: 60_000,
     sendEvent: null,
+    writes: "rest",
+    nodeIds: null,
     ...opts,
   };
 }

@@ -23,6 +23,9 @@ import { type RepoReflection, RepoTurns, type RepoTurnsOptions } from "./repo-tu
 import { desiredLabels, LABEL_STYLE, labelKind, labelSubject, type LabelTemplates } from "../github/labels.js";
 import { renderReply, type Reply } from "../github/render.js";
 import type { ReflectPayload } from "./effects.js";
+import { WriteBatch } from "./write-batch.js";
+import { NodeIds } from "../github/node-ids.js";
+import type { GithubWrites } from "../github/budget-settings.js";
 
 /** What the drainer last applied to an issue. */
 interface Reflection {
@@ -33,11 +36,33 @@ interface Reflection {
   refused?: string | null;
   templates?: LabelTemplates;
   assign?: boolean;
+  /** The issue's GraphQL node id, once the app learned it (GITHUB_WRITES=graphql). */
+  nodeId?: string;
 }
+
+/** How the reflector takes a repository's turn (RepoTurns.run), and saves the issue's reflection. */
+type Turn = RepoTurns["run"];
+interface Ctx {
+  turn: Turn;
+  save: (reflection: Reflection) => Promise<void>;
+}
+
+/** A reflection as GitHub's answer to the effect's document left it: the issue's id learned, an assignment GitHub did not make. */
+function settled(reflection: Reflection, batch: WriteBatch): Reflection {
+  const out = { ...reflection, ...(batch.issueId ? { nodeId: batch.issueId } : {}) };
+  if (out.assignee && !batch.assigned(out.assignee)) return { ...out, assignee: null, refused: out.assignee };
+  return out;
+}
+
+const issueKey = (effect: Effect, p: ReflectPayload): IssueKey => ({ repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue });
 
 export interface ReflectorOptions extends RepoTurnsOptions {
   ledger: RepoTurnsOptions["ledger"] & LeaseReads;
   onLeaseChanged?: (installation: number, key: IssueKey, lease: Lease | null) => Promise<void>;
+  /** `graphql`: one document per effect (write-batch.ts); `rest` (or a port without GraphQL): one REST request per write. */
+  writes?: GithubWrites;
+  /** Node ids webhooks showed (app.ts keeps them); default none. */
+  nodeIds?: NodeIds;
 }
 
 const DEFAULT_TEMPLATES: LabelTemplates = { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" };
@@ -53,9 +78,11 @@ export function replyRef(effect: Effect): string {
 
 export class Reflector {
   private readonly turns: RepoTurns;
+  private readonly nodeIds: NodeIds;
 
   constructor(private readonly o: ReflectorOptions) {
     this.turns = new RepoTurns(o);
+    this.nodeIds = o.nodeIds ?? new NodeIds();
   }
 
   /**
@@ -63,18 +90,59 @@ export class Reflector {
    * expiry notice of a tenure that a newer one has followed is not posted
    * (the newer claim's reply shows the issue changed hands), so that one
    * issue gets one notice however many of its terms ended while notices waited.
+   *
+   * With GITHUB_WRITES=graphql (a port that speaks GraphQL), the effect is
+   * decided in one turn of its repository and its writes go to GitHub as one
+   * document, in that turn (write-batch.ts); the reflections are saved once
+   * GitHub's answer is read.
    */
   async apply(effect: Effect, p: ReflectPayload, github: GitHubPort, signal: AbortSignal, opts: { fold?: boolean } = {}): Promise<void> {
     const { ledger, clock } = this.o;
-    const r: Repo = { owner: p.owner, repo: p.repo };
-    const key: IssueKey = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue };
     const prior = (await ledger.getReflection(effect.repoId, effect.issue)) as Reflection | null;
+    const save = (reflection: Reflection) => ledger.putReflection(effect.repoId, effect.issue, reflection, clock());
+    let changed: { current: Lease | null } | null;
+    if (this.o.writes !== "graphql" || !github.mutate) {
+      changed = await this.applyWith(effect, p, prior, github, signal, opts, { turn: (...a) => this.turns.run(...a), save });
+    } else {
+      const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
+      changed = null;
+      await this.turns.run(effect.repoId, github, signal, async (repo, github) => {
+        const before = structuredClone({ created: repo.created, deleted: repo.deleted, made: repo.made, foreign: repo.foreign, kept: repo.kept });
+        const batch = new WriteBatch(github, { owner: p.owner, repo: p.repo }, effect.repoId, effect.issue, this.nodeIds, prior?.nodeId ?? null, (name) => labelKind(templates, name));
+        const saves: Reflection[] = [];
+        const turn: Turn = (_repoId, _github, _signal, f) => f(repo, batch.port);
+        changed = await this.applyWith(effect, p, prior, batch.port, signal, opts, { turn, save: async (r) => void saves.push(r) });
+        try {
+          await batch.flush(repo);
+        } catch (error) {
+          batch.restore(repo, before);
+          throw error;
+        }
+        signal.throwIfAborted();
+        for (const reflection of saves) await save(settled(reflection, batch));
+      });
+    }
+    if (changed && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, issueKey(effect, p), changed.current);
+  }
+
+  /** The effect decided and its writes made through `github`; what changed, when the pull requests that close the issue are to be checked again. */
+  private async applyWith(
+    effect: Effect,
+    p: ReflectPayload,
+    prior: Reflection | null,
+    github: GitHubPort,
+    signal: AbortSignal,
+    opts: { fold?: boolean },
+    ctx: Ctx,
+  ): Promise<{ current: Lease | null } | null> {
+    const r: Repo = { owner: p.owner, repo: p.repo };
+    const key = issueKey(effect, p);
     if (p.gone) {
       const templates = prior?.templates ?? DEFAULT_TEMPLATES;
-      await this.removeLabels(key, r, github, templates, prior?.labels ?? [], { issueGone: true, signal });
+      await this.removeLabels(key, r, github, templates, prior?.labels ?? [], { issueGone: true, signal }, ctx);
       signal.throwIfAborted();
-      await ledger.putReflection(effect.repoId, effect.issue, { labels: [], assignee: null }, clock());
-      return;
+      await ctx.save({ labels: [], assignee: null });
+      return null;
     }
     const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
     const assign = p.assign ?? prior?.assign ?? true;
@@ -89,15 +157,15 @@ export class Reflector {
         removed: p.removed ?? [],
         ...(p.assignee ? { seen: p.assignee } : {}),
         signal,
-      });
+      }, ctx);
       current = state.current;
       refused = state.reflection.refused ?? null;
       signal.throwIfAborted();
-      await ledger.putReflection(effect.repoId, effect.issue, state.reflection, clock());
+      await ctx.save(state.reflection);
     }
     // A reminder of a term renewed since (by `/renew` or the holder's activity) or of a lease held by its work now: not posted.
-    if (p.reply?.op === "remind" && !(await this.stillDue(key, p.reply))) return;
-    if (opts.fold && p.reply?.op === "expire" && (await this.followed(key, p.reply))) return;
+    if (p.reply?.op === "remind" && !(await this.stillDue(key, p.reply))) return null;
+    if (opts.fold && p.reply?.op === "expire" && (await this.followed(key, p.reply))) return null;
     if (p.reply) {
       const ref = replyRef(effect);
       const assignRefused =
@@ -107,7 +175,7 @@ export class Reflector {
       const late = effect.late ? { decidedAt: effect.createdAt } : {};
       if (!posted) await github.createComment(r, effect.issue, renderReply(p.reply, { assignRefused, ref, ...late }));
     }
-    if (p.reconcile && p.recheck !== false && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, key, current);
+    return p.reconcile && p.recheck !== false ? { current } : null;
   }
 
   /** Whether a newer tenure has begun on the issue since the one `reply` is about. */
@@ -135,6 +203,7 @@ export class Reflector {
       seen?: { login: string; assigned: boolean };
       signal: AbortSignal;
     },
+    ctx: Ctx,
   ): Promise<{ reflection: Reflection; current: Lease | null }> {
     const { ledger, clock } = this.o;
     const { templates, prior, snapshot, removed, signal } = o;
@@ -156,7 +225,7 @@ export class Reflector {
     // calls for labels: a free issue (a release, an expiry) needs no read.
     const deletedInRepo = async () => ((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.deleted ?? [];
     if (missing(current, []).length > 0 || (current !== null && missing(current, await deletedInRepo()).length > 0)) {
-      await this.turns.run(key.repoId, github, signal, async (repo, github) => {
+      await ctx.turn(key.repoId, github, signal, async (repo, github) => {
         // Decided again in the turn: the lease may have ended while this waited for it.
         current = await ledger.current(key, clock());
         const toAdd = missing(current, repo.deleted);
@@ -185,9 +254,9 @@ export class Reflector {
     const desired = desiredLabels(templates, current).map((d) => d.name);
     // From `present`, removed ones included: a holder or token label taken off by hand may still need deleting from the repository.
     const toRemove = present.filter((name) => !among(desired, name));
-    if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false, signal });
+    if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false, signal }, ctx);
     else if (((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.kept?.length) {
-      await this.turns.run(key.repoId, github, signal, (repo, github) => this.deleteUnused(key, r, repo, github, templates));
+      await ctx.turn(key.repoId, github, signal, (repo, github) => this.deleteUnused(key, r, repo, github, templates));
     }
 
     let assignee = prior?.assignee ?? null;
@@ -207,7 +276,7 @@ export class Reflector {
     }
     if (!want) refused = null;
     const labels = desired.filter((name) => among(shown, name) || among(added, name));
-    return { reflection: { labels, assignee, refused, templates, assign: o.assign }, current };
+    return { reflection: { labels, assignee, refused, templates, assign: o.assign, ...(prior?.nodeId ? { nodeId: prior.nodeId } : {}) }, current };
   }
 
   /**
@@ -227,8 +296,9 @@ export class Reflector {
     templates: LabelTemplates,
     names: string[],
     opts: { issueGone: boolean; signal: AbortSignal },
+    ctx: Ctx,
   ): Promise<void> {
-    await this.turns.run(key.repoId, github, opts.signal, async (repo, github) => {
+    await ctx.turn(key.repoId, github, opts.signal, async (repo, github) => {
       // Read in the turn: a lease that an add waiting for this turn shows is
       // in the ledger by now, and keeps its labels.
       const inUse = await this.inUse(key, templates, names.filter((name) => among(repo.made, name)), key.issue);

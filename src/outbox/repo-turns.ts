@@ -29,6 +29,9 @@ export interface RepoReflection {
    * them, by the next effect of the repository.
    */
   kept: string[];
+  /** GitHub's node ids (GITHUB_WRITES=graphql): of labels by name in lower case, and of the repository. */
+  ids?: Record<string, string>;
+  nodeId?: string;
 }
 
 export interface RepoTurnsOptions {
@@ -77,6 +80,8 @@ export class RepoTurns {
           made: [...(saved?.made ?? [])],
           foreign: [...(saved?.foreign ?? [])],
           kept: [...(saved?.kept ?? [])],
+          ...(saved?.ids ? { ids: { ...saved.ids } } : {}),
+          ...(saved?.nodeId ? { nodeId: saved.nodeId } : {}),
         };
         const snapshot = JSON.stringify(repo);
         try {

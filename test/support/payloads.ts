@@ -3,6 +3,7 @@
  * test cares about overridden. Every test payload starts from GitHub's own
  * example, so the app is tested against the shapes GitHub sends.
  */
+import { userId } from "./fake-github/json-shapes.js";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -30,8 +31,16 @@ export const bob: UserSpec = { login: "bob", id: 1002, association: "CONTRIBUTOR
 export const maintainer: UserSpec = { login: "maint", id: 1003, association: "MEMBER" };
 export const robot: UserSpec = { login: "helper-bot[bot]", id: 1004, type: "Bot", association: "NONE" };
 
+/** Node ids as the fake GitHub makes them (fake-github/json-shapes.ts), so that an app on the fake can send them to GraphQL. */
 function user(base: Record<string, any>, u: UserSpec): Record<string, any> {
-  return { ...base, login: u.login, id: u.id, node_id: `U_${u.id}`, type: u.type ?? "User" };
+  const type = u.type ?? "User";
+  return { ...base, login: u.login, id: u.id, node_id: type === "User" ? `U_${userId(u.login)}` : `BOT_${u.id}`, type };
+}
+
+/** The issue's and the repository's node ids, as the fake makes them for a repository of the payload's id. */
+function fakeNodeIds(p: Record<string, any>): void {
+  p.repository.node_id = `R_${p.repository.id}`;
+  p.issue.node_id = `I_${p.repository.id * 1_000_000 + p.issue.number}`;
 }
 
 export interface CommentSpec {
@@ -82,6 +91,7 @@ export function commentPayload(spec: CommentSpec): Record<string, any> {
     p.repository = { ...p.repository, id: spec.repo.id, node_id: `R_${spec.repo.id}`, name: spec.repo.name, full_name: `${owner.login}/${spec.repo.name}` };
   }
   p.sender = user(p.sender, spec.sender ?? author);
+  fakeNodeIds(p);
   p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   if (action === "edited") p.changes = { body: { from: spec.previousBody } };
   return p;
@@ -120,6 +130,7 @@ export function issuesPayload(
     base.issue.assignee = base.issue.assignees[0] ?? null;
   }
   if (spec.label !== undefined) base.label = { id: 99, node_id: "L_99", url: "", name: spec.label, color: "ededed", default: false, description: null };
+  fakeNodeIds(base);
   base.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   return base;
 }

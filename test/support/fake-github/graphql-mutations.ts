@@ -46,7 +46,7 @@ function reply({ data, errors }: ExecutionResult): Reply {
 }
 
 /** GitHub's error: `type` at the top level; an error of the fake's own (a field it lacks, a bug) says fake-github. */
-function githubError(error: GraphQLError): Record<string, unknown> {
+export function githubError(error: GraphQLError): Record<string, unknown> {
   const original = error.originalError;
   const type = original instanceof GraphqlError ? original.type : undefined;
   const ours = original !== undefined && type === undefined && !error.message.startsWith("fake-github");
@@ -62,7 +62,7 @@ function githubError(error: GraphQLError): Record<string, unknown> {
  * graphql-js's default resolution (a property, or a function of the field's arguments), except that a field the fake
  * does not model fails loudly instead of answering null, which a client could take for GitHub's answer.
  */
-const modelledField: GraphQLFieldResolver<unknown, unknown> = (source, args, _context, info) => {
+export const modelledField: GraphQLFieldResolver<unknown, unknown> = (source, args, _context, info) => {
   if (!isRecord(source) || !(info.fieldName in source)) {
     throw new Error(`fake-github: ${info.parentType.name}.${info.fieldName} is not modelled`);
   }

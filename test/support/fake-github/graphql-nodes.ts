@@ -10,7 +10,7 @@
  * is left out, and graphql-mutations.ts fails it loudly rather than answer
  * null for it.
  */
-import { userId } from "./json-shapes.js";
+import { loginsById, userId } from "./json-shapes.js";
 import type { CommentRecord, IssueRecord, LabelRecord, RepoRecord } from "./records.js";
 import type { RouteDeps } from "./routes.js";
 import type { FakeState } from "./state.js";
@@ -80,7 +80,15 @@ export function loginById({ data, app }: RouteDeps, id: string): string {
   if (idNumber(id, "BOT") === 1000 + app.appId) return app.botLogin;
   const n = idNumber(id, "U");
   if (n !== null) for (const login of knownLogins(data)) if (userId(login) === n) return login;
+  const named = n === null ? undefined : loginsById.get(n);
+  if (named !== undefined) return named;
   throw unresolvable(id);
+}
+
+/** Whether the fake's state holds `login` (GitHub knows every account; the fake those it has seen). */
+export function knownLogin(data: FakeState, login: string): boolean {
+  for (const known of knownLogins(data)) if (known.toLowerCase() === login.toLowerCase()) return true;
+  return false;
 }
 
 /** Every login the state holds, seeded or written: a user springs into existence once mentioned anywhere. */
@@ -97,6 +105,7 @@ function* knownLogins(data: FakeState): Iterable<string> {
   }
   for (const members of data.orgMembers.values()) yield* members;
   yield* data.refusedAssignees;
+  yield* data.lookedUpUsers;
   for (const caller of data.apiTokens.values()) yield caller.login;
 }
 

@@ -5,6 +5,7 @@
  */
 import { getOperationAST, parse, type DocumentNode, type OperationDefinitionNode } from "graphql";
 import { runMutations } from "./graphql-mutations.js";
+import { isIdQuery, runIdQuery } from "./graphql-queries.js";
 import { schemaErrors } from "./graphql-schema.js";
 import { DOCS, type Reply } from "./replies.js";
 import { bodyField, isRecord } from "./request-fields.js";
@@ -47,6 +48,7 @@ export function graphql(d: RouteDeps, ctx: Ctx): Reply {
   if (invalid.length > 0) return { status: 200, json: { errors: invalid.map((message) => ({ message })) }, invalid: true };
   const op = operationOf(ctx.body);
   if (op?.operation.operation === "mutation") return runMutations(d, op.document, ctx.body);
+  if (op && isIdQuery(op.operation)) return runIdQuery(d, op.document, ctx.body);
   if (typeof query === "string" && /\bissueOrPullRequest\b/.test(query)) {
     if (!caller) return { status: 401, json: { message: "Bad credentials", documentation_url: DOCS } };
     return issueAbility(d, ctx, caller);

@@ -180,6 +180,12 @@ function iso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+/**
+ * Every login an id was made for in this process, by id: GitHub knows every account, and the fake knows every login
+ * a test named, in a payload as on the fake (graphql-nodes.ts, loginById).
+ */
+export const loginsById = new Map<number, string>();
+
 /** A stable id per login (FNV-1a), so ids survive reset() and match across runs. */
 export function userId(login: string): number {
   let h = 0x811c9dc5;
@@ -188,5 +194,7 @@ export function userId(login: string): number {
     h ^= lower.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return 10_000 + ((h >>> 0) % 90_000_000);
+  const id = 10_000 + ((h >>> 0) % 90_000_000);
+  if (!loginsById.has(id)) loginsById.set(id, login);
+  return id;
 }

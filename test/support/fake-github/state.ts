@@ -25,6 +25,8 @@ export class FakeState {
   repos = new Map<string, RepoRecord>();
   orgMembers = new Map<string, Set<string>>();
   refusedAssignees = new Set<string>();
+  /** Logins a GraphQL `user(login:)` found: GitHub knows every account, and the fake then knows their node ids. */
+  lookedUpUsers = new Set<string>();
   nextCheckRunId = 1;
   oauth: OAuthState = newOAuthState();
   readonly apiTokens = new Map<string, ApiCaller>();
@@ -44,6 +46,7 @@ export class FakeState {
     this.repos = new Map();
     this.orgMembers = new Map();
     this.refusedAssignees = new Set();
+    this.lookedUpUsers = new Set();
     this.nextRepoId = 100_001;
     this.nextLabelId = 1;
     this.nextCommentId = 1;

@@ -1,0 +1,161 @@
+/**
+ * GITHUB_WRITES=graphql through the whole app: Probot's own Octokit
+ * (throttling and retries on) against the fake GitHub on 127.0.0.1, which
+ * checks every document against GitHub's published schema and runs it on
+ * the state the REST routes change. Counted per command: GraphQL queries
+ * (ids the app does not know yet), mutation documents, and REST requests.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commentPosts, FULL, replies } from "../e2e/issue-view.js";
+import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
+import type { RecordedRequest } from "../support/fake-github/types.js";
+import { commentPayload, REPO, type UserSpec } from "../support/payloads.js";
+import { APP_ID, type AppOnFake, startAppOnFake } from "../support/probot-on-fake.js";
+import { waitFor } from "../support/server-process.js";
+
+const SCALE = 400;
+const DAY = 24 * 3_600_000;
+const person = (i: number): UserSpec => ({ login: `person-${i}`, id: 7000 + i, association: "CONTRIBUTOR" });
+
+let fake: FakeGitHub;
+let app: AppOnFake | undefined;
+beforeEach(async () => {
+  fake = await startFakeGitHub({ appId: APP_ID });
+  // The payloads' repository, by the payloads' id: their node ids then name the fake's records.
+  fake.addRepo(FULL, { id: REPO.id });
+});
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+  expect(fake.unmatched).toEqual([]);
+  await fake.close();
+});
+
+const isGraphql = (r: RecordedRequest) => r.method === "POST" && r.path === "/graphql";
+const isMutation = (r: RecordedRequest) => isGraphql(r) && /^\s*mutation\b/.test(String((r.body as { query?: unknown })?.query));
+
+/** What a slice of the fake's log holds: id queries, mutation documents, and REST requests. */
+function kinds(requests: RecordedRequest[]): { queries: number; documents: number; rest: number } {
+  const documents = requests.filter(isMutation).length;
+  const queries = requests.filter(isGraphql).length - documents;
+  return { queries, documents, rest: requests.length - queries - documents };
+}
+
+const labels = (issue: number) => fake.issueLabels(FULL, issue).sort();
+
+describe("GITHUB_WRITES=graphql: one document per command", () => {
+  it("counts per command, and leaves GitHub as the REST path does", async () => {
+    let offset = 0;
+    app = await startAppOnFake(fake, { writes: "graphql", throttle: { scale: SCALE }, clock: () => Date.now() + offset, sweepIntervalMs: 20, drainer: { pollMs: 10 } });
+    const a = app;
+    const count = async (act: () => Promise<void>, done: () => boolean) => {
+      const before = fake.requests.length;
+      await act();
+      await waitFor("the effect applied", done, 30_000, 5);
+      await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+      return kinds(fake.requests.slice(before));
+    };
+    const claim = (n: number, who: UserSpec) => () => a.receive("issue_comment", commentPayload({ body: "/claim", author: who, issue: n }));
+
+    // The first claim in a repository: its two config files (REST); the three labels created in one document (the
+    // repository's, the issue's and the claimant's ids are the webhook's), then the claim's own document.
+    expect(await count(claim(1, person(1)), () => replies(fake, 1).length === 1)).toEqual({ rest: 2, queries: 0, documents: 2 });
+    expect(labels(1)).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+    expect(fake.assignees(FULL, 1)).toEqual(["person-1"]);
+
+    // A second issue by someone new: the holder's label created (`lease #1` exists), then the document.
+    expect(await count(claim(2, person(2)), () => replies(fake, 2).length === 1)).toEqual({ rest: 0, queries: 0, documents: 2 });
+    expect(labels(2)).toEqual(["claimed", "claimed-by: person-2", "lease #1"]);
+
+    // A refused claim: its reply, one document.
+    expect(await count(claim(2, person(3)), () => replies(fake, 2).length === 2)).toEqual({ rest: 0, queries: 0, documents: 1 });
+
+    // A release: the holder's label deleted from the repository, `lease #1` (issue 1 still uses it) and `claimed` taken
+    // off, the assignee, the reply: one document.
+    const release = () => a.receive("issue_comment", commentPayload({ body: "/release", author: person(2), issue: 2 }));
+    expect(await count(release, () => replies(fake, 2).length === 3)).toEqual({ rest: 0, queries: 0, documents: 1 });
+    expect(labels(2)).toEqual([]);
+    expect(fake.repoLabels(FULL).map((l) => l.name).sort()).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+    expect(fake.assignees(FULL, 2)).toEqual([]);
+
+    // A claim of a known issue by a known holder: its new token's label created, then the document.
+    expect(await count(claim(2, person(2)), () => replies(fake, 2).length === 4)).toEqual({ rest: 0, queries: 0, documents: 2 });
+    expect(labels(2)).toEqual(["claimed", "claimed-by: person-2", "lease #2"]);
+
+    // An expiry: one document each; the labels no lease uses any more are deleted from the repository.
+    offset = 30 * DAY;
+    expect(await count(async () => undefined, () => replies(fake, 1).length === 2 && replies(fake, 2).length === 5)).toEqual({ rest: 0, queries: 0, documents: 2 });
+    expect(replies(fake, 1).map((r) => r.op)).toEqual(["claim", "expire"]);
+    expect([labels(1), labels(2)]).toEqual([[], []]);
+    expect(fake.repoLabels(FULL).map((l) => l.name)).toEqual(["claimed"]);
+    expect(commentPosts(fake).size).toBe(0);
+    expect(fake.refused).toBe(0);
+  });
+
+  it("a 502 after GitHub ran the document: one reply, the labels right, and a label made in a failed attempt still the app's", async () => {
+    app = await startAppOnFake(fake, { writes: "graphql", throttle: { scale: SCALE }, sweepIntervalMs: 60_000, drainer: { pollMs: 10, backoffMs: 20 } });
+    const a = app;
+    // The first document (the labels created) runs, and its answer is lost.
+    fake.failNextWritesAfterApplying(1, 502);
+    await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 1 }));
+    await waitFor("the reply", () => replies(fake, 1).length === 1, 30_000, 5);
+    await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+    expect(labels(1)).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+
+    // The claim's own document runs, and its answer is lost: the next attempt finds the reply among the app's comments.
+    fake.failNextWritesAfterApplying(1, 502);
+    await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 2 }));
+    await waitFor("the reply", () => replies(fake, 2).length === 1, 30_000, 5);
+    await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+    expect(fake.comments(FULL, 2)).toHaveLength(1);
+    expect(labels(2)).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+    expect(fake.assignees(FULL, 2)).toEqual(["person-1"]);
+
+    // Both released: the labels the app made (the first in the attempt whose answer was lost) leave the repository.
+    for (const n of [1, 2]) await a.receive("issue_comment", commentPayload({ body: "/release", author: person(1), issue: n }));
+    await waitFor("the replies", () => replies(fake, 1).length === 2 && replies(fake, 2).length === 2, 30_000, 5);
+    await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+    expect(fake.repoLabels(FULL).map((l) => l.name)).toEqual(["claimed"]);
+    expect(fake.comments(FULL, 1)).toHaveLength(2);
+  });
+
+  it("one mutation of a document fails (a label deleted by hand meanwhile): the rest is read, the next attempt completes it, one reply", async () => {
+    app = await startAppOnFake(fake, { writes: "graphql", throttle: { scale: SCALE }, sweepIntervalMs: 60_000, drainer: { pollMs: 10, backoffMs: 20 } });
+    const a = app;
+    await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 1 }));
+    await waitFor("the reply", () => replies(fake, 1).length === 1, 30_000, 5);
+    // Deleted on GitHub without the app hearing of it: its id, which the app kept, finds nothing now.
+    const deleted = await fetch(`${fake.baseUrl}/repos/${FULL}/labels/${encodeURIComponent("claimed-by: person-1")}`, { method: "DELETE", headers: { authorization: "token by-hand" } });
+    expect(deleted.status).toBe(204);
+    const mark = fake.requests.length;
+    await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 2 }));
+    await waitFor("the reply", () => replies(fake, 2).length === 1, 30_000, 5);
+    await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+    const documents = fake.requests.slice(mark).filter(isMutation);
+    // The document whose addLabelsToLabelable met NOT_FOUND; then the label made again; then the effect's document again.
+    expect(documents.length).toBe(3);
+    expect(fake.comments(FULL, 2)).toHaveLength(1);
+    expect(labels(2)).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+    expect(fake.assignees(FULL, 2)).toEqual(["person-1"]);
+  });
+
+  it("a GraphQL rate limit (200 with RATE_LIMITED) pauses the installation for its least pause, never retried at once", async () => {
+    // Throttled 20 times faster: the least pause is 3 s; Probot would retry a primary limit at once.
+    const limited: number[] = [];
+    app = await startAppOnFake(fake, {
+      writes: "graphql", throttle: { scale: 20 }, sweepIntervalMs: 60_000, drainer: { pollMs: 10 },
+      metrics: null,
+    });
+    const a = app;
+    fake.rateLimitNextGraphql(1);
+    await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 1 }));
+    await waitFor("the reply", () => replies(fake, 1).length === 1, 30_000, 10);
+    const documents = fake.requests.filter(isMutation);
+    for (const d of documents) limited.push(d.at);
+    // The refused document, then (at least the least pause later) the labels created and the claim's document.
+    expect(documents).toHaveLength(3);
+    expect(documents[1]!.at - documents[0]!.at).toBeGreaterThanOrEqual(2900);
+    expect(fake.comments(FULL, 1)).toHaveLength(1);
+    expect(labels(1)).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+  });
+});
