@@ -32,7 +32,7 @@ import { REQUEST_TIMEOUT_MS } from "../src/github/github-port.js";
 import { commentPayload } from "../test/support/payloads.js";
 import { startRemoteFake } from "./support/fake-process.js";
 import { APP_ID, newProbot } from "./support/probot.js";
-import { benchRepo, inRepo } from "./support/repos.js";
+import { benchRepo, inRepo, known } from "./support/repos.js";
 
 export interface PaceResult {
   effects: number;
@@ -111,6 +111,7 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
   let runtime: Runtime | undefined;
   try {
     const repo = benchRepo(0);
+    await fake.know(known([repo]), Array.from({ length: 60 }, (_, i) => `pacer-${i}`));
     const writeMs = 1000 / scale;
     log(`pace: ${effects} claims on ${effects} issues of one installation; Probot's throttling plugin ${scale}× faster (writes ${writeMs} ms apart, comments ${3 * writeMs} ms apart), retries on`);
     const ledger = new SqliteLedger(join(dir, "leases.db"));

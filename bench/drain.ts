@@ -47,7 +47,7 @@ import { commentPayload } from "../test/support/payloads.js";
 import { type RemoteFake, startRemoteFake } from "./support/fake-process.js";
 import { describeMeter, meteredLedger } from "./support/metered-ledger.js";
 import { APP_ID, newProbot } from "./support/probot.js";
-import { benchRepo, inRepo } from "./support/repos.js";
+import { benchRepo, inRepo, known } from "./support/repos.js";
 import { reporter, round } from "./support/report.js";
 import type { SeedOptions, SeedReport } from "./support/seed-leases.js";
 import { benchArgs, usageExit } from "./support/args.js";
@@ -128,6 +128,7 @@ async function main(): Promise<void> {
     fake = await startRemoteFake({ appId: APP_ID });
 
     // 1. Seed.
+    await fake.know(known(repos), [...Array.from({ length: HOLDERS }, (_, h) => `holder${h}`), "latecomer"]);
     const at = Date.now();
     const seeded = await seed({ baseUrl: fake.baseUrl, dbFile, repos: REPOS, issuesPerRepo: perRepo, holders: HOLDERS, ttl: TTL, at });
     const seedCalls = await fake.summary();

@@ -152,7 +152,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     };
     // Read before anything starts: a wrong GITHUB_CONTENT_PER_* ends the start, naming it.
     const { minPauseMs, ...limits } = budgetSettings(process.env);
-    const writes = opts.writes ?? githubWrites(process.env, "rest");
+    const writes = opts.writes ?? githubWrites(process.env, "graphql");
     // GraphQL names issues, labels and people by node id: those every webhook shows are kept, and asked of GitHub only when missing.
     const nodeIds = writes === "graphql" ? new NodeIds() : null;
     if (nodeIds) app.onAny(async (context) => nodeIds.learn(context.payload));

@@ -3,6 +3,7 @@
  * that a benchmark measuring the app's memory and CPU does not also measure
  * the fake's: every issue, label and comment the app creates lives here.
  */
+import { userId } from "../../test/support/fake-github/json-shapes.js";
 import { type FakeGitHub, type RecordedRequest, startFakeGitHub } from "../../test/support/fake-github.js";
 
 export interface RequestSummary {
@@ -41,6 +42,7 @@ export type FakeRequest =
   | { op: "setLimits"; content: Array<{ max: number; windowMs: number }>; points: { max: number; windowMs: number } | null }
   | { op: "summary"; windowMs?: number }
   | { op: "census"; repos: string[]; issues: number; keepLabels: string[] }
+  | { op: "know"; repos: Array<{ full: string; id: number }>; logins: string[] }
   | { op: "close" };
 
 const CONTENT = /^\/repos\/[^/]+\/[^/]+\/(labels|issues\/\d+\/(labels|assignees|comments)|check-runs)$/;
@@ -53,10 +55,13 @@ function summarise(fake: FakeGitHub, log: RecordedRequest[], windowMs = 0): Requ
   };
   const contentAt: number[] = [];
   for (const r of log) {
-    if (r.method === "GET" || r.method === "HEAD") s.reads++;
+    // A GraphQL document of mutations writes and creates content (once, however many mutations); a GraphQL query reads.
+    const mutation = r.path === "/graphql" && /^\s*mutation\b/.test(String((r.body as { query?: unknown } | undefined)?.query));
+    const content = r.method === "POST" && (CONTENT.test(r.path) || mutation);
+    if (r.method === "GET" || r.method === "HEAD" || (r.path === "/graphql" && !mutation)) s.reads++;
     else s.writes++;
-    if (r.method === "POST" && CONTENT.test(r.path)) s.content++;
-    if (r.method === "POST" && CONTENT.test(r.path) && r.status < 400) contentAt.push(r.at);
+    if (content) s.content++;
+    if (content && r.status < 400) contentAt.push(r.at);
     if (r.method === "POST" && /\/issues\/\d+\/comments$/.test(r.path)) s.comments++;
     if (r.status >= 400) s.errors[r.status] = (s.errors[r.status] ?? 0) + 1;
   }
@@ -113,6 +118,11 @@ async function main(): Promise<void> {
       }
       case "census":
         result = census(fake, req.repos, req.issues, req.keepLabels);
+        break;
+      case "know":
+        // The payloads' repositories by their ids, and their people: their node ids then name the fake's records.
+        for (const r of req.repos) fake.addRepo(r.full, { id: r.id });
+        for (const login of req.logins) userId(login);
         break;
       case "close":
         void fake.close().then(() => {

@@ -13,6 +13,8 @@ export interface RemoteFake {
   summary(windowMs?: number): Promise<RequestSummary>;
   /** Issues 1..issues of each repository, and the app's labels left besides `claimed` and `keepLabels`. */
   census(repos: string[], issues: number, keepLabels?: string[]): Promise<IssueCensus>;
+  /** The payloads' repositories by their ids, and the logins they name: the node ids the app learns from them then name the fake's records. */
+  know(repos: Array<{ full: string; id: number }>, logins: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function startRemoteFake(opts: FakeGitHubOptions = {}): Promise<Rem
     setContentLimit: (limit) => ask<void>({ op: "setContentLimit", limit }),
     setLimits: (content, points) => ask<void>({ op: "setLimits", content, points }),
     summary: (windowMs) => ask<RequestSummary>({ op: "summary", ...(windowMs ? { windowMs } : {}) }),
+    know: (repos, logins) => ask<void>({ op: "know", repos, logins }),
     census: (repos, issues, keepLabels = []) => ask<IssueCensus>({ op: "census", repos, issues, keepLabels }),
     async close() {
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

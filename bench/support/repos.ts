@@ -18,6 +18,12 @@ export function inRepo(payload: Record<string, any>, repo: BenchRepo): Record<st
     name: repo.name,
     full_name: `${repo.owner}/${repo.name}`,
     owner: { ...payload.repository.owner, login: repo.owner },
+    // The fake GitHub's node ids (test/support/payloads.ts), for a repository the fake holds by this id (RemoteFake.know).
+    node_id: `R_${repo.id}`,
   };
+  if (payload.issue) payload.issue.node_id = `I_${repo.id * 1_000_000 + Number(payload.issue.number)}`;
   return payload;
 }
+
+/** The repositories as RemoteFake.know takes them. */
+export const known = (repos: BenchRepo[]) => repos.map((r) => ({ full: `${r.owner}/${r.name}`, id: r.id }));

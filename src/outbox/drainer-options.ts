@@ -87,7 +87,7 @@ export function drainerSettings(opts: DrainerOptions): DrainerSettings {
     budget: null,
     minPauseMs: 60_000,
     sendEvent: null,
-    writes: "rest",
+    writes: "graphql",
     nodeIds: null,
     ...opts,
   };

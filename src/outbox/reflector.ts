@@ -20,10 +20,11 @@ import type { Effect, IssueKey, Lease } from "../ledger/types.js";
 import type { LeaseReads } from "../ledger/roles.js";
 import type { GitHubPort, Repo } from "../github/github-port.js";
 import { type RepoReflection, RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
-import { desiredLabels, LABEL_STYLE, labelKind, labelSubject, type LabelTemplates } from "../github/labels.js";
+import { desiredLabels, LABEL_STYLE, labelKind, type LabelTemplates } from "../github/labels.js";
 import { renderReply, type Reply } from "../github/render.js";
 import type { ReflectPayload } from "./effects.js";
 import { WriteBatch } from "./write-batch.js";
+import { among, RepoLabels, type RepoLabelTurn, same } from "./repo-labels.js";
 import { NodeIds } from "../github/node-ids.js";
 import type { GithubWrites } from "../github/budget-settings.js";
 
@@ -41,7 +42,7 @@ interface Reflection {
 }
 
 /** How the reflector takes a repository's turn (RepoTurns.run), and saves the issue's reflection. */
-type Turn = RepoTurns["run"];
+type Turn = RepoLabelTurn;
 interface Ctx {
   turn: Turn;
   save: (reflection: Reflection) => Promise<void>;
@@ -67,9 +68,6 @@ export interface ReflectorOptions extends RepoTurnsOptions {
 
 const DEFAULT_TEMPLATES: LabelTemplates = { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" };
 
-const same = (a: string | null | undefined, b: string | null | undefined) =>
-  (a ?? "").toLowerCase() === (b ?? "").toLowerCase();
-const among = (names: readonly string[], name: string) => names.some((n) => same(n, name));
 
 /** The text a reply carries so that the outbox can find it again: random, written with the effect. */
 export function replyRef(effect: Effect): string {
@@ -79,10 +77,12 @@ export function replyRef(effect: Effect): string {
 export class Reflector {
   private readonly turns: RepoTurns;
   private readonly nodeIds: NodeIds;
+  private readonly labels: RepoLabels;
 
   constructor(private readonly o: ReflectorOptions) {
     this.turns = new RepoTurns(o);
     this.nodeIds = o.nodeIds ?? new NodeIds();
+    this.labels = new RepoLabels(o);
   }
 
   /**
@@ -139,7 +139,7 @@ export class Reflector {
     const key = issueKey(effect, p);
     if (p.gone) {
       const templates = prior?.templates ?? DEFAULT_TEMPLATES;
-      await this.removeLabels(key, r, github, templates, prior?.labels ?? [], { issueGone: true, signal }, ctx);
+      await this.labels.remove(key, r, github, templates, prior?.labels ?? [], { issueGone: true, signal }, ctx.turn);
       signal.throwIfAborted();
       await ctx.save({ labels: [], assignee: null });
       return null;
@@ -254,9 +254,9 @@ export class Reflector {
     const desired = desiredLabels(templates, current).map((d) => d.name);
     // From `present`, removed ones included: a holder or token label taken off by hand may still need deleting from the repository.
     const toRemove = present.filter((name) => !among(desired, name));
-    if (toRemove.length > 0) await this.removeLabels(key, r, github, templates, toRemove, { issueGone: false, signal }, ctx);
+    if (toRemove.length > 0) await this.labels.remove(key, r, github, templates, toRemove, { issueGone: false, signal }, ctx.turn);
     else if (((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.kept?.length) {
-      await ctx.turn(key.repoId, github, signal, (repo, github) => this.deleteUnused(key, r, repo, github, templates));
+      await ctx.turn(key.repoId, github, signal, (repo, github) => this.labels.deleteUnused(key, r, repo, github, templates));
     }
 
     let assignee = prior?.assignee ?? null;
@@ -277,97 +277,5 @@ export class Reflector {
     if (!want) refused = null;
     const labels = desired.filter((name) => among(shown, name) || among(added, name));
     return { reflection: { labels, assignee, refused, templates, assign: o.assign, ...(prior?.nodeId ? { nodeId: prior.nodeId } : {}) }, current };
-  }
-
-  /**
-   * Takes `names` (the app's own labels) off the issue. A holder or token
-   * label that the app brought into the repository and that no live lease
-   * uses any more is deleted from the repository instead (which also takes it
-   * off every issue), so repositories do not fill up with stale `claimed-by:`
-   * and `lease #` labels. One the app deleted already is gone from this issue
-   * too: in an expiry wave every first tenure's `lease #1` would otherwise be
-   * deleted again. For an issue that is gone, only the repository's labels
-   * are deleted.
-   */
-  private async removeLabels(
-    key: IssueKey,
-    r: Repo,
-    github: GitHubPort,
-    templates: LabelTemplates,
-    names: string[],
-    opts: { issueGone: boolean; signal: AbortSignal },
-    ctx: Ctx,
-  ): Promise<void> {
-    await ctx.turn(key.repoId, github, opts.signal, async (repo, github) => {
-      // Read in the turn: a lease that an add waiting for this turn shows is
-      // in the ledger by now, and keeps its labels.
-      const inUse = await this.inUse(key, templates, names.filter((name) => among(repo.made, name)), key.issue);
-      for (const name of names) {
-        if (among(repo.made, name) && !inUse.has(name.toLowerCase())) {
-          await github.deleteRepoLabel(r, name);
-          repo.made = repo.made.filter((n) => !same(n, name));
-          repo.deleted.push(name);
-        } else if (among(repo.deleted, name)) {
-          continue;
-        } else {
-          if (among(repo.made, name) && !among(repo.kept, name)) repo.kept.push(name);
-          if (!opts.issueGone) await github.removeIssueLabel(r, key.issue, name);
-        }
-      }
-      await this.deleteUnused(key, r, repo, github, templates);
-    });
-  }
-
-  /**
-   * In a turn: deletes from the repository the labels kept for other leases
-   * (`kept`) that no live lease calls for any more. One still on an issue
-   * whose lease ended goes from it too, as it should; that issue's effect
-   * then finds it deleted.
-   */
-  private async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates): Promise<void> {
-    if (repo.kept.length === 0) return;
-    const inUse = await this.inUse(key, templates, repo.kept, null);
-    for (const name of [...repo.kept]) {
-      if (inUse.has(name.toLowerCase())) continue;
-      if (among(repo.made, name)) {
-        await github.deleteRepoLabel(r, name);
-        repo.made = repo.made.filter((n) => !same(n, name));
-        repo.deleted.push(name);
-      }
-      repo.kept = repo.kept.filter((n) => !same(n, name));
-    }
-  }
-
-  /**
-   * Those of `names` (in lower case) that a live lease of the repository
-   * calls for, the lease of issue `except` aside. Asked of the ledger by the
-   * logins and tokens the names carry (labelSubject), not read from every
-   * lease of the repository, which a fleet's thousands of leases would make
-   * slow; a name that carries neither, or that every claimed or in-review
-   * issue shows, is looked for among them all.
-   */
-  private async inUse(key: IssueKey, templates: LabelTemplates, names: readonly string[], except: number | null): Promise<Set<string>> {
-    const { ledger, clock } = this.o;
-    const inUse = new Set<string>();
-    if (names.length === 0) return inUse;
-    const subjects = names.map((name) => ({ name, subject: labelSubject(templates, name), kind: labelKind(templates, name) }));
-    if (subjects.some((s) => s.subject === null || s.kind === "claimed" || s.kind === "review")) {
-      for (const lease of await ledger.list(key.repoId, clock())) {
-        if (lease.issue === except) continue;
-        for (const d of desiredLabels(templates, lease)) inUse.add(d.name.toLowerCase());
-      }
-      return inUse;
-    }
-    const asked = {
-      logins: subjects.flatMap((s) => (s.subject?.login === undefined ? [] : [s.subject.login])),
-      tokens: subjects.flatMap((s) => (s.subject?.token === undefined ? [] : [s.subject.token])),
-    };
-    const live = await ledger.liveAmong(key.repoId, clock(), asked, except);
-    for (const { name, subject } of subjects) {
-      const byLogin = subject?.login !== undefined && live.logins.includes(subject.login.toLowerCase());
-      const byToken = subject?.token !== undefined && live.tokens.includes(subject.token);
-      if (byLogin || byToken) inUse.add(name.toLowerCase());
-    }
-    return inUse;
   }
 }

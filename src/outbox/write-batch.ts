@@ -48,7 +48,7 @@ export class WriteBatch {
   /** Names the reflector took for labels the app makes (`labelExists` said no without asking). */
   private readonly probed = new Set<string>();
   /** Names the reflector asked to create with their style (the `claimed` label). */
-  private readonly styled = new Map<string, { color: string; description: string }>();
+  private readonly styled = new Map<string, { name: string; color: string; description: string }>();
   private readonly learned: Learned[] = [];
   /** Logins GitHub did not assign (the answer's assignees lack them), or could not (no such user). */
   private readonly notAssigned = new Set<string>();
@@ -71,7 +71,7 @@ export class WriteBatch {
       removeIssueLabel: (_r, _issue, name) => record({ op: "removeLabel", name }),
       deleteRepoLabel: (_r, name) => record({ op: "deleteLabel", name }),
       createLabel: async (_r, name, color, description) => {
-        this.styled.set(lower(name), { color, description });
+        this.styled.set(lower(name), { name, color, description });
       },
       // Optimistic: GitHub's answer tells, and the reflection is put right before it is saved (settle).
       addAssignee: async (_r, _issue, login) => {
@@ -101,31 +101,48 @@ export class WriteBatch {
 
   /**
    * Sends what was recorded: at most one query for ids, one document
-   * creating labels, and the effect's document. Throws what failed, after
-   * `repo` holds every id and label GitHub's answers showed.
+   * creating labels, and the effect's document. A label or user id that
+   * GitHub no longer finds (a label deleted by hand since the app learned
+   * its id) is asked again, and what needed it sent once more in a document
+   * of its own: adding a label or an assignee twice changes nothing. Throws
+   * what failed, after `repo` holds every id and label GitHub's answers showed.
    */
   async flush(repo: RepoReflection): Promise<void> {
-    const { github, r } = this;
+    const { github } = this;
     if (!github.mutate || !github.lookupIds) throw new Error("outbox: GITHUB_WRITES=graphql needs a port that speaks GraphQL");
-    const ids = (repo.ids ??= {});
-    const names = (op: Recorded["op"]) => unique(this.recorded.flatMap((w) => (w.op !== op ? [] : w.op === "addLabels" ? w.names : "name" in w ? [w.name] : [])));
-    const adds = unique([...names("addLabels"), ...[...this.styled.keys()]]);
-    const taken = unique([...names("removeLabel"), ...names("deleteLabel")]);
-    const logins = unique(this.recorded.flatMap((w) => (w.op === "addAssignee" || w.op === "removeAssignee" ? [w.login] : [])));
-    const onIssue = this.recorded.some((w) => w.op !== "deleteLabel");
     // What the app kept or webhooks showed (node-ids.ts), unless GitHub answered NOT_FOUND for it since.
     this.issueId = this.known.trusted(this.issueId) ?? this.known.issue(this.repoId, this.issue);
     const nodeId = this.known.trusted(repo.nodeId) ?? this.known.repo(this.repoId);
     if (nodeId) repo.nodeId = nodeId;
     else delete repo.nodeId;
+    let writes = this.recorded;
+    for (let round = 0; writes.length > 0; round++) {
+      const fresh = await this.resolve(repo, writes, round === 0 ? [...this.styled.values()].map((l) => l.name) : [], round > 0);
+      writes = await this.send(repo, writes, fresh, round === 0);
+    }
+  }
+
+  /**
+   * Learns the ids `writes` need: one query for what is unknown, then the
+   * labels to create. True: the issue's id is GitHub's answer now.
+   */
+  private async resolve(repo: RepoReflection, writes: Recorded[], styled: string[], again: boolean): Promise<boolean> {
+    const ids = (repo.ids ??= {});
+    const names = (op: Recorded["op"]) => unique(writes.flatMap((w) => (w.op !== op ? [] : w.op === "addLabels" ? w.names : "name" in w ? [w.name] : [])));
+    const adds = unique([...names("addLabels"), ...styled]);
+    const taken = unique([...names("removeLabel"), ...names("deleteLabel")]);
+    const logins = unique(writes.flatMap((w) => (w.op === "addAssignee" || w.op === "removeAssignee" ? [w.login] : [])));
+    const onIssue = writes.some((w) => w.op !== "deleteLabel");
     const unknownUsers = logins.filter((l) => !isBot(l) && this.known.user(l) === undefined);
     const unknownTaken = taken.filter((n) => !ids[lower(n)]);
     const unknownAdds = adds.filter((n) => !ids[lower(n)]);
-
     // One query, when something besides labels to create is unknown; the labels to add ride along (one found needs no creating).
     let fresh = false;
-    if ((onIssue && !this.issueId) || unknownUsers.length > 0 || unknownTaken.length > 0 || (unknownAdds.length > 0 && !repo.nodeId)) {
-      const a = await github.lookupIds({ ...r, ...(onIssue && !this.issueId ? { issue: this.issue } : {}), labels: unique([...unknownTaken, ...unknownAdds]), logins: unknownUsers });
+    // Asked again (ids GitHub no longer found): labels to add are looked up rather than created, most of them being there.
+    if ((onIssue && !this.issueId) || unknownUsers.length > 0 || unknownTaken.length > 0 || (unknownAdds.length > 0 && (!repo.nodeId || again))) {
+      const a = await this.github.lookupIds!({
+        ...this.r, ...(onIssue && !this.issueId ? { issue: this.issue } : {}), labels: unique([...unknownTaken, ...unknownAdds]), logins: unknownUsers,
+      });
       repo.nodeId = a.repositoryId;
       this.known.setRepo(this.repoId, a.repositoryId);
       if (a.issueId) [this.issueId, fresh] = [a.issueId, true];
@@ -134,11 +151,20 @@ export class WriteBatch {
     }
     const toCreate = adds.filter((n) => !ids[lower(n)]);
     if (toCreate.length > 0) await this.create(repo, toCreate);
+    return fresh;
+  }
 
+  /**
+   * One document of `writes`, its answer read alias by alias. Returns what
+   * is to be sent again (`retry`: an id GitHub no longer finds, asked again
+   * first); throws anything else that failed.
+   */
+  private async send(repo: RepoReflection, writes: Recorded[], fresh: boolean, retry: boolean): Promise<Recorded[]> {
+    const ids = (repo.ids ??= {});
     const mutations: Mutation[] = [];
     const sent: Recorded[] = [];
     const issueId = this.issueId;
-    for (const w of this.recorded) {
+    for (const w of writes) {
       const m = this.mutation(w, ids, issueId);
       if (m) {
         mutations.push(m);
@@ -147,9 +173,10 @@ export class WriteBatch {
         this.notAssigned.add(lower(w.login));
       }
     }
-    if (mutations.length === 0) return;
-    const results = await github.mutate(mutations);
+    if (mutations.length === 0) return [];
+    const results = await this.github.mutate!(mutations);
     const failures: GraphqlFailure[] = [];
+    const again: Recorded[] = [];
     results.forEach((result, i) => {
       const w = sent[i]!;
       if (result.ok) {
@@ -159,16 +186,22 @@ export class WriteBatch {
       }
       const missing = unresolved(result.error);
       // A label or an assignee already gone from the issue: done. (Not when what GitHub did not find is the issue.)
-      if (missing !== null && missing !== issueId && (w.op === "removeLabel" || w.op === "deleteLabel" || w.op === "removeAssignee")) {
+      const issueMissing = missing !== null && missing === issueId;
+      if (missing !== null && !issueMissing && (w.op === "removeLabel" || w.op === "deleteLabel" || w.op === "removeAssignee")) {
         if (w.op === "deleteLabel") delete ids[lower(w.name)];
         return;
       }
       if (missing) this.distrust(repo, missing);
-      failures.push(result.error);
+      // GitHub names the first label it does not find: the others of the mutation are asked again too.
+      if (missing && !issueMissing && w.op === "addLabels") for (const n of w.names) delete ids[lower(n)];
+      // An id the app kept (or a webhook showed) that GitHub does not find: nothing ran for this mutation; asked again.
+      if (retry && missing && (!issueMissing || !fresh)) again.push(w);
+      else failures.push(result.error);
     });
     // GitHub does not find the issue by the id it just gave: the issue is gone (deleted, or moved where the app is not
     // installed). An id the app kept is asked again by the next attempt.
     if (failures.length > 0) throw new GraphqlRefused(failures, fresh && failures.some((f) => unresolved(f) === issueId));
+    return again;
   }
 
   /**
@@ -207,10 +240,17 @@ export class WriteBatch {
     }
   }
 
-  /** Creates labels in one document; one the repository has already (created meanwhile) is found by a query. */
-  private async create(repo: RepoReflection, names: string[]): Promise<void> {
+  /**
+   * Creates labels in one document; one the repository has already (created
+   * meanwhile) is found by a query. A repository id GitHub does not find (a
+   * webhook's, from before a transfer) is asked again, and the labels sent once more.
+   */
+  private async create(repo: RepoReflection, names: string[], again = true): Promise<void> {
     const repositoryId = repo.nodeId!;
-    const style = (name: string) => this.styled.get(lower(name)) ?? LABEL_STYLE[this.kindOf(name) ?? "token"];
+    const style = (name: string) => {
+      const { color, description } = this.styled.get(lower(name)) ?? LABEL_STYLE[this.kindOf(name) ?? "token"];
+      return { color, description };
+    };
     let results: MutationResult[];
     try {
       results = await this.github.mutate!(names.map((name) => ({ op: "createLabel" as const, repositoryId, name, ...style(name) })));
@@ -222,15 +262,23 @@ export class WriteBatch {
       throw error;
     }
     const there: string[] = [];
+    const unmade: string[] = [];
     const failures: GraphqlFailure[] = [];
     results.forEach((result, i) => {
       const name = names[i]!;
       if (result.ok && result.labelId) this.note(repo, (m) => void (m.ids ??= {}, (m.ids[lower(name)] = result.labelId!)));
       else if (!result.ok && result.error.type === "UNPROCESSABLE") there.push(name);
+      else if (!result.ok && again && unresolved(result.error) === repositoryId) unmade.push(name);
       else failures.push(result.ok ? { message: `createLabel ${name}: no id` } : result.error);
-      if (!result.ok && unresolved(result.error)) this.distrust(repo, unresolved(result.error)!);
     });
     if (failures.length > 0) throw new GraphqlRefused(failures);
+    if (unmade.length > 0) {
+      this.distrust(repo, repositoryId);
+      const a = await this.github.lookupIds!({ ...this.r, labels: [], logins: [] });
+      [repo.nodeId] = [a.repositoryId];
+      this.known.setRepo(this.repoId, a.repositoryId);
+      await this.create(repo, unmade, false);
+    }
     if (there.length === 0) return;
     const a = await this.github.lookupIds!({ ...this.r, labels: there, logins: [] });
     for (const [name, id] of a.labels) {

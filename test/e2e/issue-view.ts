@@ -59,8 +59,12 @@ export function leaseLabels(holder: string, token: number): string[] {
 export function commentPosts(fake: FakeGitHub): Map<number, number> {
   const counts = new Map<number, number>();
   for (const r of fake.requests) {
-    const m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(r.path);
-    if (r.method === "POST" && m && r.status < 400) counts.set(Number(m[1]), (counts.get(Number(m[1])) ?? 0) + 1);
+    if (r.status >= 400) continue;
+    for (const where of r.posted ?? []) {
+      if (!where.startsWith(`${FULL}#`)) continue;
+      const n = Number(where.slice(FULL.length + 1));
+      counts.set(n, (counts.get(n) ?? 0) + 1);
+    }
   }
   return counts;
 }

@@ -33,7 +33,9 @@ export async function withLiveApp(test: (live: LiveApp) => Promise<void>): Promi
     fake,
     dbFile: tmp.db,
     async start(env = {}, github = fake) {
-      const server = await startServer({ fake: github, dbFile: tmp.db, env });
+      // These tests watch GitHub's REST requests (a comment's POST, its 502): they run the REST path unless told
+      // otherwise. The GraphQL path's faults are pinned in-process (test/outbox/graphql-writes.test.ts).
+      const server = await startServer({ fake: github, dbFile: tmp.db, env: { GITHUB_WRITES: "rest", ...env } });
       servers.push(server);
       return server;
     },

@@ -36,7 +36,8 @@ export async function withCluster(test: (c: Cluster) => Promise<void>): Promise<
       const server = await startServer({
         fake: opts.github ?? fake,
         dbFile: databaseUrl,
-        env: { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: db.schema, ...env },
+        // REST unless told otherwise, as live-app.ts says why.
+        env: { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: db.schema, GITHUB_WRITES: "rest", ...env },
       });
       servers.push(server);
       return server;

@@ -11,7 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { startGitHubProxy } from "../support/github-proxy.js";
-import { alice, bob, INSTALLATION_ID, type UserSpec } from "../support/payloads.js";
+import { alice, bob, INSTALLATION_ID, REPO, type UserSpec } from "../support/payloads.js";
 import { logLines, sleep, waitFor } from "../support/server-process.js";
 import { startTcpProxy } from "../support/tcp-proxy.js";
 import { commentPosts, FULL, labels, leaseLabels, replies } from "./issue-view.js";
@@ -21,10 +21,12 @@ const carol: UserSpec = { login: "carol", id: 1005, association: "CONTRIBUTOR" }
 const dave: UserSpec = { login: "dave", id: 1006, association: "CONTRIBUTOR" };
 
 describe.concurrent("Several replicas on one PostgreSQL database", () => {
-  it("50 concurrent claims of one issue spread over three replicas: one acquired, 49 held, one tenure", () =>
+  it.for(["rest", "graphql"] as const)("50 concurrent claims of one issue spread over three replicas: one acquired, 49 held, one tenure (GITHUB_WRITES=%s)", { timeout: 150_000 }, (writes) =>
     withCluster(async (c) => {
       const { fake } = c;
-      const replicas = await Promise.all([0, 1, 2].map(() => c.start()));
+      // The payloads' repository by their id: the node ids they carry name the fake's records.
+      fake.addRepo(FULL, { id: REPO.id });
+      const replicas = await Promise.all([0, 1, 2].map(() => c.start({ GITHUB_WRITES: writes })));
       const users: UserSpec[] = Array.from({ length: 50 }, (_, i) => ({
         login: `user-${String(i + 1).padStart(2, "0")}`,
         id: 5001 + i,
@@ -68,7 +70,7 @@ describe.concurrent("Several replicas on one PostgreSQL database", () => {
         { holder_login: winner, token: 1 },
       ]);
       for (const s of replicas) expect(logLines(s)).toEqual([]);
-    }), 150_000);
+    }));
 
   it("one delivery sent to two replicas at once: handled once", () =>
     withCluster(async (c) => {

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { GitHubBudget, type Slot } from "../../src/github/budget.js";
-import { budgetSettings, CONTENT, READ, type Tier, WRITE } from "../../src/github/budget-settings.js";
+import { budgetSettings, CONTENT, githubWrites, READ, type Tier, WRITE } from "../../src/github/budget-settings.js";
 import { rateLimitWait } from "../../src/outbox/after-failure.js";
 
 const MIN = 60_000;
@@ -209,6 +209,14 @@ describe("GitHub's budget", () => {
     });
     expect(() => budgetSettings({ GITHUB_CONTENT_PER_HOUR: "900" })).toThrow('GITHUB_CONTENT_PER_HOUR must be a whole number from 1 to 500; it is "900"');
     expect(() => budgetSettings({ GITHUB_CONTENT_PER_MINUTE: "ten" })).toThrow(/GITHUB_CONTENT_PER_MINUTE/);
+  });
+
+  it("GITHUB_WRITES: graphql or rest, the default when unset, and anything else refused by name", () => {
+    expect(githubWrites({}, "graphql")).toBe("graphql");
+    expect(githubWrites({ GITHUB_WRITES: "" }, "graphql")).toBe("graphql");
+    expect(githubWrites({ GITHUB_WRITES: "rest" }, "graphql")).toBe("rest");
+    expect(githubWrites({ GITHUB_WRITES: "graphql" }, "rest")).toBe("graphql");
+    expect(() => githubWrites({ GITHUB_WRITES: "REST" }, "graphql")).toThrow('GITHUB_WRITES must be "graphql" or "rest"; it is "REST"');
   });
 });
 

@@ -119,6 +119,8 @@ async function startRun(): Promise<Run> {
   fake.reset();
   now = T0;
   fake.setPermission(FULL, "maint", "write");
+  // The payloads' repository by their id: the node ids they carry name the fake's records (GITHUB_WRITES=graphql).
+  fake.addRepo(FULL, { id: REPO.id });
   const dir = mkdtempSync(join(tmpdir(), "issue-leases-labels-"));
   const ledger = new SqliteLedger(join(dir, "leases.db"));
   const probot = newProbot(fake.baseUrl, { kind: "off" });

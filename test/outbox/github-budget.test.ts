@@ -8,7 +8,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commentPosts, FULL, replies } from "../e2e/issue-view.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
-import { commentPayload, type UserSpec } from "../support/payloads.js";
+import type { RecordedRequest } from "../support/fake-github/types.js";
+import { commentPayload, REPO, type UserSpec } from "../support/payloads.js";
 import { APP_ID, type AppOnFake, startAppOnFake } from "../support/probot-on-fake.js";
 import { waitFor } from "../support/server-process.js";
 
@@ -25,6 +26,8 @@ let fake: FakeGitHub;
 let app: AppOnFake | undefined;
 beforeEach(async () => {
   fake = await startFakeGitHub({ appId: APP_ID });
+  // The payloads' repository by their id: the node ids they carry name the fake's records.
+  fake.addRepo(FULL, { id: REPO.id });
   fake.setContentLimits([
     { max: PER_MINUTE, windowMs: MINUTE },
     { max: PER_HOUR, windowMs: HOUR },
@@ -36,9 +39,13 @@ afterEach(async () => {
   await fake.close();
 });
 
-/** The most content-creating requests GitHub saw in any window of `windowMs` (they are the app's POSTs). */
+/** Whether GitHub counted the request as content-creating: a POST (not a GraphQL query), or a GraphQL document of mutations. */
+const creates = (r: RecordedRequest) =>
+  r.method === "POST" && (r.path !== "/graphql" || /^\s*mutation\b/.test(String((r.body as { query?: unknown } | undefined)?.query)));
+
+/** The most content-creating requests GitHub saw in any window of `windowMs` (they are the app's). */
 function mostIn(windowMs: number): number {
-  const at = fake.requests.filter((r) => r.method === "POST" && r.status < 400).map((r) => r.at);
+  const at = fake.requests.filter((r) => creates(r) && r.status < 400).map((r) => r.at);
   let most = 0;
   for (let a = 0, b = 0; b < at.length; b++) {
     while (at[b]! - at[a]! >= windowMs) a++;
@@ -47,25 +54,26 @@ function mostIn(windowMs: number): number {
   return most;
 }
 
-/** The order in which the app's replies were posted: [issue, op]. */
+/** The order in which the app's replies were posted, by REST or in a GraphQL document: [issue, op]. */
 function postedOrder(): Array<[number, string]> {
   const seen = new Map<number, number>();
   const out: Array<[number, string]> = [];
   for (const r of fake.requests) {
-    const m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(r.path);
-    if (r.method !== "POST" || !m || r.status >= 400) continue;
-    const issue = Number(m[1]);
-    const k = seen.get(issue) ?? 0;
-    seen.set(issue, k + 1);
-    out.push([issue, replies(fake, issue)[k]!.op]);
+    if (r.status >= 400) continue;
+    for (const where of r.posted ?? []) {
+      const issue = Number(where.slice(where.indexOf("#") + 1));
+      const k = seen.get(issue) ?? 0;
+      seen.set(issue, k + 1);
+      out.push([issue, replies(fake, issue)[k]!.op]);
+    }
   }
   return out;
 }
 
-describe("GitHub's budget, through the whole app", () => {
+describe("GitHub's budget on the REST path (GITHUB_WRITES=rest)", () => {
   it("requests per command on the REST path, as the README's \"GitHub's limits\" counts them", async () => {
     let offset = 0;
-    app = await startAppOnFake(fake, { throttle: { scale: SCALE }, clock: () => Date.now() + offset, sweepIntervalMs: 20, drainer: { pollMs: 10 } });
+    app = await startAppOnFake(fake, { writes: "rest", throttle: { scale: SCALE }, clock: () => Date.now() + offset, sweepIntervalMs: 20, drainer: { pollMs: 10 } });
     const a = app;
     /** GitHub requests (reads included) and content-creating POSTs made for what `act` did. */
     const count = async (act: () => Promise<void>, done: () => boolean) => {
@@ -94,26 +102,28 @@ describe("GitHub's budget, through the whole app", () => {
     expect(replies(fake, 1).map((r) => r.op)).toEqual(["claim", "expire"]);
     expect(fake.refused).toBe(0);
   });
+});
 
-
+describe.each(["graphql", "rest"] as const)("GitHub's budget, through the whole app (GITHUB_WRITES=%s)", (writes) => {
   it("a 429 is not retried by Octokit within seconds: the installation pauses for its least pause, then the claim lands once", async () => {
     // Throttled 20 times faster: the least pause is 3 s; Octokit's retry plugin would retry after 1 s.
-    app = await startAppOnFake(fake, { throttle: { scale: 20 }, sweepIntervalMs: 60_000, drainer: { pollMs: 10 } });
+    app = await startAppOnFake(fake, { writes, throttle: { scale: 20 }, sweepIntervalMs: 60_000, drainer: { pollMs: 10 } });
     const a = app;
     fake.failNextWrites(1, 429);
     await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 1 }));
     await waitFor("the reply", () => replies(fake, 1).length === 1, 30_000, 10);
-    const writes = fake.requests.filter((r) => r.method !== "GET");
-    const limited = writes.findIndex((r) => r.status === 429);
+    const sent = fake.requests.filter((r) => r.method !== "GET");
+    const limited = sent.findIndex((r) => r.status === 429);
     expect(limited).toBeGreaterThanOrEqual(0);
-    expect(writes.filter((r) => r.status === 429)).toHaveLength(1);
-    expect(writes[limited + 1]!.at - writes[limited]!.at).toBeGreaterThanOrEqual(2900);
+    expect(sent.filter((r) => r.status === 429)).toHaveLength(1);
+    expect(sent[limited + 1]!.at - sent[limited]!.at).toBeGreaterThanOrEqual(2900);
     expect(commentPosts(fake).get(1)).toBe(1);
   });
 
   it("more commands than an hour's budget: every reply lands once, no limit is passed, replies to commands go before expiry notices", async () => {
     let offset = 0;
     app = await startAppOnFake(fake, {
+      writes,
       throttle: { scale: SCALE },
       // Reserves of 5 % and 10 % (the defaults are 1 % and 3 %): with limits this small, the tiers then differ.
       budget: { contentPerMinute: PER_MINUTE, contentPerHour: PER_HOUR, minuteMs: MINUTE, hourMs: HOUR, reserves: { 0: 0, 1: 0.05, 2: 0.1 } },
@@ -123,18 +133,19 @@ describe("GitHub's budget, through the whole app", () => {
       drainer: { pollMs: 10, batchSize: 4 },
     });
     const a = app;
-    // Nine claims: 28 content-creating requests (the `claimed` label, then labels, assignee and reply each), the hour's
-    // budget for notices (30 less its reserve).
-    const first = Array.from({ length: 9 }, (_, i) => i + 1);
+    // 28 content-creating requests, the hour's budget for notices (30 less its reserve). On REST, nine claims: the
+    // `claimed` label, then labels, assignee and reply each. With GraphQL, fourteen: each a document creating its
+    // new holder's label (the first also `claimed` and `lease #1`), and its own document.
+    const first = Array.from({ length: writes === "rest" ? 9 : 14 }, (_, i) => i + 1);
     for (const n of first) await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(n), issue: n }));
     await waitFor("the first claims' replies", () => first.every((n) => replies(fake, n).length === 1), 60_000, 5);
 
-    // Their terms end (the ledger's clock jumps), and the sweeper queues nine expiry notices, which wait for the hour.
+    // Their terms end (the ledger's clock jumps), and the sweeper queues their expiry notices, which wait for the hour.
     offset = 30 * DAY;
-    await waitFor("the expiry wave in the outbox", () => (a.ledger.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE priority = 1").get() as { n: number }).n === 9, 10_000, 5);
+    await waitFor("the expiry wave in the outbox", () => (a.ledger.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE priority = 1").get() as { n: number }).n === first.length, 10_000, 5);
     await waitFor("every term ended", async () => (await a.ledger.expiredSince(Date.now() + offset, 1)).length === 0, 10_000, 5);
     // More commands than the hour has room for: eight claims of free issues, and one of an issue whose term just ended.
-    const second = Array.from({ length: 8 }, (_, i) => i + 10);
+    const second = Array.from({ length: 8 }, (_, i) => i + first.length + 1);
     for (const n of second) await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(n), issue: n }));
     await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(30), issue: 1 }));
 

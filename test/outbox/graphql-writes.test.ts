@@ -88,7 +88,9 @@ describe("GITHUB_WRITES=graphql: one document per command", () => {
     expect(replies(fake, 1).map((r) => r.op)).toEqual(["claim", "expire"]);
     expect([labels(1), labels(2)]).toEqual([[], []]);
     expect(fake.repoLabels(FULL).map((l) => l.name)).toEqual(["claimed"]);
-    expect(commentPosts(fake).size).toBe(0);
+    // Every reply went in a document: no REST comment.
+    expect(fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/comments"))).toEqual([]);
+    expect([...commentPosts(fake).values()]).toEqual([2, 5]);
     expect(fake.refused).toBe(0);
   });
 
@@ -157,5 +159,23 @@ describe("GITHUB_WRITES=graphql: one document per command", () => {
     expect(documents[1]!.at - documents[0]!.at).toBeGreaterThanOrEqual(2900);
     expect(fake.comments(FULL, 1)).toHaveLength(1);
     expect(labels(1)).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+  });
+
+  it("ids a webhook showed that GitHub does not find (the repository's, the issue's) are asked again within the attempt", async () => {
+    app = await startAppOnFake(fake, { writes: "graphql", throttle: { scale: SCALE }, sweepIntervalMs: 60_000, drainer: { pollMs: 10, backoffMs: 60_000 } });
+    const a = app;
+    // Another repository of the owner, by an id the fake does not give it: the payload's node ids name nothing there.
+    const other = { id: 555, name: "other" };
+    await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 1, repo: other }));
+    await waitFor("the reply", () => fake.comments("Codertocat/other", 1).length === 1, 30_000, 5);
+    await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+    expect(fake.issueLabels("Codertocat/other", 1).sort()).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+    expect(fake.assignees("Codertocat/other", 1)).toEqual(["person-1"]);
+    // One attempt (a retry would wait a minute here), and no document ran twice.
+    const attempts = a.ledger.db.prepare("SELECT attempts FROM outbox WHERE repo_id = ?").all(other.id) as Array<{ attempts: number }>;
+    expect(attempts).toEqual([{ attempts: 1 }]);
+    // The labels' document meets the unknown repository; the query; the labels again; the claim's document meets the
+    // unknown issue; the query; the claim's document again.
+    expect(kinds(fake.requests.filter((r) => r.path === "/graphql"))).toEqual({ rest: 0, queries: 2, documents: 4 });
   });
 });

@@ -17,7 +17,7 @@ import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { REQUEST_TIMEOUT_MS } from "../../src/github/github-port.js";
 import { commentPosts, FULL, labels, leaseLabels, replies } from "../e2e/issue-view.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
-import { commentPayload, type UserSpec } from "../support/payloads.js";
+import { commentPayload, REPO, type UserSpec } from "../support/payloads.js";
 import { APP_ID, type AppOnFake, startAppOnFake } from "../support/probot-on-fake.js";
 import { waitFor } from "../support/server-process.js";
 
@@ -32,6 +32,8 @@ let fake: FakeGitHub;
 let app: AppOnFake | undefined;
 beforeEach(async () => {
   fake = await startFakeGitHub({ appId: APP_ID });
+  // The payloads' repository by their id: the node ids they carry name the fake's records.
+  fake.addRepo(FULL, { id: REPO.id });
 });
 afterEach(async () => {
   await app?.close();
@@ -44,7 +46,7 @@ function outboxRows(a: AppOnFake): Array<{ issue: number; attempts: number; stat
   return a.ledger.db.prepare("SELECT issue, attempts, state FROM outbox ORDER BY id").all() as Array<{ issue: number; attempts: number; state: string }>;
 }
 
-describe("the outbox at GitHub's pace", () => {
+describe.each(["graphql", "rest"] as const)("the outbox at GitHub's pace (GITHUB_WRITES=%s)", (writes) => {
   it("a burst of 200 commands on 100 issues of one installation: every reply and label lands once, at the first attempt, nothing aborted or parked", async () => {
     // The plugin's pacing 20 times faster (writes 50 ms apart, comments
     // 150 ms apart), and the request time limit scaled alike (1.5 s). A
@@ -52,7 +54,7 @@ describe("the outbox at GitHub's pace", () => {
     // only, so with 20 effects in flight the last comments wait in the
     // installation's queue about twice as long as that limit.
     const scale = 20;
-    app = await startAppOnFake(fake, { throttle: { scale }, requestTimeoutMs: REQUEST_TIMEOUT_MS / scale, sweepIntervalMs: 60_000 });
+    app = await startAppOnFake(fake, { writes, throttle: { scale }, requestTimeoutMs: REQUEST_TIMEOUT_MS / scale, sweepIntervalMs: 60_000 });
     const a = app;
     const issues = Array.from({ length: 100 }, (_, i) => i + 1);
     const holder = (n: number) => person(n % 25);
@@ -86,8 +88,9 @@ describe("the outbox at GitHub's pace", () => {
     expect(await a.ledger.outboxStats()).toMatchObject({ pending: 0, parked: 0 });
     // Every write reached GitHub once and was taken: none refused, none sent twice.
     expect(fake.requests.filter((r) => r.method !== "GET" && r.status >= 400)).toEqual([]);
-    // The pace was the throttle's: 200 comments 150 ms apart need 30 s at the least.
-    expect(drained).toBeGreaterThanOrEqual(199 * (3000 / scale));
+    // The pace was the throttle's: 200 comments 150 ms apart need 30 s at the least; 200 GraphQL documents (writes,
+    // 50 ms apart: the notification lane is REST's comments') 10 s.
+    expect(drained).toBeGreaterThanOrEqual(199 * ((writes === "rest" ? 3000 : 1000) / scale));
   }, 180_000);
 
   it("an effect that outlasts the outbox lock (a slow GitHub) keeps its lock: another replica does not take it; applied once, in order", async () => {
@@ -98,8 +101,8 @@ describe("the outbox at GitHub's pace", () => {
     const file = join(dir, "leases.db");
     const drainer = { lockMs: 300, pollMs: 20 };
     try {
-      app = await startAppOnFake(fake, { throttle: "off", ledger: new SharedSqliteLedger(file), drainer, sweepIntervalMs: 60_000 });
-      const other = await startAppOnFake(fake, { throttle: "off", ledger: new SharedSqliteLedger(file), drainer, sweepIntervalMs: 60_000 });
+      app = await startAppOnFake(fake, { writes, throttle: "off", ledger: new SharedSqliteLedger(file), drainer, sweepIntervalMs: 60_000 });
+      const other = await startAppOnFake(fake, { writes, throttle: "off", ledger: new SharedSqliteLedger(file), drainer, sweepIntervalMs: 60_000 });
       try {
         for (const n of [1, 2, 3]) {
           await app.receive("issue_comment", commentPayload({ body: "/claim 2h", author: person(n), issue: n }));

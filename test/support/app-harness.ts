@@ -65,6 +65,8 @@ export async function startApp(opts: Partial<AppOptions> & { start?: number } = 
       appId: APP_ID,
       // GitHub's pacing is off here (UnthrottledOctokit): its budget too, unless a test gives one.
       budget: null,
+      // The nock mock (githubMock) speaks REST: these tests write as GITHUB_WRITES=rest does.
+      writes: "rest",
       ...opts,
       onReady: (r) => (runtime = r),
     }),

@@ -101,7 +101,9 @@ export function removeAssignees(data: FakeState, issue: IssueRecord, logins: str
 /** A comment by the app's bot (so it carries performed_via_github_app), after GitHub's checks on the body; else their 422. */
 export function postAppComment({ data, app }: RouteDeps, repo: RepoRecord, issue: number, body: unknown): CommentRecord | Reply {
   const problem = commentBodyProblem(body);
-  return problem ?? data.createComment(repo, issue, body as string, app.botLogin);
+  if (problem) return problem;
+  data.posted?.push(`${repo.owner}/${repo.name}#${issue}`);
+  return data.createComment(repo, issue, body as string, app.botLogin);
 }
 
 /** Replaces a comment's body after GitHub's checks; their 422 when it fails them, else null. */

@@ -244,6 +244,7 @@ export class FakeGitHubServer implements FakeGitHub {
     // Whether a successful answer counts in writeCount(): not when a fault answered 200 in GitHub's place.
     let faulted = false;
     let reply: Reply;
+    const posted: string[] = [];
     if (!r.match) {
       reply = notFound();
     } else if (r.outcome.kind === "too-large") {
@@ -282,19 +283,21 @@ export class FakeGitHubServer implements FakeGitHub {
           rawPath: r.rawPath,
           token: /^(?:bearer|token)\s+(\S+)$/i.exec(String(req.headers.authorization ?? ""))?.[1] ?? null,
         };
+        this.data.posted = posted;
         try {
           reply = r.match.route.handle(ctx);
         } catch (err) {
           // A bug in the fake, not a GitHub behaviour: make it loud in the test's failure.
           reply = { status: 500, json: { message: `fake-github: ${err instanceof Error ? err.stack : String(err)}` } };
         }
+        this.data.posted = null;
         if (fault?.kind === "applied-then-fail") {
           const message = STATUS_CODES[fault.status] ?? "Error";
           reply = { status: fault.status, json: { message, documentation_url: DOCS, status: String(fault.status) } };
         }
       }
     }
-    const record: RecordedRequest = { method: r.method, path: r.path, query: r.query, status: reply.status, body, at: r.at };
+    const record: RecordedRequest = { method: r.method, path: r.path, query: r.query, status: reply.status, body, at: r.at, ...(posted.length > 0 ? { posted } : {}) };
     this.requests.push(record);
     if (!r.match || reply.invalid) this.unmatched.push(record);
     if (isWrite && !faulted && !reply.invalid && reply.status < 400) this.successfulWrites++;

@@ -27,6 +27,8 @@ export class FakeState {
   refusedAssignees = new Set<string>();
   /** Logins a GraphQL `user(login:)` found: GitHub knows every account, and the fake then knows their node ids. */
   lookedUpUsers = new Set<string>();
+  /** While a request is handled: the app's comments it posted (`owner/name#issue`), by REST or by GraphQL's addComment. */
+  posted: string[] | null = null;
   nextCheckRunId = 1;
   oauth: OAuthState = newOAuthState();
   readonly apiTokens = new Map<string, ApiCaller>();

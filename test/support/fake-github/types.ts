@@ -32,6 +32,8 @@ export interface RecordedRequest {
   body: unknown;
   /** Arrival time, from the fake's clock. */
   at: number;
+  /** The app's comments the request posted (`owner/name#issue`): a REST POST's, or a GraphQL document's addComment. */
+  posted?: string[];
 }
 
 export interface PullRequestSeed {
