@@ -37,8 +37,9 @@ interface Reflection {
   refused?: string | null;
   templates?: LabelTemplates;
   assign?: boolean;
-  /** The issue's GraphQL node id, once the app learned it (GITHUB_WRITES=graphql). */
+  /** The issue's and the assignee's GraphQL node ids, once the app learned them (GITHUB_WRITES=graphql). */
   nodeId?: string;
+  assigneeId?: string;
 }
 
 /** How the reflector takes a repository's turn (RepoTurns.run), and saves the issue's reflection. */
@@ -50,9 +51,11 @@ interface Ctx {
 
 /** A reflection as GitHub's answer to the effect's document left it: the issue's id learned, an assignment GitHub did not make. */
 function settled(reflection: Reflection, batch: WriteBatch): Reflection {
-  const out = { ...reflection, ...(batch.issueId ? { nodeId: batch.issueId } : {}) };
+  const { assigneeId: _, ...out } = { ...reflection, ...(batch.issueId ? { nodeId: batch.issueId } : {}) };
   if (out.assignee && !batch.assigned(out.assignee)) return { ...out, assignee: null, refused: out.assignee };
-  return out;
+  // Kept with the issue, so that an expiry in another process, or after a restart, unassigns without asking who.
+  const assigneeId = out.assignee ? batch.userId(out.assignee) : null;
+  return assigneeId ? { ...out, assigneeId } : out;
 }
 
 const issueKey = (effect: Effect, p: ReflectPayload): IssueKey => ({ repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue });
@@ -108,6 +111,7 @@ export class Reflector {
       changed = null;
       await this.turns.run(effect.repoId, github, signal, async (repo, github) => {
         const before = structuredClone({ created: repo.created, deleted: repo.deleted, made: repo.made, foreign: repo.foreign, kept: repo.kept });
+        if (prior?.assignee && prior.assigneeId && this.nodeIds.user(prior.assignee) === undefined) this.nodeIds.setUser(prior.assignee, prior.assigneeId);
         const batch = new WriteBatch(github, { owner: p.owner, repo: p.repo }, effect.repoId, effect.issue, this.nodeIds, prior?.nodeId ?? null, (name) => labelKind(templates, name));
         const saves: Reflection[] = [];
         const turn: Turn = (_repoId, _github, _signal, f) => f(repo, batch.port);

@@ -94,6 +94,11 @@ export class WriteBatch {
     };
   }
 
+  /** The user's node id, when the app knows it. */
+  userId(login: string): string | null {
+    return this.known.user(login) ?? null;
+  }
+
   /** Whether GitHub assigned `login` (false once its answer, or its users, said otherwise). */
   assigned(login: string): boolean {
     return !this.notAssigned.has(lower(login));

@@ -5,7 +5,11 @@
  * the state the REST routes change. Counted per command: GraphQL queries
  * (ids the app does not know yet), mutation documents, and REST requests.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { commentPosts, FULL, replies } from "../e2e/issue-view.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
 import type { RecordedRequest } from "../support/fake-github/types.js";
@@ -177,5 +181,32 @@ describe("GITHUB_WRITES=graphql: one document per command", () => {
     // The labels' document meets the unknown repository; the query; the labels again; the claim's document meets the
     // unknown issue; the query; the claim's document again.
     expect(kinds(fake.requests.filter((r) => r.path === "/graphql"))).toEqual({ rest: 0, queries: 2, documents: 4 });
+  });
+
+  it("after a restart, an expiry is one document: the issue's and the assignee's ids were kept with the issue", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "issue-leases-graphql-"));
+    try {
+      let offset = 0;
+      const opts = { writes: "graphql" as const, throttle: { scale: SCALE }, clock: () => Date.now() + offset, sweepIntervalMs: 20, drainer: { pollMs: 10 } };
+      const first = await startAppOnFake(fake, { ...opts, ledger: new SqliteLedger(join(dir, "leases.db")) });
+      await first.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 1 }));
+      await waitFor("the reply", () => replies(fake, 1).length === 1, 30_000, 5);
+      await waitFor("an empty outbox", async () => (await first.ledger.outboxStats()).pending === 0, 30_000, 5);
+      await first.close();
+
+      // Another process (nothing in memory) on the same ledger, once the term is over.
+      const mark = fake.requests.length;
+      offset = 30 * DAY;
+      app = await startAppOnFake(fake, { ...opts, ledger: new SqliteLedger(join(dir, "leases.db")) });
+      await waitFor("the expiry notice", () => replies(fake, 1).length === 2, 30_000, 5);
+      await waitFor("an empty outbox", async () => (await app!.ledger.outboxStats()).pending === 0, 30_000, 5);
+      // (Besides the inventory's read of the open issues, which a start makes.)
+      expect(fake.requests.slice(mark).filter((r) => !isGraphql(r)).map((r) => `${r.method} ${r.path}`)).toEqual([`GET /repos/${FULL}/issues`]);
+      expect(kinds(fake.requests.slice(mark))).toMatchObject({ queries: 0, documents: 1 });
+      expect(fake.assignees(FULL, 1)).toEqual([]);
+      expect(labels(1)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
