@@ -43,6 +43,21 @@ export function describeDatabase(url: string, schema = process.env.DATABASE_SCHE
 }
 
 /**
+ * `DATABASE_POOL_SIZE`: the most connections one process's PostgreSQL pool
+ * opens (default 10). Each process also holds two of its own (the events'
+ * LISTEN and the session locks), so N replicas take up to N × (size + 2) of
+ * the server's `max_connections`.
+ */
+export function poolSizeFrom(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const n = Number(value.trim());
+  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+    throw new DatabaseConfigError(`DATABASE_POOL_SIZE is ${JSON.stringify(value)}: set it to a whole number of connections from 1 to 1000 (default 10)`);
+  }
+  return n;
+}
+
+/**
  * Opens the ledger, applying the migrations it lacks; with `migrate: false`,
  * throws SchemaBehindError instead of changing a schema that is behind.
  */
@@ -53,7 +68,8 @@ export async function openLedger(
   const migrate = opts.migrate ?? true;
   if (databaseKind(url) === "postgres") {
     const { openPostgres } = await import("./postgres/postgres-ledger.js");
-    return openPostgres({ connectionString: url, schema: process.env.DATABASE_SCHEMA || undefined, migrate });
+    const poolSize = poolSizeFrom(process.env.DATABASE_POOL_SIZE);
+    return openPostgres({ connectionString: url, schema: process.env.DATABASE_SCHEMA || undefined, poolSize, migrate });
   }
   const { SqliteLedger } = await import("./sqlite/sqlite-ledger.js");
   const file = sqlitePath(url);

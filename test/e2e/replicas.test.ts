@@ -21,6 +21,9 @@ const carol: UserSpec = { login: "carol", id: 1005, association: "CONTRIBUTOR" }
 const dave: UserSpec = { login: "dave", id: 1006, association: "CONTRIBUTOR" };
 
 describe.concurrent("Several replicas on one PostgreSQL database", () => {
+  // One path after the other: six replicas at once, beside the other tests'
+  // own, take more connections than the server's max_connections allows.
+  describe.sequential("on each path", () => {
   it.for(["rest", "graphql"] as const)("50 concurrent claims of one issue spread over three replicas: one acquired, 49 held, one tenure (GITHUB_WRITES=%s)", { timeout: 150_000 }, (writes) =>
     withCluster(async (c) => {
       const { fake } = c;
@@ -71,6 +74,7 @@ describe.concurrent("Several replicas on one PostgreSQL database", () => {
       ]);
       for (const s of replicas) expect(logLines(s)).toEqual([]);
     }));
+  });
 
   it("one delivery sent to two replicas at once: handled once", () =>
     withCluster(async (c) => {
