@@ -46,6 +46,8 @@ interface Waiter {
 /** A slot taken: released when the request's answer came (or it failed). */
 export interface Slot {
   release(): void;
+  /** Gives back a slot no request used (taken ahead, then not needed): it counts in no window. */
+  cancel(): void;
 }
 
 /** Content-generating requests an effect makes at most on the REST path: labels, the assignee, the reply. */
@@ -168,6 +170,14 @@ export class GitHubBudget {
         const now = this.settings.clock();
         entry.at = now;
         if (content) content.at = now;
+        i.inFlight -= 1;
+        this.pump(i.id);
+      },
+      cancel: () => {
+        if (released) return;
+        released = true;
+        i.points.splice(i.points.indexOf(entry), 1);
+        if (content) i.content.splice(i.content.indexOf(content), 1);
         i.inFlight -= 1;
         this.pump(i.id);
       },

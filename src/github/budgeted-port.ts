@@ -3,7 +3,7 @@
  * (budget.ts) before each request and giving it back when the answer came.
  * What each call costs is written here, once: a POST creates content.
  */
-import type { Demand, GitHubBudget } from "./budget.js";
+import type { Demand, GitHubBudget, Slot } from "./budget.js";
 import { CONTENT, type Cost, READ, WRITE } from "./budget-settings.js";
 import { aroundEachCall, type GitHubPort } from "./github-port.js";
 
@@ -34,12 +34,33 @@ export const PORT_COSTS: Record<keyof GitHubPort, Cost> = {
  * `demand` (its installation, its tier, what it may still create) is given.
  */
 export function budgeted(port: GitHubPort, budget: GitHubBudget, demand: Demand, signal?: AbortSignal): GitHubPort {
-  return aroundEachCall(port, async (name, call) => {
-    const slot = await budget.acquire(demand.installation, demand.tier, PORT_COSTS[name], signal, demand);
+  const ahead: Slot[] = [];
+  const wrapped = aroundEachCall(port, async (name, call) => {
+    const cost = PORT_COSTS[name];
+    const slot = (cost.content && ahead.shift()) || (await budget.acquire(demand.installation, demand.tier, cost, signal, demand));
     try {
       return await call();
     } finally {
       slot.release();
     }
   });
+  reservations.set(wrapped, async () => {
+    const slot = await budget.acquire(demand.installation, demand.tier, CONTENT, signal, demand);
+    ahead.push(slot);
+    return { cancel: () => (ahead.includes(slot) ? (ahead.splice(ahead.indexOf(slot), 1), slot.cancel()) : undefined) };
+  });
+  return wrapped;
+}
+
+const reservations = new WeakMap<GitHubPort, () => Promise<{ cancel(): void }>>();
+
+/**
+ * Takes a content slot of a budgeted port's budget now, for its next
+ * content request (the GraphQL path takes it before its repository's turn,
+ * so that an effect never waits for GitHub's budget while other effects of
+ * the repository wait for the turn). `cancel` gives it back unused.
+ * Nothing to take for a port without a budget.
+ */
+export async function takeContentAhead(port: GitHubPort): Promise<{ cancel(): void }> {
+  return (await reservations.get(port)?.()) ?? { cancel: () => undefined };
 }

@@ -112,6 +112,10 @@ export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory
     return this.outbox.takeEffects(now, limit, lockMs, hold, skipIds);
   }
 
+  async takeFollowers(head: Pick<Effect, "id" | "repoId" | "issue" | "attempts">, kind: string, now: number, limit: number, lockMs: number): Promise<Effect[]> {
+    return this.outbox.takeFollowers(head, kind, now, limit, lockMs);
+  }
+
   async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
     return this.outbox.extendEffects(fences, now, lockMs);
   }

@@ -98,6 +98,14 @@ export interface OutboxStore {
    * above: a rate limit, a budget short for a tier).
    */
   takeEffects(now: number, limit: number, lockMs: number, hold?: Hold[], skipIds?: number[]): Promise<Effect[]>;
+  /**
+   * Takes the effects of `kind` that wait behind `head` on its issue, oldest
+   * first, up to `limit`: due and unlocked ones, stopping at the first that
+   * is not (or is of another kind), so the issue's order holds. Each is
+   * locked until `now + lockMs` and counted an attempt, as `takeEffects`
+   * does; none when `head` is no longer the caller's current attempt.
+   */
+  takeFollowers(head: Pick<Effect, "id" | "repoId" | "issue" | "attempts">, kind: string, now: number, limit: number, lockMs: number): Promise<Effect[]>;
   /** Extends the locks of the attempts still current until `now + lockMs`; returns the ids extended (the others were lost). */
   extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]>;
   /** Marks the attempt's effect done; false (and nothing changed) when the attempt is no longer the current one. */

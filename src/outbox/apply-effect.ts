@@ -5,13 +5,13 @@
  * then completed in the ledger, or its failure recorded as what comes next
  * (after-failure.ts): a pause of the installation, a drop, a retry, parking.
  */
-import type { Effect, EffectFence } from "../ledger/types.js";
+import { type Effect, type EffectFence, fenceOf } from "../ledger/types.js";
 import { fenced, type GitHubPort, httpStatus } from "../github/github-port.js";
 import type { Demand } from "../github/budget.js";
 import type { Tier } from "../github/budget-settings.js";
 import { budgeted } from "../github/budgeted-port.js";
 import { nextAfterFailure } from "./after-failure.js";
-import type { Attempts } from "./attempts.js";
+import type { Attempt, Attempts } from "./attempts.js";
 import { applyConfigCheck } from "./config-check.js";
 import type { AttemptOutcome, DrainerSettings } from "./drainer-options.js";
 import { CHECK, type CheckPayload, CONFIG_CHECK, type ConfigCheckPayload, REFLECT, type ReflectPayload, WEBHOOK } from "./effects.js";
@@ -31,6 +31,13 @@ export interface ApplierHooks {
   /** Asks for a pass soon: an attempt wrote new effects. */
   kick(): void;
 }
+
+/**
+ * At most this many effects ride behind one (GITHUB_WRITES=graphql): a
+ * document with a few replies is one request of GitHub's budget, and a
+ * handful keeps it far from GraphQL's limits on a document's size and time.
+ */
+export const MAX_FOLLOWERS = 4;
 
 export class EffectApplier {
   private readonly reflector: Reflector;
@@ -52,54 +59,83 @@ export class EffectApplier {
     });
   }
 
-  /** Applies one effect; never throws (what fails is recorded in the ledger, or left to the lock's expiry). */
+  /**
+   * Applies one effect; never throws (what fails is recorded in the ledger,
+   * or left to the lock's expiry). With GraphQL writes, a `reflect` effect
+   * takes the effects waiting behind it on its issue along (at most
+   * MAX_FOLLOWERS): one document for them all, each then completed or
+   * failed as the document went.
+   */
   async apply(effect: Effect): Promise<void> {
     const { ledger, clock, log } = this.o;
     const attempt = this.attempts.begin(effect);
+    let group: Attempt[] = [attempt];
     let demand: Demand | undefined;
     const where = { effect: effect.id, attempt: effect.attempts, installation: effect.installation, repoId: effect.repoId, issue: effect.issue };
+    let signal = attempt.abort.signal;
     try {
       try {
-        const signal = attempt.abort.signal;
         const { budget } = this.o;
         if (effect.kind === WEBHOOK) {
           const outcome = await applyWebhook(effect, attempt.fence, signal, this.o);
           this.o.onAttempt?.(effect, outcome, clock());
           return;
         }
-        const port = fenced(await this.o.github(effect.installation), signal);
+        const raw = await this.o.github(effect.installation);
+        if (effect.kind === REFLECT && this.o.writes === "graphql" && raw.mutate) group = [attempt, ...(await this.followers(effect))];
+        if (group.length > 1) signal = AbortSignal.any(group.map((a) => a.abort.signal));
+        const port = fenced(raw, signal);
         demand = budget?.demand(effect.installation, tierOf(effect));
         const github = budget && demand ? budgeted(port, budget, demand, signal) : port;
         const fold = budget?.folding(effect.installation) ?? false;
-        if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal, { fold });
+        const followers = group.slice(1).map((a) => a.effect);
+        if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal, { fold, followers });
         else if (effect.kind === CHECK) await this.check(effect, effect.payload as CheckPayload, github);
         else if (effect.kind === CONFIG_CHECK) await applyConfigCheck(effect.payload as ConfigCheckPayload, github);
         else throw new Error(`unknown effect kind ${effect.kind}`);
-        const now = clock();
-        const completed = await ledger.completeEffect(attempt.fence, now);
-        if (!completed) log.warn(where, "outbox: an effect's lock was lost before it was completed");
-        this.o.onAttempt?.(effect, completed ? "completed" : "lost_lock", now);
+        for (const a of group) {
+          const now = clock();
+          const completed = await ledger.completeEffect(a.fence, now);
+          if (!completed) log.warn({ ...where, effect: a.effect.id, attempt: a.fence.attempt }, "outbox: an effect's lock was lost before it was completed");
+          this.o.onAttempt?.(a.effect, completed ? "completed" : "lost_lock", now);
+        }
       } catch (error) {
-        if (attempt.abort.signal.aborted) {
-          this.o.onAttempt?.(effect, this.hooks.stopping() ? "handed_back" : "lost_lock", clock());
-          log.warn({ ...where, reason: String(attempt.abort.signal.reason) }, "outbox: stopped applying an effect whose lock was lost");
+        if (signal.aborted) {
+          for (const a of group) this.o.onAttempt?.(a.effect, this.hooks.stopping() ? "handed_back" : "lost_lock", clock());
+          log.warn({ ...where, reason: String(signal.reason) }, "outbox: stopped applying an effect whose lock was lost");
         } else if (effect.kind === WEBHOOK) {
           // Only the ledger throws out of a delivery (its failures are recorded there): the lock's expiry hands it on.
           throw error;
         } else {
-          await this.failed(effect, attempt.fence, error);
+          for (const [i, a] of group.entries()) await this.failed(a.effect, a.fence, error, i === 0);
         }
       }
     } catch (error) {
-      // The ledger did not answer: the effect stays locked, and is taken again when the lock expires.
+      // The ledger did not answer: the effects stay locked, and are taken again when their locks expire.
       log.error({ ...where, err: error }, "outbox: could not record an effect's outcome; it will be taken again");
     } finally {
       demand?.end();
-      this.attempts.end(attempt);
+      for (const a of group) this.attempts.end(a);
     }
   }
 
-  private async failed(effect: Effect, fence: EffectFence, error: unknown): Promise<void> {
+  /**
+   * The `reflect` effects waiting behind `head` on its issue, taken and begun
+   * as attempts. One for an issue that is gone is handed back, with what
+   * follows it: it deletes labels from the repository, alone.
+   */
+  private async followers(head: Effect): Promise<Attempt[]> {
+    const { ledger, clock, lockMs } = this.o;
+    if ((head.payload as ReflectPayload).gone) return [];
+    const taken = await ledger.takeFollowers(head, REFLECT, clock(), MAX_FOLLOWERS, lockMs);
+    const cut = taken.findIndex((e) => (e.payload as ReflectPayload).gone);
+    const kept = cut < 0 ? taken : taken.slice(0, cut);
+    for (const e of cut < 0 ? [] : taken.slice(cut)) await ledger.failEffect(fenceOf(e), clock(), "handed back: applied alone", clock());
+    return kept.map((e) => this.attempts.begin(e));
+  }
+
+  /** `lead`: the effect whose attempt met the failure (its followers' share it: one pause, one log line of a rate limit). */
+  private async failed(effect: Effect, fence: EffectFence, error: unknown, lead = true): Promise<void> {
     const { ledger, clock, log } = this.o;
     const now = clock();
     const status = httpStatus(error);
@@ -110,6 +146,7 @@ export class EffectApplier {
     const recorded = (outcome: AttemptOutcome, current: boolean) => this.o.onAttempt?.(effect, current ? outcome : "lost_lock", now);
     switch (next.action) {
       case "pause":
+        if (!lead) return recorded("paused", await ledger.failEffect(fence, now, message, now + next.waitMs));
         // Wait as GitHub says, for this installation only; others carry on.
         this.hooks.pause(effect.installation, now + next.waitMs);
         this.o.budget?.pause(effect.installation, next.waitMs);

@@ -27,6 +27,7 @@ import { WriteBatch } from "./write-batch.js";
 import { among, RepoLabels, type RepoLabelTurn, same } from "./repo-labels.js";
 import { NodeIds } from "../github/node-ids.js";
 import type { GithubWrites } from "../github/budget-settings.js";
+import { takeContentAhead } from "../github/budgeted-port.js";
 
 /** What the drainer last applied to an issue. */
 interface Reflection {
@@ -98,35 +99,77 @@ export class Reflector {
    * decided in one turn of its repository and its writes go to GitHub as one
    * document, in that turn (write-batch.ts); the reflections are saved once
    * GitHub's answer is read.
+   *
+   * `followers` (GraphQL only): the effects that waited behind this one on
+   * its issue, taken with it (the drainer's coalescing): each is decided in
+   * turn, from the reflection the one before left, and all their writes go
+   * in the same document, every reply its own `addComment` with its own
+   * marker, in order. Labels and the assignee end as the ledger says now.
    */
-  async apply(effect: Effect, p: ReflectPayload, github: GitHubPort, signal: AbortSignal, opts: { fold?: boolean } = {}): Promise<void> {
+  async apply(
+    effect: Effect,
+    p: ReflectPayload,
+    github: GitHubPort,
+    signal: AbortSignal,
+    opts: { fold?: boolean; followers?: Effect[] } = {},
+  ): Promise<void> {
     const { ledger, clock } = this.o;
     const prior = (await ledger.getReflection(effect.repoId, effect.issue)) as Reflection | null;
     const save = (reflection: Reflection) => ledger.putReflection(effect.repoId, effect.issue, reflection, clock());
-    let changed: { current: Lease | null } | null;
+    const changes: Array<{ effect: Effect; p: ReflectPayload; current: Lease | null }> = [];
     if (this.o.writes !== "graphql" || !github.mutate) {
-      changed = await this.applyWith(effect, p, prior, github, signal, opts, { turn: (...a) => this.turns.run(...a), save });
+      const changed = await this.applyWith(effect, p, prior, github, signal, opts, { turn: (...a) => this.turns.run(...a), save });
+      if (changed) changes.push({ effect, p, current: changed.current });
     } else {
-      const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
-      changed = null;
-      await this.turns.run(effect.repoId, github, signal, async (repo, github) => {
-        const before = structuredClone({ created: repo.created, deleted: repo.deleted, made: repo.made, foreign: repo.foreign, kept: repo.kept });
-        if (prior?.assignee && prior.assigneeId && this.nodeIds.user(prior.assignee) === undefined) this.nodeIds.setUser(prior.assignee, prior.assigneeId);
-        const batch = new WriteBatch(github, { owner: p.owner, repo: p.repo }, effect.repoId, effect.issue, this.nodeIds, prior?.nodeId ?? null, (name) => labelKind(templates, name));
-        const saves: Reflection[] = [];
-        const turn: Turn = (_repoId, _github, _signal, f) => f(repo, batch.port);
-        changed = await this.applyWith(effect, p, prior, batch.port, signal, opts, { turn, save: async (r) => void saves.push(r) });
-        try {
-          await batch.flush(repo);
-        } catch (error) {
-          batch.restore(repo, before);
-          throw error;
-        }
-        signal.throwIfAborted();
-        for (const reflection of saves) await save(settled(reflection, batch));
-      });
+      const group = [effect, ...(opts.followers ?? [])];
+      // The document's slot of GitHub's budget first: waiting for it in the turn would hold up the repository's
+      // other effects, a reply to a command behind an expiry notice that waits for the hour's budget.
+      const ahead = await takeContentAhead(github);
+      try {
+        await this.turnWithDocument(effect, p, prior, group, github, signal, opts, changes);
+      } finally {
+        ahead.cancel();
+      }
     }
-    if (changed && this.o.onLeaseChanged) await this.o.onLeaseChanged(effect.installation, issueKey(effect, p), changed.current);
+    if (!this.o.onLeaseChanged) return;
+    for (const c of changes) await this.o.onLeaseChanged(c.effect.installation, issueKey(c.effect, c.p), c.current);
+  }
+
+  /** The GraphQL path: the group decided in one turn of its repository, its writes sent as one document in the turn. */
+  private async turnWithDocument(
+    effect: Effect,
+    p: ReflectPayload,
+    prior: Reflection | null,
+    group: Effect[],
+    github: GitHubPort,
+    signal: AbortSignal,
+    opts: { fold?: boolean },
+    changes: Array<{ effect: Effect; p: ReflectPayload; current: Lease | null }>,
+  ): Promise<void> {
+    const { ledger, clock } = this.o;
+    const save = (reflection: Reflection) => ledger.putReflection(effect.repoId, effect.issue, reflection, clock());
+    const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
+    await this.turns.run(effect.repoId, github, signal, async (repo, github) => {
+      const before = structuredClone({ created: repo.created, deleted: repo.deleted, made: repo.made, foreign: repo.foreign, kept: repo.kept });
+      if (prior?.assignee && prior.assigneeId && this.nodeIds.user(prior.assignee) === undefined) this.nodeIds.setUser(prior.assignee, prior.assigneeId);
+      const batch = new WriteBatch(github, { owner: p.owner, repo: p.repo }, effect.repoId, effect.issue, this.nodeIds, prior?.nodeId ?? null, (name) => labelKind(templates, name));
+      const turn: Turn = (_repoId, _github, _signal, f) => f(repo, batch.port);
+      let last = prior;
+      for (const e of group) {
+        const pe = e === effect ? p : (e.payload as ReflectPayload);
+        const keep = async (r: Reflection) => void (last = r);
+        const changed = await this.applyWith(e, pe, last, batch.port, signal, opts, { turn, save: keep });
+        if (changed) changes.push({ effect: e, p: pe, current: changed.current });
+      }
+      try {
+        await batch.flush(repo);
+      } catch (error) {
+        batch.restore(repo, before);
+        throw error;
+      }
+      signal.throwIfAborted();
+      if (last !== prior && last) await save(settled(last, batch));
+    });
   }
 
   /** The effect decided and its writes made through `github`; what changed, when the pull requests that close the issue are to be checked again. */

@@ -24,56 +24,56 @@ describe.concurrent("Several replicas on one PostgreSQL database", () => {
   // One path after the other: six replicas at once, beside the other tests'
   // own, take more connections than the server's max_connections allows.
   describe.sequential("on each path", () => {
-  it.for(["rest", "graphql"] as const)("50 concurrent claims of one issue spread over three replicas: one acquired, 49 held, one tenure (GITHUB_WRITES=%s)", { timeout: 150_000 }, (writes) =>
-    withCluster(async (c) => {
-      const { fake } = c;
-      // The payloads' repository by their id: the node ids they carry name the fake's records.
-      fake.addRepo(FULL, { id: REPO.id });
-      const replicas = await Promise.all([0, 1, 2].map(() => c.start({ GITHUB_WRITES: writes })));
-      const users: UserSpec[] = Array.from({ length: 50 }, (_, i) => ({
-        login: `user-${String(i + 1).padStart(2, "0")}`,
-        id: 5001 + i,
-        association: "CONTRIBUTOR",
+    it.for(["rest", "graphql"] as const)("50 concurrent claims of one issue spread over three replicas: one acquired, 49 held, one tenure (GITHUB_WRITES=%s)", { timeout: 150_000 }, (writes) =>
+      withCluster(async (c) => {
+        const { fake } = c;
+        // The payloads' repository by their id: the node ids they carry name the fake's records.
+        fake.addRepo(FULL, { id: REPO.id });
+        const replicas = await Promise.all([0, 1, 2].map(() => c.start({ GITHUB_WRITES: writes })));
+        const users: UserSpec[] = Array.from({ length: 50 }, (_, i) => ({
+          login: `user-${String(i + 1).padStart(2, "0")}`,
+          id: 5001 + i,
+          association: "CONTRIBUTOR",
+        }));
+        // Each delivery comes from an installation of its own, which changes
+        // nothing in the ledger (a lease is keyed by repository and issue) but
+        // frees the test from GitHub's pace. The 50 replies are one issue's
+        // effects, applied strictly one after another, and Probot spaces an
+        // installation's comments 3 s apart in each process: that is 150 s with
+        // one installation, and still 100 s with one per replica, since the
+        // claims commit in runs from the same replica and the replica that
+        // applied one effect is the first awake to take the next.
+        const statuses = await Promise.all(
+          users.map((u, i) => replicas[i % 3]!.send("issue_comment", comment("/claim", u, 1, INSTALLATION_ID + i))),
+        );
+        expect(statuses).toEqual(users.map(() => 200));
+
+        await waitFor("50 replies", () => replies(fake, 1).length >= 50, 90_000, 250);
+        await c.settled(replicas[0]!);
+        const r = replies(fake, 1);
+        expect(r).toHaveLength(50);
+        expect(new Set(r.map((x) => x.ref)).size).toBe(50);
+        expect(commentPosts(fake).get(1)).toBe(50);
+        const winner = r[0]!.holder!;
+        // Effects of one issue land in the order of the decisions, whichever replica applies them.
+        expect(r[0]).toMatchObject({ op: "claim", outcome: "acquired", token: 1 });
+        expect(r.filter((x) => x.outcome === "acquired")).toHaveLength(1);
+        expect(r.filter((x) => x.outcome === "held")).toHaveLength(49);
+        expect(r.every((x) => x.token === 1 && x.holder === winner)).toBe(true);
+        expect(labels(fake, 1)).toEqual(leaseLabels(winner, 1));
+        expect(fake.assignees(FULL, 1)).toEqual([winner]);
+
+        // The ledger agrees: 50 decisions, one tenure.
+        const rows = await historyOf(c, 1);
+        expect(rows).toHaveLength(50);
+        expect(new Set(rows.map((x) => x.delivery)).size).toBe(50);
+        expect(rows.map((x) => x.outcome)).toEqual(["acquired", ...Array<string>(49).fill("held")]);
+        expect(rows.every((x) => x.op === "acquire" && x.token === 1 && x.holder_login === winner)).toBe(true);
+        expect(await c.query("SELECT holder_login, token::int AS token FROM $S.leases WHERE issue = 1")).toEqual([
+          { holder_login: winner, token: 1 },
+        ]);
+        for (const s of replicas) expect(logLines(s)).toEqual([]);
       }));
-      // Each delivery comes from an installation of its own, which changes
-      // nothing in the ledger (a lease is keyed by repository and issue) but
-      // frees the test from GitHub's pace. The 50 replies are one issue's
-      // effects, applied strictly one after another, and Probot spaces an
-      // installation's comments 3 s apart in each process: that is 150 s with
-      // one installation, and still 100 s with one per replica, since the
-      // claims commit in runs from the same replica and the replica that
-      // applied one effect is the first awake to take the next.
-      const statuses = await Promise.all(
-        users.map((u, i) => replicas[i % 3]!.send("issue_comment", comment("/claim", u, 1, INSTALLATION_ID + i))),
-      );
-      expect(statuses).toEqual(users.map(() => 200));
-
-      await waitFor("50 replies", () => replies(fake, 1).length >= 50, 90_000, 250);
-      await c.settled(replicas[0]!);
-      const r = replies(fake, 1);
-      expect(r).toHaveLength(50);
-      expect(new Set(r.map((x) => x.ref)).size).toBe(50);
-      expect(commentPosts(fake).get(1)).toBe(50);
-      const winner = r[0]!.holder!;
-      // Effects of one issue land in the order of the decisions, whichever replica applies them.
-      expect(r[0]).toMatchObject({ op: "claim", outcome: "acquired", token: 1 });
-      expect(r.filter((x) => x.outcome === "acquired")).toHaveLength(1);
-      expect(r.filter((x) => x.outcome === "held")).toHaveLength(49);
-      expect(r.every((x) => x.token === 1 && x.holder === winner)).toBe(true);
-      expect(labels(fake, 1)).toEqual(leaseLabels(winner, 1));
-      expect(fake.assignees(FULL, 1)).toEqual([winner]);
-
-      // The ledger agrees: 50 decisions, one tenure.
-      const rows = await historyOf(c, 1);
-      expect(rows).toHaveLength(50);
-      expect(new Set(rows.map((x) => x.delivery)).size).toBe(50);
-      expect(rows.map((x) => x.outcome)).toEqual(["acquired", ...Array<string>(49).fill("held")]);
-      expect(rows.every((x) => x.op === "acquire" && x.token === 1 && x.holder_login === winner)).toBe(true);
-      expect(await c.query("SELECT holder_login, token::int AS token FROM $S.leases WHERE issue = 1")).toEqual([
-        { holder_login: winner, token: 1 },
-      ]);
-      for (const s of replicas) expect(logLines(s)).toEqual([]);
-    }));
   });
 
   it("one delivery sent to two replicas at once: handled once", () =>

@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { GitHubBudget, type Slot } from "../../src/github/budget.js";
 import { budgetSettings, CONTENT, githubWrites, READ, type Tier, WRITE } from "../../src/github/budget-settings.js";
 import { rateLimitWait } from "../../src/outbox/after-failure.js";
+import { budgeted, takeContentAhead } from "../../src/github/budgeted-port.js";
+import type { GitHubPort } from "../../src/github/github-port.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -178,6 +180,31 @@ describe("GitHub's budget", () => {
     await vi.advanceTimersByTimeAsync(MIN);
     expect(budget.usage(INST)).toMatchObject({ minute: 0, hour: 1, inFlight: 0 });
     (await budget.acquire(INST, 0, CONTENT)).release();
+  });
+
+  it("a slot taken ahead (before a repository's turn) serves the port's next content request, and given back unused counts nowhere", async () => {
+    const budget = budgetOf(2, 500);
+    const calls: string[] = [];
+    const port = { createComment: async () => void calls.push("comment"), hasOwnComment: async () => (calls.push("read"), false) } as unknown as GitHubPort;
+    const demand = budget.demand(INST, 0);
+    const github = budgeted(port, budget, demand);
+    const ahead = await takeContentAhead(github);
+    expect(budget.usage(INST)).toMatchObject({ minute: 1, inFlight: 1 });
+    // The read takes a slot of its own; the comment takes the one taken ahead: still one content request.
+    await github.hasOwnComment({ owner: "o", repo: "r" }, 1, "x");
+    await github.createComment({ owner: "o", repo: "r" }, 1, "hi");
+    ahead.cancel();
+    expect(calls).toEqual(["read", "comment"]);
+    expect(budget.usage(INST)).toMatchObject({ minute: 1, hour: 1, inFlight: 0 });
+    // Taken ahead and given back unused: in no window, and the minute's second slot is free at once.
+    const unused = await takeContentAhead(github);
+    unused.cancel();
+    expect(budget.usage(INST)).toMatchObject({ minute: 1, hour: 1, inFlight: 0 });
+    (await budget.acquire(INST, 0, CONTENT)).release();
+    expect(budget.usage(INST)).toMatchObject({ minute: 2, hour: 2 });
+    // A port without a budget: nothing to take.
+    (await takeContentAhead(port)).cancel();
+    demand.end();
   });
 
   it("by default an expiry wave may use 99 % of GitHub's allowance, and label-only work 97 %", async () => {

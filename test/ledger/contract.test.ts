@@ -771,6 +771,45 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect((await ledger.takeEffects(later + MIN, 1, MIN)).map((e) => e.kind)).toEqual(["a2"]);
     });
 
+    it("takeFollowers takes what waits behind a held head on its issue, in order, up to the first of another kind, not due or locked", async () => {
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [effect("reflect"), effect("reflect"), effect("reflect")] });
+      await ledger.release(key(1), alice, T0 + 1, { effects: () => [effect("check"), effect("reflect")] });
+      await ledger.acquire(key(2), bob, HOUR, T0 + 2, { effects: () => [effect("reflect")] });
+      const now = T0 + 10;
+      const [head, other] = await ledger.takeEffects(now, 10, MIN);
+      expect([head!.issue, other!.issue]).toEqual([1, 2]);
+      // Up to `limit`, oldest first, each locked and counted an attempt.
+      const one = await ledger.takeFollowers(head!, "reflect", now, 1, MIN);
+      expect(one.map((e) => [e.kind, e.attempts, e.id > head!.id])).toEqual([["reflect", 1, true]]);
+      // Behind a locked follower: nothing (the order of the issue holds).
+      expect(await ledger.takeFollowers(head!, "reflect", now, 10, MIN)).toEqual([]);
+      expect(await ledger.takeEffects(now + 1, 10, MIN)).toEqual([]);
+      await ledger.completeEffect(fenceOf(one[0]!), now + 2);
+      // Then the third, and not the check nor the reflect behind it.
+      const rest = await ledger.takeFollowers(head!, "reflect", now + 3, 10, MIN);
+      expect(rest.map((e) => e.kind)).toEqual(["reflect"]);
+      expect(rest[0]!.id).toBeGreaterThan(one[0]!.id);
+      // Not for a head whose attempt is no longer current (completed, or taken over).
+      await ledger.completeEffect(fenceOf(head!), now + 4);
+      await ledger.completeEffect(fenceOf(rest[0]!), now + 4);
+      expect(await ledger.takeFollowers(head!, "reflect", now + 5, 10, MIN)).toEqual([]);
+      const [check] = await ledger.takeEffects(now + 6, 10, MIN);
+      expect(check!.kind).toBe("check");
+      expect(await ledger.takeFollowers(check!, "check", now + 6, 10, MIN)).toEqual([]);
+      // A follower not yet due (a retry scheduled later) stops the run.
+      const after = await ledger.takeFollowers(check!, "reflect", now + 7, 10, MIN);
+      expect(after.map((e) => e.kind)).toEqual(["reflect"]);
+      await ledger.failEffect(fenceOf(after[0]!), now + 8, "502", now + HOUR);
+      expect(await ledger.takeFollowers(check!, "reflect", now + 9, 10, MIN)).toEqual([]);
+      // Once due, behind the check taken again (its lock lapsed): a second attempt.
+      const [checkAgain] = await ledger.takeEffects(now + HOUR, 10, MIN);
+      expect(checkAgain).toMatchObject({ id: check!.id, attempts: 2 });
+      expect(await ledger.takeFollowers(check!, "reflect", now + HOUR, 10, MIN)).toEqual([]);
+      expect(await ledger.takeFollowers(checkAgain!, "reflect", now + HOUR, 10, MIN)).toMatchObject([{ kind: "reflect", attempts: 2 }]);
+      // A stale fence (another attempt since) takes nothing.
+      expect(await ledger.takeFollowers({ ...other!, attempts: 2 }, "reflect", now + 10, 10, MIN)).toEqual([]);
+    });
+
     it("holds back an installation's effects from a priority up (a budget short for notices and label-only work)", async () => {
       const at = (kind: string, priority: number, installation = 9): NewEffect => ({ ...effect(kind, {}, installation), priority });
       await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [at("reply", 0)] });

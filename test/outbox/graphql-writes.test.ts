@@ -210,3 +210,72 @@ describe("GITHUB_WRITES=graphql: one document per command", () => {
     }
   });
 });
+
+describe("GITHUB_WRITES=graphql: an issue's waiting effects coalesce", () => {
+  /** The app with issue 1 claimed by person-1 and applied; its drainer stopped, so that the next commands' effects wait. */
+  async function claimedThenWaiting(drainer: Record<string, number> = {}) {
+    app = await startAppOnFake(fake, { writes: "graphql", throttle: { scale: SCALE }, sweepIntervalMs: 60_000, drainer: { pollMs: 10, ...drainer } });
+    const a = app;
+    await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 1 }));
+    await waitFor("the reply", () => replies(fake, 1).length === 1, 30_000, 5);
+    await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+    await a.runtime.drainer.stop();
+    return a;
+  }
+  const command = (a: AppOnFake, body: string, who: UserSpec) => a.receive("issue_comment", commentPayload({ body, author: who, issue: 1 }));
+
+  it("three replies waiting on one issue: one document, each reply its own comment with its own marker, in order", async () => {
+    const a = await claimedThenWaiting();
+    await command(a, "/renew", person(1));
+    await command(a, "/claim", person(2));
+    await command(a, "/claim", person(3));
+    expect((await a.ledger.outboxStats()).pending).toBe(3);
+    const mark = fake.requests.length;
+    a.runtime.drainer.start();
+    await waitFor("the replies", () => replies(fake, 1).length === 4, 30_000, 5);
+    await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+    expect(kinds(fake.requests.slice(mark))).toEqual({ rest: 0, queries: 0, documents: 1 });
+    const r = replies(fake, 1);
+    expect(r.map((x) => [x.op, x.outcome])).toEqual([["claim", "acquired"], ["renew", "renewed"], ["claim", "held"], ["claim", "held"]]);
+    expect(new Set(r.map((x) => x.ref)).size).toBe(4);
+    expect(labels(1)).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+  });
+
+  it("a release and a claim waiting: labels and assignee end as the ledger says now, in one document after the new labels'", async () => {
+    const a = await claimedThenWaiting();
+    await command(a, "/release", person(1));
+    await command(a, "/claim", person(2));
+    await command(a, "/claim", person(3));
+    const mark = fake.requests.length;
+    a.runtime.drainer.start();
+    await waitFor("the replies", () => replies(fake, 1).length === 4, 30_000, 5);
+    await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+    // The new holder's and token's labels created, then one document: person-1's labels off and deleted, person-2's on,
+    // the assignee changed, three replies.
+    expect(kinds(fake.requests.slice(mark))).toEqual({ rest: 0, queries: 0, documents: 2 });
+    expect(replies(fake, 1).map((x) => [x.op, x.outcome, x.holder])).toEqual([
+      ["claim", "acquired", "person-1"],
+      ["release", "released", "person-1"],
+      ["claim", "acquired", "person-2"],
+      ["claim", "held", "person-2"],
+    ]);
+    expect(labels(1)).toEqual(["claimed", "claimed-by: person-2", "lease #2"]);
+    expect(fake.assignees(FULL, 1)).toEqual(["person-2"]);
+    expect(fake.repoLabels(FULL).map((l) => l.name).sort()).toEqual(["claimed", "claimed-by: person-2", "lease #2"]);
+  });
+
+  it("a 502 after GitHub ran the coalesced document: each reply looked for, none posted twice", async () => {
+    const a = await claimedThenWaiting({ backoffMs: 20 });
+    await command(a, "/renew", person(1));
+    await command(a, "/claim", person(2));
+    await command(a, "/claim", person(3));
+    fake.failNextWritesAfterApplying(1, 502);
+    a.runtime.drainer.start();
+    await waitFor("the replies", () => replies(fake, 1).length === 4, 30_000, 5);
+    await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
+    expect(fake.comments(FULL, 1)).toHaveLength(4);
+    // Every effect of the group took a second attempt, which found its reply.
+    const attempts = a.ledger.db.prepare("SELECT attempts FROM outbox WHERE issue = 1 ORDER BY id").all() as Array<{ attempts: number }>;
+    expect(attempts.map((x) => x.attempts)).toEqual([1, 2, 2, 2]);
+  });
+});

@@ -71,6 +71,24 @@ export class PostgresOutbox implements OutboxStore, Pick<LedgerHealth, "outboxSt
                LIMIT $2
                FOR UPDATE SKIP LOCKED)
              RETURNING *`,
+      // What waits behind a head the caller holds (its current attempt, locked), oldest first: the due and
+      // unlocked effects of `kind` before the first that is not. Rows locked by FOR UPDATE (no SKIP LOCKED: a
+      // row skipped would break the order) are only ever another take of the same issue, which finds it locked.
+      followers: `WITH now AS MATERIALIZED (SELECT COALESCE($1::bigint, ${DB_CLOCK}) AS v)
+             UPDATE ${s}.outbox SET locked_until = (SELECT v FROM now) + $8, attempts = attempts + 1
+             WHERE id IN (
+               SELECT o.id FROM ${s}.outbox o
+               WHERE o.repo_id = $4 AND o.issue = $5 AND o.state = 'pending' AND o.id > $2
+                 AND EXISTS (SELECT 1 FROM ${s}.outbox h WHERE h.id = $2 AND h.attempts = $3 AND h.state = 'pending'
+                               AND h.locked_until > (SELECT v FROM now))
+                 AND o.id < COALESCE((SELECT MIN(b.id) FROM ${s}.outbox b
+                                      WHERE b.repo_id = $4 AND b.issue = $5 AND b.state = 'pending' AND b.id > $2
+                                        AND (b.kind <> $6 OR b.next_at > (SELECT v FROM now) OR b.locked_until > (SELECT v FROM now))),
+                                     9223372036854775807)
+               ORDER BY o.id
+               LIMIT $7
+               FOR UPDATE)
+             RETURNING *`,
       // Each write of an attempt names it: a drainer whose lock was taken over
       // changes nothing. Completing twice (a statement retried) is no change.
       extend: `UPDATE ${s}.outbox o SET locked_until = ${nowParam(3)} + $4
@@ -126,6 +144,21 @@ export class PostgresOutbox implements OutboxStore, Pick<LedgerHealth, "outboxSt
       hold.map((h) => h.fromPriority),
     ]);
     return rows.sort((a, b) => a.priority - b.priority || a.next_at - b.next_at || a.id - b.id).map(toEffect);
+  }
+
+  async takeFollowers(head: Pick<Effect, "id" | "repoId" | "issue" | "attempts">, kind: string, now: number, limit: number, lockMs: number): Promise<Effect[]> {
+    if (limit <= 0) return [];
+    const { rows } = await this.db.query<OutboxRow>(this.sql.followers, [
+      this.db.stmtNow(now),
+      head.id,
+      head.attempts,
+      head.repoId,
+      head.issue,
+      kind,
+      limit,
+      lockMs,
+    ]);
+    return rows.sort((a, b) => a.id - b.id).map(toEffect);
   }
 
   async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {

@@ -10,6 +10,23 @@ import type { LedgerHealth, OutboxStore } from "../roles.js";
 import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "../types.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
 
+/** An effect as a row read before its lock counted an attempt: the attempt being taken is the next. */
+function toEffect(r: Record<string, unknown>): Effect {
+  return {
+    id: r.id as number,
+    repoId: r.repo_id as number,
+    issue: r.issue as number,
+    installation: r.installation as number,
+    kind: r.kind as string,
+    payload: JSON.parse(r.payload as string) as unknown,
+    attempts: (r.attempts as number) + 1,
+    createdAt: r.created_at as number,
+    nonce: (r.nonce as string | null) ?? null,
+    late: r.late === 1,
+    priority: r.priority as number,
+  };
+}
+
 export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStats"> {
   private readonly st;
 
@@ -32,6 +49,15 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
          WHERE o.state = 'pending' AND o.next_at <= @now AND o.locked_until <= @now
            AND o.id = (SELECT MIN(p.id) FROM outbox p WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
          ORDER BY o.priority, o.next_at, o.id LIMIT @limit`,
+      ),
+      // The current attempt's head, then what waits behind it on its issue, oldest first.
+      headHeld: db
+        .prepare<{ id: number; attempt: number; now: number }, number>(
+          "SELECT 1 FROM outbox WHERE id = @id AND attempts = @attempt AND state = 'pending' AND locked_until > @now",
+        )
+        .pluck(),
+      behind: db.prepare<{ repoId: number; issue: number; id: number; limit: number }, Record<string, unknown>>(
+        "SELECT * FROM outbox WHERE repo_id = @repoId AND issue = @issue AND state = 'pending' AND id > @id ORDER BY id LIMIT @limit",
       ),
       // Whether take could find anything: read without the write lock, so that a drainer finding nothing due takes no lock.
       anyDue: db
@@ -102,21 +128,23 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
       if (taken.length >= limit) break;
       if ((skip.get(r.installation as number) ?? Number.POSITIVE_INFINITY) <= (r.priority as number) || applying.has(r.id as number)) continue;
       this.st.lock.run({ id: r.id, until: now + lockMs });
-      taken.push({
-        id: r.id as number,
-        repoId: r.repo_id as number,
-        issue: r.issue as number,
-        installation: r.installation as number,
-        kind: r.kind as string,
-        payload: JSON.parse(r.payload as string) as unknown,
-        attempts: (r.attempts as number) + 1,
-        createdAt: r.created_at as number,
-        nonce: (r.nonce as string | null) ?? null,
-        late: r.late === 1,
-        priority: r.priority as number,
-      });
+      taken.push(toEffect(r));
     }
     return taken;
+  }
+
+  async takeFollowers(head: Pick<Effect, "id" | "repoId" | "issue" | "attempts">, kind: string, now: number, limit: number, lockMs: number): Promise<Effect[]> {
+    if (limit <= 0) return [];
+    return this.immediate(() => {
+      if (this.st.headHeld.get({ id: head.id, attempt: head.attempts, now }) === undefined) return [];
+      const taken: Effect[] = [];
+      for (const r of this.st.behind.all({ repoId: head.repoId, issue: head.issue, id: head.id, limit })) {
+        if (r.kind !== kind || (r.next_at as number) > now || (r.locked_until as number) > now) break;
+        this.st.lock.run({ id: r.id, until: now + lockMs });
+        taken.push(toEffect(r));
+      }
+      return taken;
+    });
   }
 
   async extendEffects(fences: EffectFence[], now: number, lockMs: number): Promise<number[]> {
