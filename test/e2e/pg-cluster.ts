@@ -39,7 +39,7 @@ export async function withCluster(test: (c: Cluster) => Promise<void>): Promise<
         // REST unless told otherwise, as live-app.ts says why. Pools of 4: the
         // replica tests run side by side, a dozen processes on one server
         // whose max_connections is 100, and pools of 10 exhausted it.
-        env: { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: db.schema, DATABASE_POOL_SIZE: "4", GITHUB_WRITES: "rest", ...env },
+        env: { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: db.schema, DATABASE_POOL_SIZE: "4", GITHUB_WRITES: process.env.E2E_GITHUB_WRITES ?? "rest", ...env },
       });
       servers.push(server);
       return server;
