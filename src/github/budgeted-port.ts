@@ -47,7 +47,15 @@ export function budgeted(port: GitHubPort, budget: GitHubBudget, demand: Demand,
   reservations.set(wrapped, async () => {
     const slot = await budget.acquire(demand.installation, demand.tier, CONTENT, signal, demand);
     ahead.push(slot);
-    return { cancel: () => (ahead.includes(slot) ? (ahead.splice(ahead.indexOf(slot), 1), slot.cancel()) : undefined) };
+    return {
+      cancel: () => {
+        // Unless a content request used it meanwhile (it was then released as that request's).
+        const k = ahead.indexOf(slot);
+        if (k === -1) return;
+        ahead.splice(k, 1);
+        slot.cancel();
+      },
+    };
   });
   return wrapped;
 }

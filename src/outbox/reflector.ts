@@ -28,35 +28,13 @@ import { among, RepoLabels, type RepoLabelTurn, same } from "./repo-labels.js";
 import { NodeIds } from "../github/node-ids.js";
 import type { GithubWrites } from "../github/budget-settings.js";
 import { takeContentAhead } from "../github/budgeted-port.js";
-
-/** What the drainer last applied to an issue. */
-interface Reflection {
-  /** Labels the app put on the issue (and so may take off). */
-  labels: string[];
-  assignee: string | null;
-  /** A login GitHub refused to assign, not to be tried again for the same holder. */
-  refused?: string | null;
-  templates?: LabelTemplates;
-  assign?: boolean;
-  /** The issue's and the assignee's GraphQL node ids, once the app learned them (GITHUB_WRITES=graphql). */
-  nodeId?: string;
-  assigneeId?: string;
-}
+import { type Change, type Reflection, settled } from "./reflection.js";
 
 /** How the reflector takes a repository's turn (RepoTurns.run), and saves the issue's reflection. */
 type Turn = RepoLabelTurn;
 interface Ctx {
   turn: Turn;
   save: (reflection: Reflection) => Promise<void>;
-}
-
-/** A reflection as GitHub's answer to the effect's document left it: the issue's id learned, an assignment GitHub did not make. */
-function settled(reflection: Reflection, batch: WriteBatch): Reflection {
-  const { assigneeId: _, ...out } = { ...reflection, ...(batch.issueId ? { nodeId: batch.issueId } : {}) };
-  if (out.assignee && !batch.assigned(out.assignee)) return { ...out, assignee: null, refused: out.assignee };
-  // Kept with the issue, so that an expiry in another process, or after a restart, unassigns without asking who.
-  const assigneeId = out.assignee ? batch.userId(out.assignee) : null;
-  return assigneeId ? { ...out, assigneeId } : out;
 }
 
 const issueKey = (effect: Effect, p: ReflectPayload): IssueKey => ({ repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue });
@@ -116,17 +94,17 @@ export class Reflector {
     const { ledger, clock } = this.o;
     const prior = (await ledger.getReflection(effect.repoId, effect.issue)) as Reflection | null;
     const save = (reflection: Reflection) => ledger.putReflection(effect.repoId, effect.issue, reflection, clock());
-    const changes: Array<{ effect: Effect; p: ReflectPayload; current: Lease | null }> = [];
+    let changes: Change[] = [];
     if (this.o.writes !== "graphql" || !github.mutate) {
       const changed = await this.applyWith(effect, p, prior, github, signal, opts, { turn: (...a) => this.turns.run(...a), save });
       if (changed) changes.push({ effect, p, current: changed.current });
     } else {
-      const group = [effect, ...(opts.followers ?? [])];
+      const group = [{ effect, p }, ...(opts.followers ?? []).map((e) => ({ effect: e, p: e.payload as ReflectPayload }))];
       // The document's slot of GitHub's budget first: waiting for it in the turn would hold up the repository's
       // other effects, a reply to a command behind an expiry notice that waits for the hour's budget.
       const ahead = await takeContentAhead(github);
       try {
-        await this.turnWithDocument(effect, p, prior, group, github, signal, opts, changes);
+        changes = await this.turnWithDocument(group, prior, github, signal, opts, save);
       } finally {
         ahead.cancel();
       }
@@ -135,31 +113,32 @@ export class Reflector {
     for (const c of changes) await this.o.onLeaseChanged(c.effect.installation, issueKey(c.effect, c.p), c.current);
   }
 
-  /** The GraphQL path: the group decided in one turn of its repository, its writes sent as one document in the turn. */
+  /**
+   * The GraphQL path: the group (an effect and those of its issue taken with
+   * it) decided in one turn of its repository, its writes sent as one
+   * document in the turn; the issue's last reflection saved once GitHub answered.
+   */
   private async turnWithDocument(
-    effect: Effect,
-    p: ReflectPayload,
+    group: Array<{ effect: Effect; p: ReflectPayload }>,
     prior: Reflection | null,
-    group: Effect[],
     github: GitHubPort,
     signal: AbortSignal,
     opts: { fold?: boolean },
-    changes: Array<{ effect: Effect; p: ReflectPayload; current: Lease | null }>,
-  ): Promise<void> {
-    const { ledger, clock } = this.o;
-    const save = (reflection: Reflection) => ledger.putReflection(effect.repoId, effect.issue, reflection, clock());
+    save: (reflection: Reflection) => Promise<void>,
+  ): Promise<Change[]> {
+    const { effect, p } = group[0]!;
     const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
+    const changes: Change[] = [];
     await this.turns.run(effect.repoId, github, signal, async (repo, github) => {
       const before = structuredClone({ created: repo.created, deleted: repo.deleted, made: repo.made, foreign: repo.foreign, kept: repo.kept });
       if (prior?.assignee && prior.assigneeId && this.nodeIds.user(prior.assignee) === undefined) this.nodeIds.setUser(prior.assignee, prior.assigneeId);
       const batch = new WriteBatch(github, { owner: p.owner, repo: p.repo }, effect.repoId, effect.issue, this.nodeIds, prior?.nodeId ?? null, (name) => labelKind(templates, name));
       const turn: Turn = (_repoId, _github, _signal, f) => f(repo, batch.port);
       let last = prior;
-      for (const e of group) {
-        const pe = e === effect ? p : (e.payload as ReflectPayload);
-        const keep = async (r: Reflection) => void (last = r);
-        const changed = await this.applyWith(e, pe, last, batch.port, signal, opts, { turn, save: keep });
-        if (changed) changes.push({ effect: e, p: pe, current: changed.current });
+      const keep = async (r: Reflection) => void (last = r);
+      for (const g of group) {
+        const changed = await this.applyWith(g.effect, g.p, last, batch.port, signal, opts, { turn, save: keep });
+        if (changed) changes.push({ ...g, current: changed.current });
       }
       try {
         await batch.flush(repo);
@@ -170,6 +149,7 @@ export class Reflector {
       signal.throwIfAborted();
       if (last !== prior && last) await save(settled(last, batch));
     });
+    return changes;
   }
 
   /** The effect decided and its writes made through `github`; what changed, when the pull requests that close the issue are to be checked again. */
