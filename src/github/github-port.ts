@@ -126,11 +126,11 @@ export function timedFetch(timeoutMs = REQUEST_TIMEOUT_MS, onResponse?: Response
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     return sent.then(
       (response) => {
-        onResponse(method, url, response.status);
+        onResponse(method, url, response.status, init?.body);
         return noRetryOn429(response);
       },
       (error: unknown) => {
-        onResponse(method, url, null);
+        onResponse(method, url, null, init?.body);
         throw error;
       },
     );
@@ -154,7 +154,8 @@ function noRetryOn429(response: Response): Response {
 }
 
 /** Told of every request sent through the port: its answer's status, or null when none came (network error, timeout). */
-export type ResponseObserver = (method: string, url: string, status: number | null) => void;
+/** `body` as sent: a GraphQL document's tells a query (a read) from a mutation (a write). */
+export type ResponseObserver = (method: string, url: string, status: number | null, body?: unknown) => void;
 
 /** The port, failing every call once `signal` is aborted (an effect whose lock another process took). */
 export function fenced(port: GitHubPort, signal: AbortSignal): GitHubPort {

@@ -56,11 +56,21 @@ export function statusLabel(status: number | null): string {
   return `${Math.floor(status / 100)}xx`;
 }
 
-/** Reads and writes: GET and HEAD read, and so do the app's GraphQL queries (it sends no mutation). */
-export function methodClass(method: string, url: string): "read" | "write" {
+/** Reads and writes: GET and HEAD read, and so does a GraphQL query; a GraphQL mutation document writes. */
+export function methodClass(method: string, url: string, body?: unknown): "read" | "write" {
   const m = method.toUpperCase();
   if (m === "GET" || m === "HEAD") return "read";
-  return /\/graphql(\?|$)/.test(url) ? "read" : "write";
+  return /\/graphql(\?|$)/.test(url) && !isMutation(body) ? "read" : "write";
+}
+
+function isMutation(body: unknown): boolean {
+  if (typeof body !== "string") return false;
+  try {
+    const query: unknown = (JSON.parse(body) as { query?: unknown }).query;
+    return typeof query === "string" && /^\s*mutation\b/.test(query);
+  } catch {
+    return false;
+  }
 }
 
 export class AppMetrics {
@@ -242,8 +252,8 @@ export class AppMetrics {
   };
 
   /** For the GitHub port's `onResponse`: `status` null when no answer came (network error, timeout, abort). */
-  readonly githubResponse = (method: string, url: string, status: number | null): void => {
-    this.githubRequests.inc({ method: methodClass(method, url), status: statusLabel(status) });
+  readonly githubResponse = (method: string, url: string, status: number | null, body?: unknown): void => {
+    this.githubRequests.inc({ method: methodClass(method, url, body), status: statusLabel(status) });
   };
 
   /** For the drainer's `onRateLimited`. */

@@ -14,7 +14,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Ledger } from "../../src/ledger/roles.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import { AppMetrics, eventLabel, metricsSettings, statusLabel } from "../../src/metrics/app-metrics.js";
+import { AppMetrics, eventLabel, methodClass, metricsSettings, statusLabel } from "../../src/metrics/app-metrics.js";
 import { meteredLedger } from "../../src/metrics/metered-ledger.js";
 import { bearerMatches, metricsHandler } from "../../src/metrics/metrics-handler.js";
 import { GitHubMock, type Harness, startApp, strictNock } from "../support/app-harness.js";
@@ -270,5 +270,17 @@ describe("serving /metrics", () => {
     expect(eventLabel("issue_comment", "<script>")).toBe("issue_comment");
     expect(eventLabel("Robert'); DROP", "x")).toBe("other");
     expect([200, 201, 304, 404, 422, 502, null].map(statusLabel)).toEqual(["2xx", "2xx", "3xx", "404", "422", "5xx", "network_error"]);
+  });
+
+  it("counts a GraphQL mutation document as a write and a GraphQL query as a read", () => {
+    const graphql = "https://api.github.com/graphql";
+    const mutation = JSON.stringify({ query: "mutation IssueLeases($i: ID!) {\n  c0: addComment(input: {subjectId: $i, body: \"x\"}) { clientMutationId }\n}", variables: { i: "I_1" } });
+    const query = JSON.stringify({ query: "query { viewer { login databaseId } }" });
+    expect(methodClass("POST", graphql, mutation)).toBe("write");
+    expect(methodClass("POST", graphql, query)).toBe("read");
+    expect(methodClass("POST", graphql, "not json")).toBe("read");
+    expect(methodClass("POST", `${graphql}?x=1`, JSON.stringify({ variables: {}, query: "\n mutation { a }" }))).toBe("write");
+    expect(methodClass("POST", "https://api.github.com/repos/o/r/issues/1/comments", "{}")).toBe("write");
+    expect(methodClass("GET", "https://api.github.com/repos/o/r/labels/x")).toBe("read");
   });
 });
