@@ -1,6 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/** The process tests whose app writes to GitHub: a crash, a fault or a count on the way. */
+const E2E_ON_BOTH_PATHS = [
+  "agent", "agent-events", "backup-restore", "events-restarts", "faults", "metrics",
+  "pg-faults", "pg-restarts", "replicas", "restarts", "server",
+];
+
 export default defineConfig({
   resolve: {
     // Tests run the client's sources, as they run the app's: a change to packages/client/src/ is tested
@@ -9,10 +15,23 @@ export default defineConfig({
     alias: { "@issue-leases/client": fileURLToPath(new URL("./packages/client/src/index.ts", import.meta.url)) },
   },
   test: {
-    include: ["test/**/*.test.ts"],
     // Ledger tests fsync real files and spawn processes; the machine is shared.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "all", include: ["test/**/*.test.ts"] } },
+      // The app's processes write to GitHub on GITHUB_WRITES=graphql by default, and the process tests
+      // run on REST above (test/e2e/live-app.ts): these run them again on the GraphQL path. In-process
+      // tests of the outbox, the labels and the budget run both paths themselves.
+      {
+        extends: true,
+        test: {
+          name: "e2e-graphql",
+          include: E2E_ON_BOTH_PATHS.map((name) => `test/e2e/${name}.test.ts`),
+          env: { E2E_GITHUB_WRITES: "graphql" },
+        },
+      },
+    ],
   },
 });

@@ -13,14 +13,18 @@ import { type GitHubProxy, startGitHubProxy } from "../support/github-proxy.js";
 import { alice } from "../support/payloads.js";
 import { skipPostgres } from "../support/pg-schema.js";
 import { type ServerProcess, waitFor } from "../support/server-process.js";
-import { labels, leaseLabels, replies } from "./issue-view.js";
+import { isMutationDocument, isWrite, labels, leaseLabels, replies } from "./issue-view.js";
 import { withLiveApp } from "./live-app.js";
 import { comment, withCluster } from "./pg-cluster.js";
 
-/** Kills `server` with SIGKILL as GitHub takes its first write to issue 1, before the app hears back. */
+/**
+ * Kills `server` with SIGKILL as GitHub takes its first write to issue 1
+ * (on GITHUB_WRITES=graphql, its first mutation document), before the app
+ * hears back.
+ */
 function killOnFirstWrite(proxy: GitHubProxy, server: ServerProcess): void {
   proxy.onResponse = async (r) => {
-    if (r.method !== "GET" && /\/issues\/1\//.test(r.path)) {
+    if (isMutationDocument(r) || (isWrite(r) && /\/issues\/1\//.test(r.path))) {
       proxy.onResponse = null;
       server.kill("SIGKILL");
       await server.exited;

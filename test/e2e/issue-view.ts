@@ -55,6 +55,49 @@ export function leaseLabels(holder: string, token: number): string[] {
   return ["claimed", `claimed-by: ${holder}`, `lease #${token}`].sort();
 }
 
+/** A request as the fake or the proxy saw it: enough to tell what it wrote. */
+interface SeenRequest {
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+/** A GraphQL document of mutations (the app's writes on GITHUB_WRITES=graphql), not a query. */
+export function isMutationDocument(r: SeenRequest): boolean {
+  const query = (r.body as { query?: unknown } | undefined)?.query;
+  return r.method === "POST" && /\/graphql(\?|$)/.test(r.path) && typeof query === "string" && /^\s*mutation\b/.test(query);
+}
+
+/** A write on either path: a REST request other than a read, or a GraphQL mutation document. */
+export function isWrite(r: SeenRequest): boolean {
+  // An installation token's POST is auth plumbing, not a write of the app's.
+  if (r.method === "GET" || r.method === "HEAD" || /\/access_tokens(\?|$)/.test(r.path)) return false;
+  return /\/graphql(\?|$)/.test(r.path) ? isMutationDocument(r) : true;
+}
+
+/** A write that posts one of the app's comments: REST's POST .../comments, or a mutation document with an addComment. */
+export function postsComment(r: SeenRequest): boolean {
+  if (r.method === "POST" && /\/issues\/\d+\/comments(\?|$)/.test(r.path)) return true;
+  return isMutationDocument(r) && /\baddComment\s*\(/.test(String((r.body as { query: string }).query));
+}
+
+/** Every request that posted a comment on `issue`, whatever GitHub answered (a 502 after posting included). */
+export function commentRequests(fake: FakeGitHub, issue: number): FakeGitHub["requests"] {
+  return fake.requests.filter((r) => (r.posted ?? []).includes(`${FULL}#${issue}`));
+}
+
+/** The issues that successful writes reached so far: REST's by path, GraphQL's by the replies its documents posted. */
+export function issuesWritten(fake: FakeGitHub): Set<number> {
+  const issues = new Set<number>();
+  for (const r of fake.requests) {
+    if (r.status >= 400 || !isWrite(r)) continue;
+    const n = /\/issues\/(\d+)\//.exec(r.path)?.[1];
+    if (n) issues.add(Number(n));
+    for (const where of r.posted ?? []) if (where.startsWith(`${FULL}#`)) issues.add(Number(where.slice(FULL.length + 1)));
+  }
+  return issues;
+}
+
 /** Successful comment posts by the app, per issue: a reply posted twice shows here even if a marker were wrong. */
 export function commentPosts(fake: FakeGitHub): Map<number, number> {
   const counts = new Map<number, number>();

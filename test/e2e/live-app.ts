@@ -7,9 +7,16 @@
  */
 import { expect } from "vitest";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
-import { commentPayload, type UserSpec } from "../support/payloads.js";
+import { commentPayload, REPO, type UserSpec } from "../support/payloads.js";
 import { type ServerProcess, startServer, waitFor } from "../support/server-process.js";
 import { commentPosts, replies, runReport, tempDir } from "./issue-view.js";
+
+/**
+ * The path the app processes write on: E2E_GITHUB_WRITES, REST unless told
+ * (CI runs the process tests once on each path). The tests tell a write, a
+ * reply's post and a fault on either (./issue-view.ts).
+ */
+export const E2E_WRITES: "rest" | "graphql" = process.env.E2E_GITHUB_WRITES === "graphql" ? "graphql" : "rest";
 
 export interface LiveApp {
   readonly fake: FakeGitHub;
@@ -27,17 +34,15 @@ export interface LiveApp {
 
 export async function withLiveApp(test: (live: LiveApp) => Promise<void>): Promise<void> {
   const fake = await startFakeGitHub();
+  // The payloads' repository by its id: the node ids webhooks carry (R_…, I_…) name the fake's records.
+  fake.addRepo(`${REPO.owner}/${REPO.name}`, { id: REPO.id });
   const tmp = tempDir();
   const servers: ServerProcess[] = [];
   const live: LiveApp = {
     fake,
     dbFile: tmp.db,
     async start(env = {}, github = fake) {
-      // These tests watch GitHub's REST requests (a comment's POST, its 502): they run the REST path unless told
-      // otherwise. The GraphQL path's faults are pinned in-process (test/outbox/graphql-writes.test.ts).
-      // E2E_GITHUB_WRITES=graphql runs them on the GraphQL path: 29 of 39 pass; the others wait for REST's
-      // comment POSTs and writes to fault or count, and are still to port.
-      const server = await startServer({ fake: github, dbFile: tmp.db, env: { GITHUB_WRITES: process.env.E2E_GITHUB_WRITES ?? "rest", ...env } });
+      const server = await startServer({ fake: github, dbFile: tmp.db, env: { GITHUB_WRITES: E2E_WRITES, ...env } });
       servers.push(server);
       return server;
     },

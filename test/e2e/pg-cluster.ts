@@ -5,10 +5,11 @@
  */
 import pg from "pg";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
-import { commentPayload, INSTALLATION_ID, type UserSpec } from "../support/payloads.js";
+import { commentPayload, INSTALLATION_ID, REPO, type UserSpec } from "../support/payloads.js";
 import { type FreshSchema, freshSchema, TEST_DATABASE_URL } from "../support/pg-schema.js";
 import { type ServerProcess, startServer, waitFor } from "../support/server-process.js";
 import { runReport } from "./issue-view.js";
+import { E2E_WRITES } from "./live-app.js";
 
 export interface Cluster {
   readonly fake: FakeGitHub;
@@ -23,6 +24,8 @@ export interface Cluster {
 
 export async function withCluster(test: (c: Cluster) => Promise<void>): Promise<void> {
   const fake = await startFakeGitHub();
+  // The payloads' repository by its id: the node ids webhooks carry (R_…, I_…) name the fake's records.
+  fake.addRepo(`${REPO.owner}/${REPO.name}`, { id: REPO.id });
   const db = await freshSchema();
   const servers: ServerProcess[] = [];
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -39,7 +42,7 @@ export async function withCluster(test: (c: Cluster) => Promise<void>): Promise<
         // REST unless told otherwise, as live-app.ts says why. Pools of 4: the
         // replica tests run side by side, a dozen processes on one server
         // whose max_connections is 100, and pools of 10 exhausted it.
-        env: { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: db.schema, DATABASE_POOL_SIZE: "4", GITHUB_WRITES: process.env.E2E_GITHUB_WRITES ?? "rest", ...env },
+        env: { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: db.schema, DATABASE_POOL_SIZE: "4", GITHUB_WRITES: E2E_WRITES, ...env },
       });
       servers.push(server);
       return server;

@@ -4,8 +4,9 @@
  * issue's labels on GitHub are what the ledger says, and no stale holder or
  * token label is left in the repository.
  *
- * The real app runs in-process (Probot with throttling and retries off)
- * against the stateful fake GitHub on 127.0.0.1, on a real SQLite ledger and
+ * The real app runs in-process (Probot with throttling and retries off), on
+ * each write path (GITHUB_WRITES=graphql and rest), against the stateful
+ * fake GitHub on 127.0.0.1, on a real SQLite ledger and
  * an injected clock. Its drainer's loop is off: the steps drain the outbox by
  * hand, a pass of two effects at a time or all of it, so that several
  * commands queue before their effects are applied and the effects of
@@ -115,7 +116,7 @@ interface Run {
 let fake: FakeGitHub;
 let now = T0;
 
-async function startRun(): Promise<Run> {
+async function startRun(writes: "graphql" | "rest"): Promise<Run> {
   fake.reset();
   now = T0;
   fake.setPermission(FULL, "maint", "write");
@@ -134,6 +135,7 @@ async function startRun(): Promise<Run> {
       appId: 777,
       // GitHub's pacing is off: its budget too.
       budget: null,
+      writes,
       drainer: { batchSize: 2 },
       onReady: (r) => (runtime = r),
     }),
@@ -287,7 +289,7 @@ const FOUND: Step[][] = [
   ],
 ];
 
-describe("labels on GitHub follow the ledger (issue 9)", () => {
+describe.each(["graphql", "rest"] as const)("labels on GitHub follow the ledger (issue 9; GITHUB_WRITES=%s)", (writes) => {
   beforeAll(async () => {
     fake = await startFakeGitHub({ appId: 777, installationId: 4242, now: () => now });
   });
@@ -299,7 +301,7 @@ describe("labels on GitHub follow the ledger (issue 9)", () => {
     const seed = Number(process.env.LABELS_SEED ?? 20_260_901);
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 25, size: "max" }), async (steps) => {
-        const run = await startRun();
+        const run = await startRun(writes);
         try {
           for (const step of steps) await apply(run, step);
           await check(run);

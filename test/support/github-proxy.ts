@@ -13,6 +13,8 @@ export interface ProxiedRequest {
   method: string;
   /** Path as sent, query included. */
   path: string;
+  /** The request's JSON body parsed (a GraphQL document's `{ query, variables }`), or undefined. */
+  body: unknown;
   /** GitHub's status. */
   status: number;
 }
@@ -43,7 +45,8 @@ export async function startGitHubProxy(upstream: { host: string }): Promise<GitH
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const refused = proxy.onRequest?.({ method: req.method ?? "GET", path: req.url ?? "/" });
+      const sent = { method: req.method ?? "GET", path: req.url ?? "/", body: parsed(Buffer.concat(chunks)) };
+      const refused = proxy.onRequest?.(sent);
       if (typeof refused === "number") {
         refuse(res, refused);
         return;
@@ -54,7 +57,7 @@ export async function startGitHubProxy(upstream: { host: string }): Promise<GitH
           const body: Buffer[] = [];
           upRes.on("data", (c: Buffer) => body.push(c));
           upRes.on("end", async () => {
-            const verdict = await proxy.onResponse?.({ method: req.method ?? "GET", path: req.url ?? "/", status: upRes.statusCode ?? 0 });
+            const verdict = await proxy.onResponse?.({ ...sent, status: upRes.statusCode ?? 0 });
             if (verdict === "drop" || res.destroyed) {
               res.destroy();
               return;
@@ -73,6 +76,14 @@ export async function startGitHubProxy(upstream: { host: string }): Promise<GitH
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   proxy.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  function parsed(body: Buffer): unknown {
+    try {
+      return body.length > 0 ? JSON.parse(body.toString("utf8")) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
 
   function refuse(res: ServerResponse, status: number): void {
     const message = STATUS_CODES[status] ?? "Error";
