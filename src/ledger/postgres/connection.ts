@@ -23,6 +23,12 @@ export interface PostgresLedgerOptions {
   /** Where connection failures are reported (they are retried, not thrown at the process); default console.error. */
   log?: (message: string, error: unknown) => void;
   /**
+   * Told each time PostgreSQL rolled a transaction back for a deadlock
+   * (`40P01`) or a serialization failure (`40001`), before it is run again:
+   * contention, which a lock taken out of order turns into a second's stall.
+   */
+  onConflict?: (sqlstate: string) => void;
+  /**
    * false: operations write no lease events (`events` stays empty), for the
    * benchmark that measures what events cost. Default true.
    */
@@ -131,10 +137,12 @@ export class PostgresConnection {
   readonly pool: pg.Pool;
   private readonly clock: "caller" | "database";
   private readonly log: (message: string, error: unknown) => void;
+  private readonly onConflict: ((sqlstate: string) => void) | undefined;
   private closed = false;
 
   constructor(opts: PostgresLedgerOptions) {
     this.clock = opts.clock ?? "database";
+    this.onConflict = opts.onConflict;
     this.log = opts.log ?? ((message, error) => console.error(`[issue-leases] ${message}`, error));
     // Per pool, not pg.types globally: other code in the process may want bigint as strings.
     const types = new pg.TypeOverrides();
@@ -257,6 +265,7 @@ export class PostgresConnection {
         const code = errorCode(err);
         if (code !== undefined && RETRY_SQLSTATES.has(code) && conflicts < MAX_CONFLICT_RETRIES) {
           conflicts += 1;
+          this.onConflict?.(code);
           await sleep(Math.random() * 10 * 2 ** conflicts);
           continue;
         }

@@ -50,7 +50,12 @@ export class PostgresOutbox implements OutboxStore, Pick<LedgerHealth, "outboxSt
     this.sql = {
       // An issue's effects apply in order: those before a new effect go at its priority if it is ahead of theirs,
       // so that a reply to a command never waits behind label-only work of its issue held back by GitHub's budget.
-      inherit: `UPDATE ${s}.outbox SET priority = $3 WHERE repo_id = $1 AND issue = $2 AND state = 'pending' AND priority > $3`,
+      // Their rows are locked in id order, as `followers` locks them: in the order an index on (priority, next_at)
+      // reads them (a failed group's backoffs), the two would deadlock.
+      inherit: `UPDATE ${s}.outbox SET priority = $3
+                WHERE id IN (SELECT id FROM ${s}.outbox
+                             WHERE repo_id = $1 AND issue = $2 AND state = 'pending' AND priority > $3
+                             ORDER BY id FOR UPDATE)`,
       enqueue: `INSERT INTO ${s}.outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
                 VALUES ($1, $2, $3, $4, $5, $6, $6, $7, replace(gen_random_uuid()::text, '-', ''))`,
       // Only the head (oldest pending effect) of each issue is eligible, so one
@@ -91,9 +96,12 @@ export class PostgresOutbox implements OutboxStore, Pick<LedgerHealth, "outboxSt
              RETURNING *`,
       // Each write of an attempt names it: a drainer whose lock was taken over
       // changes nothing. Completing twice (a statement retried) is no change.
+      // Rows locked in id order, as `inherit` and `followers` lock an issue's.
       extend: `UPDATE ${s}.outbox o SET locked_until = ${nowParam(3)} + $4
-               FROM unnest($1::bigint[], $2::int[]) AS f(id, attempt)
-               WHERE o.id = f.id AND o.attempts = f.attempt AND o.state = 'pending'
+               WHERE o.id IN (SELECT x.id FROM ${s}.outbox x
+                              JOIN unnest($1::bigint[], $2::int[]) AS f(id, attempt) ON x.id = f.id AND x.attempts = f.attempt
+                              WHERE x.state = 'pending'
+                              ORDER BY x.id FOR UPDATE OF x)
                RETURNING o.id`,
       complete: `UPDATE ${s}.outbox SET state = 'done', done_at = COALESCE(done_at, ${nowParam(2)}), locked_until = 0
                  WHERE id = $1 AND attempts = $3 AND state <> 'parked'`,

@@ -247,6 +247,60 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
     });
   });
 
+  describe("outbox locks", () => {
+    /** Sessions of the test database waiting for a row lock (a transactionid or tuple wait). */
+    const lockWaits = () =>
+      withClient(async (c) => {
+        const { rows } = await c.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return rows[0]!.n;
+      });
+    async function untilLockWaits(n: number): Promise<void> {
+      for (let i = 0; i < 500 && (await lockWaits()) < n; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await lockWaits()).toBeGreaterThanOrEqual(n);
+    }
+
+    it("an enqueue that raises its issue's waiting effects and a take of followers lock them in one order: neither deadlocks", async () => {
+      const conflicts: string[] = [];
+      const [a, b] = await replicas(2, { onConflict: (code) => conflicts.push(code) });
+      // A head and six label-only effects (priority 2) behind it on issue 1; the head taken by b.
+      for (let i = 0; i < 7; i++) {
+        await a!.note(key(1), null, T0, { effects: () => [{ installation: 7, kind: "reflect", payload: { i }, priority: 2 }] });
+      }
+      const [head] = await b!.takeEffects(T0, 1, 10 * MIN);
+      const ids = (await withClient((c) => c.query<{ id: string }>(`SELECT id FROM ${table("outbox")} ORDER BY id`))).rows.map((r) => Number(r.id));
+      expect(ids).toHaveLength(7);
+      // Due in the reverse of their ids' order (as a coalesced group that failed leaves them: each effect its own
+      // backoff), all due now: an index on (priority, next_at) reads them newest first.
+      await withClient(async (c) => {
+        for (const id of ids) await c.query(`UPDATE ${table("outbox")} SET next_at = $2 WHERE id = $1`, [id, T0 - id]);
+      });
+      // A third session holds the middle follower, so that both statements stop half-way through the rows they lock.
+      const third = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      third.on("error", () => undefined);
+      await third.connect();
+      try {
+        await third.query("BEGIN");
+        await third.query(`SELECT id FROM ${table("outbox")} WHERE id = $1 FOR UPDATE`, [ids[4]]);
+        // A reply (priority 0) queued on issue 1 brings the six waiting behind the head up to its priority.
+        const raise = a!.note(key(1), null, T0 + 1, { effects: () => [{ installation: 7, kind: "reflect", payload: { reply: true } }] });
+        await untilLockWaits(1);
+        const follow = b!.takeFollowers(head!, "reflect", T0 + 1, 10, 10 * MIN);
+        await untilLockWaits(2);
+        await third.query("COMMIT");
+        const settled = await Promise.allSettled([raise, follow]);
+        expect(settled.map((r) => (r.status === "rejected" ? String(r.reason) : r.status))).toEqual(["fulfilled", "fulfilled"]);
+        // No deadlock was rolled back and run again: the two took the rows in the same order.
+        expect(conflicts).toEqual([]);
+      } finally {
+        await third.end();
+      }
+      const rows = await withClient((c) => c.query<{ id: string; priority: number }>(`SELECT id, priority FROM ${table("outbox")} ORDER BY id`));
+      expect(rows.rows.map((r) => r.priority)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    });
+  });
+
   describe("migrations", () => {
     it("3 replicas migrating a schema that does not exist yet, at once, end at the latest version", async () => {
       await fresh.drop();
