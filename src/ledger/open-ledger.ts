@@ -63,13 +63,19 @@ export function poolSizeFrom(value: string | undefined): number | undefined {
  */
 export async function openLedger(
   url: string = DEFAULT_DATABASE_URL,
-  opts: { migrate?: boolean; /** The app serving a SQLite file (one process per file). */ serve?: boolean } = {},
+  opts: {
+    migrate?: boolean;
+    /** The app serving a SQLite file (one process per file). */
+    serve?: boolean;
+    /** PostgreSQL: told of each transaction rolled back for a deadlock or serialization failure and run again. */
+    onConflict?: (sqlstate: string) => void;
+  } = {},
 ): Promise<Ledger> {
   const migrate = opts.migrate ?? true;
   if (databaseKind(url) === "postgres") {
     const { openPostgres } = await import("./postgres/postgres-ledger.js");
     const poolSize = poolSizeFrom(process.env.DATABASE_POOL_SIZE);
-    return openPostgres({ connectionString: url, schema: process.env.DATABASE_SCHEMA || undefined, poolSize, migrate });
+    return openPostgres({ connectionString: url, schema: process.env.DATABASE_SCHEMA || undefined, poolSize, migrate, onConflict: opts.onConflict });
   }
   const { SqliteLedger } = await import("./sqlite/sqlite-ledger.js");
   const file = sqlitePath(url);

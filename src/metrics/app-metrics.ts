@@ -78,6 +78,7 @@ export class AppMetrics {
   private readonly deliveries: Counter<"event" | "outcome">;
   private readonly ledgerOps: Counter<"op" | "outcome">;
   private readonly ledgerSeconds: Histogram<"op">;
+  private readonly ledgerConflicts: Counter<"kind">;
   private readonly outboxEffects: Gauge<"state">;
   private readonly outboxOldest: Gauge;
   private readonly effectSeconds: Histogram<"kind">;
@@ -139,6 +140,12 @@ export class AppMetrics {
         // reset() would leave a gauge without labels at 0; remove() leaves it out.
         else this.remove();
       },
+    });
+    this.ledgerConflicts = new Counter({
+      name: "issue_leases_ledger_conflicts_total",
+      help: "PostgreSQL transactions rolled back for a deadlock or a serialization failure and run again, by kind (deadlock, serialization); always 0 on SQLite.",
+      labelNames: ["kind"],
+      registers,
     });
     this.effectSeconds = new Histogram({
       name: "issue_leases_effect_latency_seconds",
@@ -244,6 +251,11 @@ export class AppMetrics {
     this.ledgerOps.inc({ op, outcome });
     this.ledgerSeconds.observe({ op }, seconds);
   }
+
+  /** For the PostgreSQL ledger's `onConflict`: the SQLSTATE of a transaction it rolled back and runs again. */
+  readonly ledgerConflict = (sqlstate: string): void => {
+    this.ledgerConflicts.inc({ kind: sqlstate === "40P01" ? "deadlock" : "serialization" });
+  };
 
   /** For the Drainer's `onAttempt`: an effect done (completed or dropped) also gives its latency. */
   readonly effectAttempt = (effect: Effect, outcome: AttemptOutcome, now: number): void => {

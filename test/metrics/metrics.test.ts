@@ -272,6 +272,16 @@ describe("serving /metrics", () => {
     expect([200, 201, 304, 404, 422, 502, null].map(statusLabel)).toEqual(["2xx", "2xx", "3xx", "404", "422", "5xx", "network_error"]);
   });
 
+  it("counts the PostgreSQL transactions rolled back and run again, by kind", async () => {
+    const m = new AppMetrics();
+    expect(await value(m, "issue_leases_ledger_conflicts_total", { kind: "deadlock" })).toBeUndefined();
+    m.ledgerConflict("40P01");
+    m.ledgerConflict("40001");
+    m.ledgerConflict("40001");
+    expect(await value(m, "issue_leases_ledger_conflicts_total", { kind: "deadlock" })).toBe(1);
+    expect(await value(m, "issue_leases_ledger_conflicts_total", { kind: "serialization" })).toBe(2);
+  });
+
   it("counts a GraphQL mutation document as a write and a GraphQL query as a read", () => {
     const graphql = "https://api.github.com/graphql";
     const mutation = JSON.stringify({ query: "mutation IssueLeases($i: ID!) {\n  c0: addComment(input: {subjectId: $i, body: \"x\"}) { clientMutationId }\n}", variables: { i: "I_1" } });
