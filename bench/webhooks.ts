@@ -131,6 +131,9 @@ class AppUnderTest {
         appId: APP_ID,
         // GitHub's pacing is off (the bare Probot app has none either): its budget too.
         budget: null,
+        // The bare app makes the app's writes as REST requests: the app writes on REST too, or the two would
+        // not make the same writes (on GITHUB_WRITES=graphql, the default, a command is one document).
+        writes: "rest",
         onReady: (r) => (runtime = r),
       }),
     );
