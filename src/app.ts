@@ -134,7 +134,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     guardDeliveries(app, log);
     // Serving a SQLite file: refused while another process serves it (one app process per file).
     // Each operation is noted in the delivery that asked for it, for the deadline's message.
-    const ledger = stepsLedger(metered(opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true, onConflict: metrics ? metrics.ledgerConflict : undefined }))));
+    const ledger = stepsLedger(metered(opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true, onConflict: metrics?.ledgerConflict }))));
     const appId = opts.appId ?? (process.env.APP_ID ? Number(process.env.APP_ID) : undefined);
     const configs = new ConfigCache();
 

@@ -153,8 +153,11 @@ function noRetryOn429(response: Response): Response {
   return new Response(response.body, { status: 403, statusText: "Forbidden", headers });
 }
 
-/** Told of every request sent through the port: its answer's status, or null when none came (network error, timeout). */
-/** `body` as sent: a GraphQL document's tells a query (a read) from a mutation (a write). */
+/**
+ * Told of every request sent through the port: its answer's status, or null
+ * when none came (network error, timeout), and its body as sent (a GraphQL
+ * document's tells a query, a read, from a mutation, a write).
+ */
 export type ResponseObserver = (method: string, url: string, status: number | null, body?: unknown) => void;
 
 /** The port, failing every call once `signal` is aborted (an effect whose lock another process took). */

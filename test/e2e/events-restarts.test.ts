@@ -13,7 +13,7 @@ import { type GitHubProxy, startGitHubProxy } from "../support/github-proxy.js";
 import { alice } from "../support/payloads.js";
 import { skipPostgres } from "../support/pg-schema.js";
 import { type ServerProcess, waitFor } from "../support/server-process.js";
-import { isMutationDocument, isWrite, labels, leaseLabels, replies } from "./issue-view.js";
+import { isWriteTo, labels, leaseLabels, replies } from "./issue-view.js";
 import { withLiveApp } from "./live-app.js";
 import { comment, withCluster } from "./pg-cluster.js";
 
@@ -24,7 +24,7 @@ import { comment, withCluster } from "./pg-cluster.js";
  */
 function killOnFirstWrite(proxy: GitHubProxy, server: ServerProcess): void {
   proxy.onResponse = async (r) => {
-    if (isMutationDocument(r) || (isWrite(r) && /\/issues\/1\//.test(r.path))) {
+    if (isWriteTo(r, 1)) {
       proxy.onResponse = null;
       server.kill("SIGKILL");
       await server.exited;

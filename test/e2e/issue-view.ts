@@ -75,6 +75,14 @@ export function isWrite(r: SeenRequest): boolean {
   return /\/graphql(\?|$)/.test(r.path) ? isMutationDocument(r) : true;
 }
 
+/**
+ * A write that may reach `issue`: a REST write under /issues/N/, or a mutation
+ * document (which names the issue by node id, not in its path).
+ */
+export function isWriteTo(r: SeenRequest, issue: number): boolean {
+  return isMutationDocument(r) || (isWrite(r) && r.path.includes(`/issues/${issue}/`));
+}
+
 /** A write that posts one of the app's comments: REST's POST .../comments, or a mutation document with an addComment. */
 export function postsComment(r: SeenRequest): boolean {
   if (r.method === "POST" && /\/issues\/\d+\/comments(\?|$)/.test(r.path)) return true;

@@ -60,7 +60,8 @@ describe.concurrent("The outbox on PostgreSQL under real faults", () => {
           // failed; the next retry waits 4 s: the attempt is in flight, its lock
           // held. GraphQL: a document is never retried blindly, so its one
           // failure ends the attempt, and the effect waits out its backoff.
-          await waitFor(E2E_WRITES === "rest" ? "two failed writes" : "a failed document", () => failed.length >= (E2E_WRITES === "rest" ? 2 : 1), 30_000);
+          const failures = E2E_WRITES === "rest" ? 2 : 1;
+          await waitFor(`${failures} failed write(s)`, () => failed.length >= failures, 30_000);
           const [row] = await c.query<{ state: string; attempts: number; locked: boolean }>(
             `SELECT state, attempts, locked_until > (extract(epoch from clock_timestamp()) * 1000)::bigint AS locked
              FROM $S.outbox WHERE issue = 2`,

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { type GitHubProxy, startGitHubProxy } from "../support/github-proxy.js";
 import { alice, bob, type UserSpec } from "../support/payloads.js";
 import { logLines, waitFor } from "../support/server-process.js";
-import { commentPosts, commentRequests, FULL, issuesWritten, isMutationDocument, isWrite, labels, leaseLabels, postsComment, replies } from "./issue-view.js";
+import { commentPosts, commentRequests, FULL, issuesWritten, isWrite, isWriteTo, labels, leaseLabels, postsComment, replies } from "./issue-view.js";
 import { E2E_WRITES, withLiveApp } from "./live-app.js";
 
 const carol: UserSpec = { login: "carol", id: 1005, association: "CONTRIBUTOR" };
@@ -106,7 +106,7 @@ describe.concurrent("Nothing lost: kill -9, SIGTERM and restarts", () => {
         // The release commits with its handoff; the process dies as GitHub takes the first write of it, before the reply.
         // (On GITHUB_WRITES=graphql the first mutation document: it names no issue in its path, and issue 1 is the only one.)
         proxy.onResponse = async (r) => {
-          if (isMutationDocument(r) || (isWrite(r) && /\/issues\/1\//.test(r.path))) {
+          if (isWriteTo(r, 1)) {
             proxy.onResponse = null;
             first.kill("SIGKILL");
             await first.exited;

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import { commentPosts, FULL, replies } from "../e2e/issue-view.js";
+import { commentPosts, FULL, isMutationDocument, replies } from "../e2e/issue-view.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
 import type { RecordedRequest } from "../support/fake-github/types.js";
 import { commentPayload, REPO, type UserSpec } from "../support/payloads.js";
@@ -36,11 +36,10 @@ afterEach(async () => {
 });
 
 const isGraphql = (r: RecordedRequest) => r.method === "POST" && r.path === "/graphql";
-const isMutation = (r: RecordedRequest) => isGraphql(r) && /^\s*mutation\b/.test(String((r.body as { query?: unknown })?.query));
 
 /** What a slice of the fake's log holds: id queries, mutation documents, and REST requests. */
 function kinds(requests: RecordedRequest[]): { queries: number; documents: number; rest: number } {
-  const documents = requests.filter(isMutation).length;
+  const documents = requests.filter(isMutationDocument).length;
   const queries = requests.filter(isGraphql).length - documents;
   return { queries, documents, rest: requests.length - queries - documents };
 }
@@ -137,7 +136,7 @@ describe("GITHUB_WRITES=graphql: one document per command", () => {
     await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 2 }));
     await waitFor("the reply", () => replies(fake, 2).length === 1, 30_000, 5);
     await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
-    const documents = fake.requests.slice(mark).filter(isMutation);
+    const documents = fake.requests.slice(mark).filter(isMutationDocument);
     // The document whose addLabelsToLabelable met NOT_FOUND; then the label made again; then the effect's document again.
     expect(documents.length).toBe(3);
     expect(fake.comments(FULL, 2)).toHaveLength(1);
@@ -156,7 +155,7 @@ describe("GITHUB_WRITES=graphql: one document per command", () => {
     fake.rateLimitNextGraphql(1);
     await a.receive("issue_comment", commentPayload({ body: "/claim", author: person(1), issue: 1 }));
     await waitFor("the reply", () => replies(fake, 1).length === 1, 30_000, 10);
-    const documents = fake.requests.filter(isMutation);
+    const documents = fake.requests.filter(isMutationDocument);
     for (const d of documents) limited.push(d.at);
     // The refused document, then (at least the least pause later) the labels created and the claim's document.
     expect(documents).toHaveLength(3);
