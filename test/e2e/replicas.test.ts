@@ -138,14 +138,18 @@ describe.concurrent("Several replicas on one PostgreSQL database", () => {
         b.kill("SIGSTOP");
         d.kill("SIGSTOP");
         try {
-          for (const [who, n] of [[bob, 1], [carol, 2], [dave, 3]] as const) {
+          // Bob's claim first, alone, until its reply is on GitHub and unanswered:
+          // effects taken in one pass may reach GitHub in any order.
+          expect(await doomed.send("issue_comment", comment("/claim", bob, 1))).toBe(200);
+          await waitFor("bob's reply posted, unanswered", () => stuck === 1 && replies(fake, 1).length === 2, 30_000);
+          for (const [who, n] of [[carol, 2], [dave, 3]] as const) {
             expect(await doomed.send("issue_comment", comment("/claim", who, n))).toBe(200);
           }
-          // REST: a write of two effects gets through before it hangs: bob's
-          // "held" reply (its only write), and carol's labels. Labels are added
-          // in the repository's label turn, so dave's wait behind carol's.
+          // REST: carol's labels get through too before they hang (bob's reply
+          // was his only write). Labels are added in the repository's label
+          // turn, so dave's wait behind carol's.
           // GraphQL: a whole document is sent in the repository's turn, so
-          // bob's (his reply) hangs, and carol's and dave's wait behind it.
+          // carol's and dave's wait behind bob's, which hangs.
           const stuckWrites = E2E_WRITES === "rest" ? 2 : 1;
           await waitFor(`${stuckWrites} write(s) done, unanswered`, () => stuck === stuckWrites, 30_000);
           expect(replies(fake, 1)).toHaveLength(2);
