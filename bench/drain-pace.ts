@@ -19,7 +19,9 @@
  *   at `fetch` in this process (goal 0);
  * - `parked` (goal 0) and `duplicates`: replies posted more than once (goal 0);
  * - `requests_per_claim` and `requests_per_release`: GitHub requests per
- *   command, reads included; `limit_hits`: requests GitHub refused (goal 0).
+ *   command, reads included; `requests_per_next_claim`: of an agent's claim
+ *   after it claimed an issue and released it (its labels made before);
+ *   `limit_hits`: requests GitHub refused (goal 0).
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -47,6 +49,8 @@ export interface PaceResult {
   comments: number;
   requests_per_claim: number;
   requests_per_release: number;
+  /** An agent's steady state: requests of its next claim, after it claimed an issue and let it go. */
+  requests_per_next_claim: number;
   /** Requests the fake refused over a limit, claims and releases (goal 0). */
   limit_hits: number;
 }
@@ -111,7 +115,8 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
   let runtime: Runtime | undefined;
   try {
     const repo = benchRepo(0);
-    await fake.know(known([repo]), Array.from({ length: 60 }, (_, i) => `pacer-${i}`));
+    const agents = 20;
+    await fake.know(known([repo]), [...Array.from({ length: 60 }, (_, i) => `pacer-${i}`), ...Array.from({ length: agents }, (_, k) => `agent-${k}`)]);
     const writeMs = 1000 / scale;
     log(`pace: ${effects} claims on ${effects} issues of one installation; Probot's throttling plugin ${scale}× faster (writes ${writeMs} ms apart, comments ${3 * writeMs} ms apart), retries on`);
     const ledger = new SqliteLedger(join(dir, "leases.db"));
@@ -161,6 +166,21 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
     await Promise.all(Array.from({ length: releases }, (_, i) => command("/release", i)));
     await drained(r0 + Math.max(120_000, releases * 5 * 3 * writeMs * 4));
     const releaseCalls = await fake.summary();
+
+    // An agent's steady state: twenty agents each claim an issue and let it go; their next claims are counted.
+    const agent = (k: number) => ({ login: `agent-${k}`, id: 3_100_000 + k, association: "CONTRIBUTOR" as const });
+    const say = (body: string, k: number, issue: number) =>
+      probot.receive({ id: randomUUID(), name: "issue_comment", payload: inRepo(commentPayload({ body, author: agent(k), issue }), repo) } as never);
+    const each = async (body: string, issue: (k: number) => number) => {
+      const a0 = performance.now();
+      await Promise.all(Array.from({ length: agents }, (_, k) => say(body, k, issue(k))));
+      await drained(a0 + Math.max(120_000, agents * 5 * 3 * writeMs * 4));
+    };
+    await each("/claim", (k) => effects + 1 + k);
+    await each("/release", (k) => effects + 1 + k);
+    await fake.summary();
+    await each("/claim", (k) => effects + 1 + agents + k);
+    const nextCalls = await fake.summary();
     const stats = await ledger.outboxStats();
     await rt.shutdown();
     runtime = undefined;
@@ -182,7 +202,8 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
       comments: calls.comments,
       requests_per_claim: Math.round((calls.requests / effects) * 100) / 100,
       requests_per_release: Math.round((releaseCalls.requests / releases) * 100) / 100,
-      limit_hits: releaseCalls.refused,
+      requests_per_next_claim: Math.round((nextCalls.requests / agents) * 100) / 100,
+      limit_hits: releaseCalls.refused + nextCalls.refused,
     };
     if ((acquired["1"] ?? 0) !== effects) throw new Error(`pace: replies per issue ${JSON.stringify(census.replies)}, expected one each`);
     log(
@@ -190,7 +211,10 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
         `drained in ${result.drain_s} s: ratio ${result.pace_ratio} (goal >= 0.9); ${result.timeouts} aborted by the app, ` +
         `${result.parked} parked, ${result.duplicates} replies twice, ${result.limit_hits} refused over GitHub's limits`,
     );
-    log(`pace: GitHub requests per claim ${result.requests_per_claim}, per release ${result.requests_per_release} (reads included)`);
+    log(
+      `pace: GitHub requests per claim ${result.requests_per_claim}, per release ${result.requests_per_release}, ` +
+        `per agent's next claim ${result.requests_per_next_claim} (reads included)`,
+    );
     return result;
   } finally {
     await runtime?.shutdown();

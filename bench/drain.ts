@@ -27,8 +27,9 @@
  * requests made, requests the fake refused (must be 0), peak RSS and heap of
  * this process (the fake's memory is in its own process), and a census of
  * the issues afterwards: no lease label, no assignee, one expiry reply each.
- * In the JSON line: `requests_per_claim` and `requests_per_release` (the
- * pace run), `requests_per_expiry`, `content_per_hour_max` (the most
+ * In the JSON line: `requests_per_claim`, `requests_per_release` and
+ * `requests_per_next_claim` (an agent's claim after it released its last
+ * issue; the pace run), `requests_per_expiry`, `content_per_hour_max` (the most
  * content-creating requests GitHub saw in any of its hours, never above
  * 500), `limit_hits` (requests GitHub refused, goal 0), and `wave_s` (the
  * wave's time in production seconds) beside `wave_floor_s` (the least time
@@ -115,7 +116,11 @@ async function main(): Promise<void> {
   // First, a burst for one installation at the throttle's own pace.
   const pace = await runPace({ effects: args.pace.effects, scale: args.pace.scale, log });
   const paceJson = { pace_floor_s: pace.pace_floor_s, drain_s: pace.drain_s, pace_ratio: pace.pace_ratio, timeouts: pace.timeouts, duplicates: pace.duplicates, pace_parked: pace.parked, pace_effects: pace.effects, pace_scale: pace.scale, pace_limit_hits: pace.limit_hits };
-  const perCommand = { requests_per_claim: pace.requests_per_claim, requests_per_release: pace.requests_per_release };
+  const perCommand = {
+    requests_per_claim: pace.requests_per_claim,
+    requests_per_release: pace.requests_per_release,
+    requests_per_next_claim: pace.requests_per_next_claim,
+  };
   if (args.pace.only) {
     if (args.json) console.log(JSON.stringify({ ...perCommand, ...paceJson, parked: pace.parked }));
     rmSync(dir, { recursive: true, force: true });
@@ -266,14 +271,15 @@ async function main(): Promise<void> {
       hms(waveS * 1000),
       `GitHub's content limits allow no less than ${hms(waveFloorS * 1000)} for one notice per lease: ratio ${(waveFloorS / waveS).toFixed(3)} (goal >= 0.9)`,
     );
-    row("requests per expiry", (calls.requests / leases).toFixed(2), `per claim ${pace.requests_per_claim}, per release ${pace.requests_per_release} (the pace run; goal 1 each)`);
+    row("requests per expiry", (calls.requests / leases).toFixed(2), `per claim ${pace.requests_per_claim} (an agent's next ${pace.requests_per_next_claim}), per release ${pace.requests_per_release} (the pace run; goal 1 each)`);
     row("peak RSS, MB", (peak.rss / MB).toFixed(1), `at start ${(base.rss / MB).toFixed(1)}`);
     row("peak heap used, MB", (peak.heap / MB).toFixed(1), `at start ${(base.heapUsed / MB).toFixed(1)}`);
     row("effects parked (failed)", String(stats.parked), stats.parked === 0 ? "ok" : "MISSED");
     row(
       "issues left labelled / assigned",
       `${census.labelled} / ${census.assigned}`,
-      `of ${census.issues}; app labels left in repos (besides \`claimed\` and the late claim's): ${census.repoLabels}`,
+      `of ${census.issues}; app labels left in repos (besides \`claimed\` and the late claim's): ${census.repoLabels}` +
+        " (on GraphQL they linger a day, LABEL_LINGER_S)",
     );
     row("expiry replies", exactlyOnce ? "1 per issue" : JSON.stringify(replies("expired")), exactlyOnce ? "ok" : "MISSED: exactly one each");
 

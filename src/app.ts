@@ -23,7 +23,7 @@ import { Drainer } from "./outbox/drainer.js";
 import { type GitHubPort, octokitPort } from "./github/github-port.js";
 import { GitHubBudget } from "./github/budget.js";
 import { NodeIds } from "./github/node-ids.js";
-import { type BudgetSettings, budgetSettings, type GithubWrites, githubWrites } from "./github/budget-settings.js";
+import { type BudgetSettings, budgetSettings, type GithubWrites, githubWrites, labelLingerMs } from "./github/budget-settings.js";
 import { healthReport } from "./metrics/health.js";
 import { HolderLogins } from "./leasing/holder-logins.js";
 import { rememberRepos } from "./leasing/remember-repos.js";
@@ -153,6 +153,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     // Read before anything starts: a wrong GITHUB_CONTENT_PER_* ends the start, naming it.
     const { minPauseMs, ...limits } = budgetSettings(process.env);
     const writes = opts.writes ?? githubWrites(process.env, "graphql");
+    const labelLinger = labelLingerMs(process.env);
     // GraphQL names issues, labels and people by node id: those every webhook shows are kept, and asked of GitHub only when missing.
     const nodeIds = writes === "graphql" ? new NodeIds() : null;
     if (nodeIds) app.onAny(async (context) => nodeIds.learn(context.payload));
@@ -177,6 +178,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       sendEvent,
       writes,
       nodeIds,
+      labelLingerMs: labelLinger,
       // A lease changed on GitHub: re-check the open pull requests that close the issue.
       onLeaseChanged: async (installation, key) => {
         if ((await recheckPullRequests(ledger, installation, key, clock())) > 0) drainer.kick();

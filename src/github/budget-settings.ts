@@ -69,6 +69,24 @@ export function budgetSettings(env: NodeJS.ProcessEnv): Pick<BudgetSettings, "co
   };
 }
 
+/** LABEL_LINGER_S's default: a day. */
+export const DEFAULT_LABEL_LINGER_MS = 24 * 3_600_000;
+
+/**
+ * From LABEL_LINGER_S (default 86400, a day; 0 to 2592000): how long, on the
+ * GraphQL path, a holder or token label that no live lease calls for stays
+ * in the repository before it is deleted, so that the next claim that calls
+ * for it adds it in its one document rather than creating it first. A wrong
+ * value ends the start, naming it.
+ */
+export function labelLingerMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.LABEL_LINGER_S;
+  if (raw === undefined || raw === "") return DEFAULT_LABEL_LINGER_MS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 30 * 86_400) throw new Error(`LABEL_LINGER_S must be a whole number of seconds from 0 to 2592000; it is "${raw}"`);
+  return n * 1000;
+}
+
 /** How an effect's writes go to GitHub: one GraphQL document per effect, or one REST request per write. */
 export type GithubWrites = "graphql" | "rest";
 

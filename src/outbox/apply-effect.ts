@@ -55,6 +55,7 @@ export class EffectApplier {
       stopping: () => hooks.stopping(),
       onLeaseChanged: o.onLeaseChanged,
       writes: o.writes,
+      labelLingerMs: o.labelLingerMs,
       ...(o.nodeIds ? { nodeIds: o.nodeIds } : {}),
     });
   }

@@ -11,7 +11,7 @@ import type { FollowLinks, LeaseReads, NamedLocks, OutboxStore, Reflections } fr
 import type { GitHubPort } from "../github/github-port.js";
 import type { GitHubBudget } from "../github/budget.js";
 import type { SendEvent } from "../events/send-event.js";
-import type { GithubWrites } from "../github/budget-settings.js";
+import { DEFAULT_LABEL_LINGER_MS, type GithubWrites } from "../github/budget-settings.js";
 import type { NodeIds } from "../github/node-ids.js";
 
 /** What became of an attempt at an effect; "lost_lock" when another drainer had taken it meanwhile. */
@@ -62,6 +62,8 @@ export interface DrainerOptions {
   writes?: GithubWrites;
   /** Node ids webhooks showed, for `graphql` writes; default none learned. */
   nodeIds?: NodeIds | null;
+  /** On `graphql` writes, how long a holder or token label no lease calls for lingers in its repository (LABEL_LINGER_S); default a day. */
+  labelLingerMs?: number;
 }
 
 export const DEFAULT_LOCK_MS = 20_000;
@@ -89,6 +91,7 @@ export function drainerSettings(opts: DrainerOptions): DrainerSettings {
     sendEvent: null,
     writes: "graphql",
     nodeIds: null,
+    labelLingerMs: DEFAULT_LABEL_LINGER_MS,
     ...opts,
   };
 }

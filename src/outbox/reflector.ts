@@ -26,7 +26,7 @@ import type { ReflectPayload } from "./effects.js";
 import { WriteBatch } from "./write-batch.js";
 import { among, RepoLabels, type RepoLabelTurn, same } from "./repo-labels.js";
 import { NodeIds } from "../github/node-ids.js";
-import type { GithubWrites } from "../github/budget-settings.js";
+import { DEFAULT_LABEL_LINGER_MS, type GithubWrites } from "../github/budget-settings.js";
 import { takeContentAhead } from "../github/budgeted-port.js";
 import { type Change, type Reflection, settled } from "./reflection.js";
 
@@ -35,6 +35,8 @@ type Turn = RepoLabelTurn;
 interface Ctx {
   turn: Turn;
   save: (reflection: Reflection) => Promise<void>;
+  /** How long holder and token labels no lease calls for linger in the repository (repo-labels.ts); 0: deleted at once. */
+  lingerMs: number;
 }
 
 const issueKey = (effect: Effect, p: ReflectPayload): IssueKey => ({ repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue });
@@ -46,6 +48,13 @@ export interface ReflectorOptions extends RepoTurnsOptions {
   writes?: GithubWrites;
   /** Node ids webhooks showed (app.ts keeps them); default none. */
   nodeIds?: NodeIds;
+  /**
+   * On the GraphQL path, how long a holder or token label no live lease calls
+   * for stays in the repository before it is deleted (LABEL_LINGER_S); default
+   * a day. The REST path deletes it at once: REST adds a label by its name,
+   * and GitHub creates one the repository lacks in the same request.
+   */
+  labelLingerMs?: number;
 }
 
 const DEFAULT_TEMPLATES: LabelTemplates = { claimed: "claimed", holder: "claimed-by: {holder}", token: "lease #{token}" };
@@ -96,7 +105,7 @@ export class Reflector {
     const save = (reflection: Reflection) => ledger.putReflection(effect.repoId, effect.issue, reflection, clock());
     let changes: Change[] = [];
     if (this.o.writes !== "graphql" || !github.mutate) {
-      const changed = await this.applyWith(effect, p, prior, github, signal, opts, { turn: (...a) => this.turns.run(...a), save });
+      const changed = await this.applyWith(effect, p, prior, github, signal, opts, { turn: (...a) => this.turns.run(...a), save, lingerMs: 0 });
       if (changed) changes.push({ effect, p, current: changed.current });
     } else {
       const group = [{ effect, p }, ...(opts.followers ?? []).map((e) => ({ effect: e, p: e.payload as ReflectPayload }))];
@@ -130,14 +139,16 @@ export class Reflector {
     const templates = p.labels ?? prior?.templates ?? DEFAULT_TEMPLATES;
     const changes: Change[] = [];
     await this.turns.run(effect.repoId, github, signal, async (repo, github) => {
-      const before = structuredClone({ created: repo.created, deleted: repo.deleted, made: repo.made, foreign: repo.foreign, kept: repo.kept });
+      const { created, deleted, made, foreign, kept, lingering } = repo;
+      const before = structuredClone({ created, deleted, made, foreign, kept, lingering });
       if (prior?.assignee && prior.assigneeId && this.nodeIds.user(prior.assignee) === undefined) this.nodeIds.setUser(prior.assignee, prior.assigneeId);
       const batch = new WriteBatch(github, { owner: p.owner, repo: p.repo }, effect.repoId, effect.issue, this.nodeIds, prior?.nodeId ?? null, (name) => labelKind(templates, name));
       const turn: Turn = (_repoId, _github, _signal, f) => f(repo, batch.port);
       let last = prior;
       const keep = async (r: Reflection) => void (last = r);
+      const lingerMs = this.o.labelLingerMs ?? DEFAULT_LABEL_LINGER_MS;
       for (const g of group) {
-        const changed = await this.applyWith(g.effect, g.p, last, batch.port, signal, opts, { turn, save: keep });
+        const changed = await this.applyWith(g.effect, g.p, last, batch.port, signal, opts, { turn, save: keep, lingerMs });
         if (changed) changes.push({ ...g, current: changed.current });
       }
       try {
@@ -166,7 +177,7 @@ export class Reflector {
     const key = issueKey(effect, p);
     if (p.gone) {
       const templates = prior?.templates ?? DEFAULT_TEMPLATES;
-      await this.labels.remove(key, r, github, templates, prior?.labels ?? [], { issueGone: true, signal }, ctx.turn);
+      await this.labels.remove(key, r, github, templates, prior?.labels ?? [], { issueGone: true, signal, lingerMs: ctx.lingerMs }, ctx.turn);
       signal.throwIfAborted();
       await ctx.save({ labels: [], assignee: null });
       return null;
@@ -272,8 +283,10 @@ export class Reflector {
             (exists ? repo.foreign : repo.made).push(d.name);
           }
         }
-        // Adding a label brings it back to the repository (GitHub creates it).
+        // Adding a label brings it back to the repository (GitHub creates it), or ends its lingering there.
         repo.deleted = repo.deleted.filter((name) => !toAdd.some((d) => same(d.name, name)));
+        repo.lingering = repo.lingering?.filter((l) => !toAdd.some((d) => same(d.name, l.name)));
+        if (repo.lingering?.length === 0) delete repo.lingering;
         await github.addLabels(r, key.issue, toAdd.map((d) => d.name));
         added.push(...toAdd.map((d) => d.name));
       });
@@ -281,9 +294,10 @@ export class Reflector {
     const desired = desiredLabels(templates, current).map((d) => d.name);
     // From `present`, removed ones included: a holder or token label taken off by hand may still need deleting from the repository.
     const toRemove = present.filter((name) => !among(desired, name));
-    if (toRemove.length > 0) await this.labels.remove(key, r, github, templates, toRemove, { issueGone: false, signal }, ctx.turn);
-    else if (((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.kept?.length) {
-      await ctx.turn(key.repoId, github, signal, (repo, github) => this.labels.deleteUnused(key, r, repo, github, templates));
+    const { lingerMs } = ctx;
+    if (toRemove.length > 0) await this.labels.remove(key, r, github, templates, toRemove, { issueGone: false, signal, lingerMs }, ctx.turn);
+    else if (this.labels.hasUnused((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null, lingerMs)) {
+      await ctx.turn(key.repoId, github, signal, (repo, github) => this.labels.deleteUnused(key, r, repo, github, templates, lingerMs));
     }
 
     let assignee = prior?.assignee ?? null;

@@ -13,6 +13,13 @@ export const same = (a: string | null | undefined, b: string | null | undefined)
   (a ?? "").toLowerCase() === (b ?? "").toLowerCase();
 export const among = (names: readonly string[], name: string) => names.some((n) => same(n, name));
 
+/**
+ * At most this many lingering labels are deleted by one effect, the oldest
+ * first: its document stays small, and the thousands of holder labels an
+ * expiry wave leaves go with the repository's effects that follow.
+ */
+export const DELETE_AT_ONCE = 20;
+
 /** How a repository's turn is taken (RepoTurns.run, or the turn an effect holds already). */
 export type RepoLabelTurn = RepoTurns["run"];
 
@@ -27,7 +34,10 @@ export class RepoLabels {
    * and `lease #` labels. One the app deleted already is gone from this issue
    * too: in an expiry wave every first tenure's `lease #1` would otherwise be
    * deleted again. For an issue that is gone, only the repository's labels
-   * are deleted.
+   * are deleted. With `lingerMs` (GITHUB_WRITES=graphql), such a label is
+   * only taken off the issue and lingers in the repository that long
+   * (`lingering`): a claim that calls for it again adds it by its id, in
+   * its one document, where a deleted one must first be created by another.
    */
   async remove(
     key: IssueKey,
@@ -35,7 +45,7 @@ export class RepoLabels {
     github: GitHubPort,
     templates: LabelTemplates,
     names: string[],
-    opts: { issueGone: boolean; signal: AbortSignal },
+    opts: { issueGone: boolean; signal: AbortSignal; lingerMs: number },
     turn: RepoLabelTurn,
   ): Promise<void> {
     await turn(key.repoId, github, opts.signal, async (repo, github) => {
@@ -44,9 +54,12 @@ export class RepoLabels {
       const inUse = await this.inUse(key, templates, names.filter((name) => among(repo.made, name)), key.issue);
       for (const name of names) {
         if (among(repo.made, name) && !inUse.has(name.toLowerCase())) {
-          await github.deleteRepoLabel(r, name);
-          repo.made = repo.made.filter((n) => !same(n, name));
-          repo.deleted.push(name);
+          if (opts.lingerMs > 0) {
+            if (!opts.issueGone) await github.removeIssueLabel(r, key.issue, name);
+            this.linger(repo, name);
+          } else {
+            await this.deleteMade(r, repo, github, name);
+          }
         } else if (among(repo.deleted, name)) {
           continue;
         } else {
@@ -54,28 +67,58 @@ export class RepoLabels {
           if (!opts.issueGone) await github.removeIssueLabel(r, key.issue, name);
         }
       }
-      await this.deleteUnused(key, r, repo, github, templates);
+      await this.deleteUnused(key, r, repo, github, templates, opts.lingerMs);
     });
+  }
+
+  /** Whether a turn has labels to look at: kept for other leases, or lingering past `lingerMs`. */
+  hasUnused(repo: Partial<RepoReflection> | null, lingerMs: number): boolean {
+    const now = this.o.clock();
+    return (repo?.kept?.length ?? 0) > 0 || (repo?.lingering ?? []).some((l) => l.since + lingerMs <= now);
   }
 
   /**
    * In a turn: deletes from the repository the labels kept for other leases
-   * (`kept`) that no live lease calls for any more. One still on an issue
-   * whose lease ended goes from it too, as it should; that issue's effect
-   * then finds it deleted.
+   * (`kept`) that no live lease calls for any more (with `lingerMs`, they
+   * linger first), and those that have lingered `lingerMs` (DELETE_AT_ONCE
+   * of them, the oldest). One still on an
+   * issue whose lease ended goes from it too, as it should; that issue's
+   * effect then finds it deleted. A lingering label a live lease calls for
+   * again is kept for it.
    */
-  async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates): Promise<void> {
-    if (repo.kept.length === 0) return;
-    const inUse = await this.inUse(key, templates, repo.kept, null);
+  async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates, lingerMs: number): Promise<void> {
+    if (!this.hasUnused(repo, lingerMs)) return;
+    const now = this.o.clock();
+    const due = (repo.lingering ?? []).filter((l) => l.since + lingerMs <= now).slice(0, DELETE_AT_ONCE).map((l) => l.name);
+    const inUse = await this.inUse(key, templates, [...repo.kept, ...due], null);
     for (const name of [...repo.kept]) {
       if (inUse.has(name.toLowerCase())) continue;
       if (among(repo.made, name)) {
-        await github.deleteRepoLabel(r, name);
-        repo.made = repo.made.filter((n) => !same(n, name));
-        repo.deleted.push(name);
+        if (lingerMs > 0) this.linger(repo, name);
+        else await this.deleteMade(r, repo, github, name);
       }
       repo.kept = repo.kept.filter((n) => !same(n, name));
     }
+    for (const name of due) {
+      repo.lingering = repo.lingering?.filter((l) => !same(l.name, name));
+      if (!among(repo.made, name)) continue;
+      if (!inUse.has(name.toLowerCase())) await this.deleteMade(r, repo, github, name);
+      else if (!among(repo.kept, name)) repo.kept.push(name);
+    }
+    if (repo.lingering?.length === 0) delete repo.lingering;
+  }
+
+  /** Deletes a label the app made from the repository, which takes it off every issue. */
+  private async deleteMade(r: Repo, repo: RepoReflection, github: GitHubPort, name: string): Promise<void> {
+    await github.deleteRepoLabel(r, name);
+    repo.made = repo.made.filter((n) => !same(n, name));
+    repo.deleted.push(name);
+  }
+
+  /** Marks a label the app made as lingering in the repository from now (again, if it was). */
+  private linger(repo: RepoReflection, name: string): void {
+    const others = (repo.lingering ?? []).filter((l) => !same(l.name, name));
+    repo.lingering = [...others, { name, since: this.o.clock() }];
   }
 
   /**

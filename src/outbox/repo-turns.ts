@@ -29,6 +29,14 @@ export interface RepoReflection {
    * them, by the next effect of the repository.
    */
   kept: string[];
+  /**
+   * Holder and token labels the app made that no live lease calls for any
+   * more, taken off their issues but left in the repository since `since`
+   * (ms), for a later claim to add by its id without creating it again
+   * (GITHUB_WRITES=graphql, LABEL_LINGER_S): deleted by the repository's
+   * first effect once they have lingered that long.
+   */
+  lingering?: Array<{ name: string; since: number }>;
   /** GitHub's node ids (GITHUB_WRITES=graphql): of labels by name in lower case, and of the repository. */
   ids?: Record<string, string>;
   nodeId?: string;
@@ -80,6 +88,7 @@ export class RepoTurns {
           made: [...(saved?.made ?? [])],
           foreign: [...(saved?.foreign ?? [])],
           kept: [...(saved?.kept ?? [])],
+          ...(saved?.lingering?.length ? { lingering: saved.lingering.map((l) => ({ ...l })) } : {}),
           ...(saved?.ids ? { ids: { ...saved.ids } } : {}),
           ...(saved?.nodeId ? { nodeId: saved.nodeId } : {}),
         };

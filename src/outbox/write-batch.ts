@@ -47,6 +47,8 @@ export class WriteBatch {
   private readonly recorded: Recorded[] = [];
   /** Names the reflector took for labels the app makes (`labelExists` said no without asking). */
   private readonly probed = new Set<string>();
+  /** Labels this batch created: the app's, however a later query of the same flush finds them. */
+  private readonly createdHere = new Set<string>();
   /** Names the reflector asked to create with their style (the `claimed` label). */
   private readonly styled = new Map<string, { name: string; color: string; description: string }>();
   private readonly learned: Learned[] = [];
@@ -214,7 +216,7 @@ export class WriteBatch {
    * effect (`before`), with what GitHub's answers showed (labels created,
    * labels found there before the app); its ids are kept.
    */
-  restore(repo: RepoReflection, before: Pick<RepoReflection, "created" | "deleted" | "made" | "foreign" | "kept">): void {
+  restore(repo: RepoReflection, before: Pick<RepoReflection, "created" | "deleted" | "made" | "foreign" | "kept" | "lingering">): void {
     Object.assign(repo, structuredClone(before));
     for (const learn of this.learned) learn(repo);
   }
@@ -271,7 +273,10 @@ export class WriteBatch {
     const failures: GraphqlFailure[] = [];
     results.forEach((result, i) => {
       const name = names[i]!;
-      if (result.ok && result.labelId) this.note(repo, (m) => void (m.ids ??= {}, (m.ids[lower(name)] = result.labelId!)));
+      if (result.ok && result.labelId) {
+        this.createdHere.add(lower(name));
+        this.note(repo, (m) => void (m.ids ??= {}, (m.ids[lower(name)] = result.labelId!)));
+      }
       else if (!result.ok && result.error.type === "UNPROCESSABLE") there.push(name);
       else if (!result.ok && again && unresolved(result.error) === repositoryId) unmade.push(name);
       else failures.push(result.ok ? { message: `createLabel ${name}: no id` } : result.error);
@@ -294,7 +299,8 @@ export class WriteBatch {
 
   /** A label GitHub has, with its id: one the reflector took for the app's to make was there before, and is never deleted. */
   private found(repo: RepoReflection, name: string, id: string): void {
-    const before = this.probed.has(lower(name));
+    // (One this flush created, asked again when another label of its mutation was not found, is not.)
+    const before = this.probed.has(lower(name)) && !this.createdHere.has(lower(name));
     this.note(repo, (m) => {
       (m.ids ??= {})[lower(name)] = id;
       if (!before) return;

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { GitHubBudget, type Slot } from "../../src/github/budget.js";
-import { budgetSettings, CONTENT, githubWrites, READ, type Tier, WRITE } from "../../src/github/budget-settings.js";
+import { budgetSettings, CONTENT, githubWrites, labelLingerMs, READ, type Tier, WRITE } from "../../src/github/budget-settings.js";
 import { rateLimitWait } from "../../src/outbox/after-failure.js";
 import { budgeted, takeContentAhead } from "../../src/github/budgeted-port.js";
 import type { GitHubPort } from "../../src/github/github-port.js";
@@ -244,6 +244,16 @@ describe("GitHub's budget", () => {
     expect(githubWrites({ GITHUB_WRITES: "rest" }, "graphql")).toBe("rest");
     expect(githubWrites({ GITHUB_WRITES: "graphql" }, "rest")).toBe("graphql");
     expect(() => githubWrites({ GITHUB_WRITES: "REST" }, "graphql")).toThrow('GITHUB_WRITES must be "graphql" or "rest"; it is "REST"');
+  });
+
+  it("LABEL_LINGER_S: a day by default, 0 for at once, seconds up to 30 days, anything else refused by name", () => {
+    expect(labelLingerMs({})).toBe(86_400_000);
+    expect(labelLingerMs({ LABEL_LINGER_S: "" })).toBe(86_400_000);
+    expect(labelLingerMs({ LABEL_LINGER_S: "0" })).toBe(0);
+    expect(labelLingerMs({ LABEL_LINGER_S: "3600" })).toBe(3_600_000);
+    for (const bad of ["-1", "1.5", "1d", String(31 * 86_400)]) {
+      expect(() => labelLingerMs({ LABEL_LINGER_S: bad })).toThrow(`LABEL_LINGER_S must be a whole number of seconds from 0 to 2592000; it is "${bad}"`);
+    }
   });
 });
 

@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_LABEL_LENGTH } from "../../src/github/labels.js";
+import { DELETE_AT_ONCE } from "../../src/outbox/repo-labels.js";
 import { commentPosts, FULL, isMutationDocument, isWrite, replies, repoLabelNames } from "../e2e/issue-view.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
 import { alice, bob, commentPayload, REPO, type UserSpec } from "../support/payloads.js";
@@ -16,7 +17,18 @@ import { APP_ID, type AppOnFake, startAppOnFake } from "../support/probot-on-fak
 const T0 = Date.parse("2026-12-01T12:00:00Z");
 const HOUR = 3_600_000;
 
-describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHUB_WRITES=%s)", (writes) => {
+/**
+ * GraphQL as it runs by default (holder and token labels no lease calls for
+ * linger a day in the repository), GraphQL with LABEL_LINGER_S=0 (deleted at
+ * once, as on REST), and REST.
+ */
+const PATHS = [
+  { name: "graphql", writes: "graphql", linger: true },
+  { name: "graphql, LABEL_LINGER_S=0", writes: "graphql", linger: false },
+  { name: "rest", writes: "rest", linger: false },
+] as const;
+
+describe.each(PATHS)("labels and notices on GitHub (GITHUB_WRITES=$name)", ({ writes, linger }) => {
   let fake: FakeGitHub;
   let app: AppOnFake;
   let now = T0;
@@ -26,7 +38,7 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
     // The payloads' repository by its id: the node ids webhooks carry name the fake's records.
     fake.addRepo(FULL, { id: REPO.id });
     now = T0;
-    app = await startAppOnFake(fake, { throttle: "off", writes, background: false, clock: () => now });
+    app = await startAppOnFake(fake, { throttle: "off", writes, background: false, clock: () => now, ...(linger ? {} : { drainer: { labelLingerMs: 0 } }) });
   });
   afterEach(async () => {
     await app.close();
@@ -46,6 +58,8 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
   }
   const labels = (issue: number) => fake.issueLabels(FULL, issue).sort();
   const repoLabels = () => repoLabelNames(fake).sort();
+  /** The repository's labels: those live leases use, and those of leases that ended (lingering on the default GraphQL path, deleted otherwise). */
+  const expectRepoLabels = (live: string[], ended: string[]) => expect(repoLabels()).toEqual([...live, ...(linger ? ended : [])].sort());
 
   it("fits a 39-character login in a holder label of at most 50 characters, unique for two logins sharing a prefix, and deletes it with the lease", async () => {
     const prefix = "a-very-long-github-login-shared-by-";
@@ -67,7 +81,7 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
     // The release recognises the shortened label as the holder's: off the issue, and out of the repository.
     await say("/release", one, 1);
     expect(labels(1)).toEqual([]);
-    expect(repoLabels()).toEqual(["claimed", holderTwo, "lease #1"].sort());
+    expectRepoLabels(["claimed", holderTwo, "lease #1"], [holderOne]);
     expect(fake.assignees(FULL, 1)).toEqual([]);
   });
 
@@ -78,7 +92,7 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
     expect(repoLabels()).toEqual(["tok-1", "wip: alice"]);
     await say("/release", alice, 1);
     expect(labels(1)).toEqual([]);
-    expect(repoLabels()).toEqual([]);
+    expectRepoLabels([], ["tok-1", "wip: alice"]);
     expect(replies(fake, 1).map((r) => r.outcome)).toEqual(["acquired", "released"]);
   });
 
@@ -91,7 +105,7 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
     expect(repoLabels()).toEqual(["claimed", "claimed-by: alice", "lease #1"]);
     await say("/release", alice, 2);
     expect(labels(2)).toEqual([]);
-    expect(repoLabels()).toEqual(["claimed"]);
+    expectRepoLabels(["claimed"], ["claimed-by: alice", "lease #1"]);
     expect(await app.ledger.list(REPO.id, now)).toEqual([]);
   });
 
@@ -102,7 +116,7 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
     await app.runtime.sweeper.sweep();
     await app.runtime.drainer.drainAll();
     expect([labels(1), labels(2)]).toEqual([[], []]);
-    expect(repoLabels()).toEqual(["claimed"]);
+    expectRepoLabels(["claimed"], ["claimed-by: alice", "claimed-by: bob", "lease #1"]);
     expect(fake.assignees(FULL, 1)).toEqual([]);
     expect([replies(fake, 1), replies(fake, 2)].map((r) => r.map((x) => x.op))).toEqual([["claim", "expire"], ["claim", "expire"]]);
 
@@ -112,7 +126,7 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
     expect(labels(1)).toEqual(["claimed", "claimed-by: bob", "lease #2"]);
     expect(labels(3)).toEqual(["claimed", "claimed-by: alice", "lease #1"]);
     await say("/release", alice, 3);
-    expect(repoLabels()).toEqual(["claimed", "claimed-by: bob", "lease #2"]);
+    expectRepoLabels(["claimed", "claimed-by: bob", "lease #2"], ["claimed-by: alice", "lease #1"]);
   });
 
   it("lets another claim an expired lease before the sweeper ends it: token 2, the old holder's labels and assignee swapped for the new, one reply", async () => {
@@ -121,7 +135,7 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
     await say("/claim", bob, 1);
     expect(labels(1)).toEqual(["claimed", "claimed-by: bob", "lease #2"]);
     expect(fake.assignees(FULL, 1)).toEqual(["bob"]);
-    expect(repoLabels()).toEqual(["claimed", "claimed-by: bob", "lease #2"]);
+    expectRepoLabels(["claimed", "claimed-by: bob", "lease #2"], ["claimed-by: alice", "lease #1"]);
     expect(replies(fake, 1).map((r) => [r.outcome, r.token, r.holder])).toEqual([["acquired", 1, "alice"], ["acquired", 2, "bob"]]);
     expect(commentPosts(fake).get(1)).toBe(2);
   });
@@ -133,7 +147,7 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
     expect(labels(1)).toEqual(["bug", "claimed", "claimed-by: bob", "lease #1"]);
     await say("/release", bob, 1);
     expect(labels(1)).toEqual(["bug", "claimed"]);
-    expect(repoLabels()).toEqual(["bug", "claimed"]);
+    expectRepoLabels(["bug", "claimed"], ["claimed-by: bob", "lease #1"]);
   });
 
   it("never deletes from the repository a holder or token label that existed before the app first used it: it only comes off the issue", async () => {
@@ -147,6 +161,50 @@ describe.each(["graphql", "rest"] as const)("labels and notices on GitHub (GITHU
       expect(labels(issue)).toEqual([]);
       expect(repoLabels()).toEqual(["claimed", "claimed-by: bob", "lease #1"]);
     }
+  });
+
+  it("a holder's next claim finds its labels lingering (one document), and the repository's first effect a day after deletes them", async () => {
+    await say("/claim", alice, 1);
+    await say("/release", alice, 1);
+    const documents = () => fake.requests.filter(isMutationDocument).length;
+    const before = documents();
+    // An agent's next issue, an hour on: its holder label and `lease #1` are in the repository (lingering) or made again.
+    now += HOUR;
+    await say("/claim", alice, 2);
+    expect(labels(2)).toEqual(["claimed", "claimed-by: alice", "lease #1"]);
+    if (writes === "graphql") expect(documents() - before).toBe(linger ? 1 : 2);
+    await say("/release", alice, 2);
+    expectRepoLabels(["claimed"], ["claimed-by: alice", "lease #1"]);
+
+    // Less than a day on, nothing is deleted; a day after their last use, the repository's next effect deletes them.
+    now += 23 * HOUR;
+    await say("/claim", bob, 3);
+    expectRepoLabels(["claimed", "claimed-by: bob", "lease #1"], ["claimed-by: alice"]);
+    now += 2 * HOUR;
+    const beforeBob = documents();
+    await say("/renew", bob, 3);
+    expect(repoLabels()).toEqual(["claimed", "claimed-by: bob", "lease #1"]);
+    // On GraphQL the deletion rides in the renewal reply's document.
+    if (writes === "graphql") expect(documents() - beforeBob).toBe(1);
+    expect(labels(3)).toEqual(["claimed", "claimed-by: bob", "lease #1"]);
+  });
+
+  it.runIf(linger)("deletes at most DELETE_AT_ONCE lingering labels with one effect, the oldest first, and the rest with the next", async () => {
+    const people: UserSpec[] = Array.from({ length: DELETE_AT_ONCE + 5 }, (_, k) => ({ login: `agent-${k}`, id: 5000 + k, association: "CONTRIBUTOR" }));
+    for (const [k, who] of people.entries()) {
+      await say("/claim", who, 100 + k);
+      await say("/release", who, 100 + k);
+      now += 1000;
+    }
+    const holders = (from: number, to: number) => people.slice(from, to).map((p) => `claimed-by: ${p.login}`);
+    expectRepoLabels(["claimed"], [...holders(0, people.length), "lease #1"]);
+    now += 25 * HOUR;
+    await say("/claim", alice, 1);
+    const lastFive = holders(DELETE_AT_ONCE, people.length);
+    expect(repoLabels()).toEqual(["claimed", "claimed-by: alice", "lease #1", ...lastFive].sort());
+    await say("/release", alice, 1);
+    // alice's labels linger from now; the five left go.
+    expect(repoLabels()).toEqual(["claimed", "claimed-by: alice", "lease #1"].sort());
   });
 
   it("with `reminder_before: 1h`, reminds the holder of a 2h lease once when less than 1h is left, across sweeps, mentioning them", async () => {

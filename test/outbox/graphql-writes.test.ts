@@ -47,7 +47,7 @@ function kinds(requests: RecordedRequest[]): { queries: number; documents: numbe
 const labels = (issue: number) => fake.issueLabels(FULL, issue).sort();
 
 describe("GITHUB_WRITES=graphql: one document per command", () => {
-  it("counts per command, and leaves GitHub as the REST path does", async () => {
+  it("counts per command, and leaves the issues as the REST path does", async () => {
     let offset = 0;
     app = await startAppOnFake(fake, { writes: "graphql", throttle: { scale: SCALE }, clock: () => Date.now() + offset, sweepIntervalMs: 20, drainer: { pollMs: 10 } });
     const a = app;
@@ -73,32 +73,45 @@ describe("GITHUB_WRITES=graphql: one document per command", () => {
     // A refused claim: its reply, one document.
     expect(await count(claim(2, person(3)), () => replies(fake, 2).length === 2)).toEqual({ rest: 0, queries: 0, documents: 1 });
 
-    // A release: the holder's label deleted from the repository, `lease #1` (issue 1 still uses it) and `claimed` taken
-    // off, the assignee, the reply: one document.
+    // A release: the labels taken off (the holder's lingers in the repository, LABEL_LINGER_S), the assignee, the
+    // reply: one document.
     const release = () => a.receive("issue_comment", commentPayload({ body: "/release", author: person(2), issue: 2 }));
     expect(await count(release, () => replies(fake, 2).length === 3)).toEqual({ rest: 0, queries: 0, documents: 1 });
     expect(labels(2)).toEqual([]);
-    expect(fake.repoLabels(FULL).map((l) => l.name).sort()).toEqual(["claimed", "claimed-by: person-1", "lease #1"]);
+    expect(fake.repoLabels(FULL).map((l) => l.name).sort()).toEqual(["claimed", "claimed-by: person-1", "claimed-by: person-2", "lease #1"]);
     expect(fake.assignees(FULL, 2)).toEqual([]);
+
+    // The holder's next issue (an agent's steady state): every label it calls for is there, one document.
+    expect(await count(claim(3, person(2)), () => replies(fake, 3).length === 1)).toEqual({ rest: 0, queries: 0, documents: 1 });
+    expect(labels(3)).toEqual(["claimed", "claimed-by: person-2", "lease #1"]);
 
     // A claim of a known issue by a known holder: its new token's label created, then the document.
     expect(await count(claim(2, person(2)), () => replies(fake, 2).length === 4)).toEqual({ rest: 0, queries: 0, documents: 2 });
     expect(labels(2)).toEqual(["claimed", "claimed-by: person-2", "lease #2"]);
 
-    // An expiry: one document each; the labels no lease uses any more are deleted from the repository.
+    // An expiry: one document each; the labels no lease uses any more linger in the repository.
     offset = 30 * DAY;
-    expect(await count(async () => undefined, () => replies(fake, 1).length === 2 && replies(fake, 2).length === 5)).toEqual({ rest: 0, queries: 0, documents: 2 });
+    const expired = () => replies(fake, 1).length === 2 && replies(fake, 2).length === 5 && replies(fake, 3).length === 2;
+    expect(await count(async () => undefined, expired)).toEqual({ rest: 0, queries: 0, documents: 3 });
     expect(replies(fake, 1).map((r) => r.op)).toEqual(["claim", "expire"]);
-    expect([labels(1), labels(2)]).toEqual([[], []]);
-    expect(fake.repoLabels(FULL).map((l) => l.name)).toEqual(["claimed"]);
+    expect([labels(1), labels(2), labels(3)]).toEqual([[], [], []]);
+    const lingering = ["claimed", "claimed-by: person-1", "claimed-by: person-2", "lease #1", "lease #2"];
+    expect(fake.repoLabels(FULL).map((l) => l.name).sort()).toEqual(lingering);
+
+    // A day on, the repository's next document deletes them: a claim whose labels are there but its holder's.
+    offset = 32 * DAY;
+    expect(await count(claim(4, person(3)), () => replies(fake, 4).length === 1)).toEqual({ rest: 0, queries: 0, documents: 2 });
+    expect(fake.repoLabels(FULL).map((l) => l.name).sort()).toEqual(["claimed", "claimed-by: person-3", "lease #1"]);
     // Every reply went in a document: no REST comment.
     expect(fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/comments"))).toEqual([]);
-    expect([...commentPosts(fake).values()]).toEqual([2, 5]);
+    expect([...commentPosts(fake).values()]).toEqual([2, 5, 2, 1]);
     expect(fake.refused).toBe(0);
   });
 
   it("a 502 after GitHub ran the document: one reply, the labels right, and a label made in a failed attempt still the app's", async () => {
-    app = await startAppOnFake(fake, { writes: "graphql", throttle: { scale: SCALE }, sweepIntervalMs: 60_000, drainer: { pollMs: 10, backoffMs: 20 } });
+    // Labels no lease calls for are deleted at once (no lingering), to show which the app deletes as its own.
+    const drainer = { pollMs: 10, backoffMs: 20, labelLingerMs: 0 };
+    app = await startAppOnFake(fake, { writes: "graphql", throttle: { scale: SCALE }, sweepIntervalMs: 60_000, drainer });
     const a = app;
     // The first document (the labels created) runs, and its answer is lost.
     fake.failNextWritesAfterApplying(1, 502);
@@ -249,7 +262,7 @@ describe("GITHUB_WRITES=graphql: an issue's waiting effects coalesce", () => {
     a.runtime.drainer.start();
     await waitFor("the replies", () => replies(fake, 1).length === 4, 30_000, 5);
     await waitFor("an empty outbox", async () => (await a.ledger.outboxStats()).pending === 0, 30_000, 5);
-    // The new holder's and token's labels created, then one document: person-1's labels off and deleted, person-2's on,
+    // The new holder's and token's labels created, then one document: person-1's labels off, person-2's on,
     // the assignee changed, three replies.
     expect(kinds(fake.requests.slice(mark))).toEqual({ rest: 0, queries: 0, documents: 2 });
     expect(replies(fake, 1).map((x) => [x.op, x.outcome, x.holder])).toEqual([
@@ -260,7 +273,9 @@ describe("GITHUB_WRITES=graphql: an issue's waiting effects coalesce", () => {
     ]);
     expect(labels(1)).toEqual(["claimed", "claimed-by: person-2", "lease #2"]);
     expect(fake.assignees(FULL, 1)).toEqual(["person-2"]);
-    expect(fake.repoLabels(FULL).map((l) => l.name).sort()).toEqual(["claimed", "claimed-by: person-2", "lease #2"]);
+    // person-1's labels linger in the repository (LABEL_LINGER_S).
+    const lingering = ["claimed-by: person-1", "lease #1"];
+    expect(fake.repoLabels(FULL).map((l) => l.name).sort()).toEqual(["claimed", "claimed-by: person-2", "lease #2", ...lingering].sort());
   });
 
   it("a 502 after GitHub ran the coalesced document: each reply looked for, none posted twice", async () => {
