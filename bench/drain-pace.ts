@@ -31,7 +31,7 @@ import { performance } from "node:perf_hooks";
 import { issueLeases, type Runtime } from "../src/app.js";
 import { SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
 import { REQUEST_TIMEOUT_MS } from "../src/github/github-port.js";
-import { commentPayload } from "../test/support/payloads.js";
+import { commentPayload, type UserSpec } from "../test/support/payloads.js";
 import { startRemoteFake } from "./support/fake-process.js";
 import { APP_ID, newProbot } from "./support/probot.js";
 import { benchRepo, inRepo, known } from "./support/repos.js";
@@ -144,8 +144,9 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
 
     // 60 people, none over the replies-per-hour limit.
     const author = (i: number) => ({ login: `pacer-${i % 60}`, id: 3_000_000 + (i % 60), association: "CONTRIBUTOR" });
-    const command = (body: string, i: number) =>
-      probot.receive({ id: randomUUID(), name: "issue_comment", payload: inRepo(commentPayload({ body, author: author(i), issue: i + 1 }), repo) } as never);
+    const send = (body: string, who: UserSpec, issue: number) =>
+      probot.receive({ id: randomUUID(), name: "issue_comment", payload: inRepo(commentPayload({ body, author: who, issue }), repo) } as never);
+    const command = (body: string, i: number) => send(body, author(i), i + 1);
     const drained = async (deadline: number) => {
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -168,12 +169,10 @@ export async function runPace(opts: { effects: number; scale: number; log: (line
     const releaseCalls = await fake.summary();
 
     // An agent's steady state: twenty agents each claim an issue and let it go; their next claims are counted.
-    const agent = (k: number) => ({ login: `agent-${k}`, id: 3_100_000 + k, association: "CONTRIBUTOR" as const });
-    const say = (body: string, k: number, issue: number) =>
-      probot.receive({ id: randomUUID(), name: "issue_comment", payload: inRepo(commentPayload({ body, author: agent(k), issue }), repo) } as never);
+    const agent = (k: number): UserSpec => ({ login: `agent-${k}`, id: 3_100_000 + k, association: "CONTRIBUTOR" });
     const each = async (body: string, issue: (k: number) => number) => {
       const a0 = performance.now();
-      await Promise.all(Array.from({ length: agents }, (_, k) => say(body, k, issue(k))));
+      await Promise.all(Array.from({ length: agents }, (_, k) => send(body, agent(k), issue(k))));
       await drained(a0 + Math.max(120_000, agents * 5 * 3 * writeMs * 4));
     };
     await each("/claim", (k) => effects + 1 + k);

@@ -24,7 +24,7 @@ import { desiredLabels, LABEL_STYLE, labelKind, type LabelTemplates } from "../g
 import { renderReply, type Reply } from "../github/render.js";
 import type { ReflectPayload } from "./effects.js";
 import { WriteBatch } from "./write-batch.js";
-import { among, RepoLabels, type RepoLabelTurn, same } from "./repo-labels.js";
+import { among, RepoLabels, type RepoLabelTurn, same, stopLingering } from "./repo-labels.js";
 import { NodeIds } from "../github/node-ids.js";
 import { DEFAULT_LABEL_LINGER_MS, type GithubWrites } from "../github/budget-settings.js";
 import { takeContentAhead } from "../github/budgeted-port.js";
@@ -285,8 +285,7 @@ export class Reflector {
         }
         // Adding a label brings it back to the repository (GitHub creates it), or ends its lingering there.
         repo.deleted = repo.deleted.filter((name) => !toAdd.some((d) => same(d.name, name)));
-        repo.lingering = repo.lingering?.filter((l) => !toAdd.some((d) => same(d.name, l.name)));
-        if (repo.lingering?.length === 0) delete repo.lingering;
+        stopLingering(repo, toAdd.map((d) => d.name));
         await github.addLabels(r, key.issue, toAdd.map((d) => d.name));
         added.push(...toAdd.map((d) => d.name));
       });

@@ -20,6 +20,12 @@ export const among = (names: readonly string[], name: string) => names.some((n) 
  */
 export const DELETE_AT_ONCE = 20;
 
+/** Ends the lingering of `names` (added to an issue again, or deleted). */
+export function stopLingering(repo: RepoReflection, names: readonly string[]): void {
+  repo.lingering = repo.lingering?.filter((l) => !among(names, l.name));
+  if (repo.lingering?.length === 0) delete repo.lingering;
+}
+
 /** How a repository's turn is taken (RepoTurns.run, or the turn an effect holds already). */
 export type RepoLabelTurn = RepoTurns["run"];
 
@@ -73,8 +79,13 @@ export class RepoLabels {
 
   /** Whether a turn has labels to look at: kept for other leases, or lingering past `lingerMs`. */
   hasUnused(repo: Partial<RepoReflection> | null, lingerMs: number): boolean {
+    return (repo?.kept?.length ?? 0) > 0 || this.lingeredOut(repo, lingerMs).length > 0;
+  }
+
+  /** The labels that have lingered `lingerMs`, the oldest first. */
+  private lingeredOut(repo: Partial<RepoReflection> | null, lingerMs: number): string[] {
     const now = this.o.clock();
-    return (repo?.kept?.length ?? 0) > 0 || (repo?.lingering ?? []).some((l) => l.since + lingerMs <= now);
+    return (repo?.lingering ?? []).filter((l) => l.since + lingerMs <= now).map((l) => l.name);
   }
 
   /**
@@ -88,8 +99,7 @@ export class RepoLabels {
    */
   async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates, lingerMs: number): Promise<void> {
     if (!this.hasUnused(repo, lingerMs)) return;
-    const now = this.o.clock();
-    const due = (repo.lingering ?? []).filter((l) => l.since + lingerMs <= now).slice(0, DELETE_AT_ONCE).map((l) => l.name);
+    const due = this.lingeredOut(repo, lingerMs).slice(0, DELETE_AT_ONCE);
     const inUse = await this.inUse(key, templates, [...repo.kept, ...due], null);
     for (const name of [...repo.kept]) {
       if (inUse.has(name.toLowerCase())) continue;
@@ -99,13 +109,12 @@ export class RepoLabels {
       }
       repo.kept = repo.kept.filter((n) => !same(n, name));
     }
+    stopLingering(repo, due);
     for (const name of due) {
-      repo.lingering = repo.lingering?.filter((l) => !same(l.name, name));
       if (!among(repo.made, name)) continue;
       if (!inUse.has(name.toLowerCase())) await this.deleteMade(r, repo, github, name);
       else if (!among(repo.kept, name)) repo.kept.push(name);
     }
-    if (repo.lingering?.length === 0) delete repo.lingering;
   }
 
   /** Deletes a label the app made from the repository, which takes it off every issue. */

@@ -47,8 +47,6 @@ export class WriteBatch {
   private readonly recorded: Recorded[] = [];
   /** Names the reflector took for labels the app makes (`labelExists` said no without asking). */
   private readonly probed = new Set<string>();
-  /** Labels this batch created: the app's, however a later query of the same flush finds them. */
-  private readonly createdHere = new Set<string>();
   /** Names the reflector asked to create with their style (the `claimed` label). */
   private readonly styled = new Map<string, { name: string; color: string; description: string }>();
   private readonly learned: Learned[] = [];
@@ -274,10 +272,10 @@ export class WriteBatch {
     results.forEach((result, i) => {
       const name = names[i]!;
       if (result.ok && result.labelId) {
-        this.createdHere.add(lower(name));
+        // Made by this flush: the app's, however a later query of the flush finds it (found()).
+        this.probed.delete(lower(name));
         this.note(repo, (m) => void (m.ids ??= {}, (m.ids[lower(name)] = result.labelId!)));
-      }
-      else if (!result.ok && result.error.type === "UNPROCESSABLE") there.push(name);
+      } else if (!result.ok && result.error.type === "UNPROCESSABLE") there.push(name);
       else if (!result.ok && again && unresolved(result.error) === repositoryId) unmade.push(name);
       else failures.push(result.ok ? { message: `createLabel ${name}: no id` } : result.error);
     });
@@ -299,8 +297,7 @@ export class WriteBatch {
 
   /** A label GitHub has, with its id: one the reflector took for the app's to make was there before, and is never deleted. */
   private found(repo: RepoReflection, name: string, id: string): void {
-    // (One this flush created, asked again when another label of its mutation was not found, is not.)
-    const before = this.probed.has(lower(name)) && !this.createdHere.has(lower(name));
+    const before = this.probed.has(lower(name));
     this.note(repo, (m) => {
       (m.ids ??= {})[lower(name)] = id;
       if (!before) return;
