@@ -61,10 +61,22 @@ export function desiredLabels(templates: LabelTemplates, lease: Lease | null): A
   return out;
 }
 
+/** Patterns made so far, by template, placeholder and value: every effect reads its labels back through them. */
+const patterns = new Map<string, RegExp>();
+/** Templates are few (each repository's config names its own): a map past this many starts again. */
+const MAX_PATTERNS = 1_000;
+
 /** The template with its placeholder as a group matching `value`. */
 function templatePattern(template: string, placeholder: string, value: string): RegExp {
-  const [before, after] = template.split(placeholder, 2).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${before ?? ""}(${value})${after ?? ""}$`, "i");
+  const key = `${placeholder}\u0000${value}\u0000${template}`;
+  let pattern = patterns.get(key);
+  if (!pattern) {
+    const [before, after] = template.split(placeholder, 2).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    pattern = new RegExp(`^${before ?? ""}(${value})${after ?? ""}$`, "i");
+    if (patterns.size >= MAX_PATTERNS) patterns.clear();
+    patterns.set(key, pattern);
+  }
+  return pattern;
 }
 
 /** A login, as GitHub allows them: letters, digits, hyphens, and underscores (Enterprise Managed Users: `alice_contoso`). */

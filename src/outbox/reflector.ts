@@ -295,8 +295,9 @@ export class Reflector {
     const toRemove = present.filter((name) => !among(desired, name));
     const { lingerMs } = ctx;
     if (toRemove.length > 0) await this.labels.remove(key, r, github, templates, toRemove, { issueGone: false, signal, lingerMs }, ctx.turn);
-    else if (this.labels.hasUnused((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null, lingerMs)) {
-      await ctx.turn(key.repoId, github, signal, (repo, github) => this.labels.deleteUnused(key, r, repo, github, templates, lingerMs));
+    // Nothing taken off this issue: only labels that lingered out are looked at (RepoLabels.deleteUnused).
+    else if (this.labels.hasUnused((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null, lingerMs, false)) {
+      await ctx.turn(key.repoId, github, signal, (repo, github) => this.labels.deleteUnused(key, r, repo, github, templates, lingerMs, false));
     }
 
     let assignee = prior?.assignee ?? null;

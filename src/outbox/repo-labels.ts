@@ -77,9 +77,9 @@ export class RepoLabels {
     });
   }
 
-  /** Whether a turn has labels to look at: kept for other leases, or lingering past `lingerMs`. */
-  hasUnused(repo: Partial<RepoReflection> | null, lingerMs: number): boolean {
-    return (repo?.kept?.length ?? 0) > 0 || this.lingeredOut(repo, lingerMs).length > 0;
+  /** Whether a turn has labels to look at: lingering past `lingerMs`, or (`kept`) kept for other leases. */
+  hasUnused(repo: Partial<RepoReflection> | null, lingerMs: number, kept = true): boolean {
+    return (kept && (repo?.kept?.length ?? 0) > 0) || this.lingeredOut(repo, lingerMs).length > 0;
   }
 
   /** The labels that have lingered `lingerMs`, the oldest first. */
@@ -95,13 +95,18 @@ export class RepoLabels {
    * of them, the oldest). One still on an
    * issue whose lease ended goes from it too, as it should; that issue's
    * effect then finds it deleted. A lingering label a live lease calls for
-   * again is kept for it.
+   * again is kept for it. Without `kept`, the kept ones are not looked at:
+   * a label kept for other leases falls out of use only when the last of
+   * them ends, and the effect of that ending removes it (`remove`, which
+   * looks at them all); an effect that removes nothing (a claim) would only
+   * ask the ledger again what it answered then.
    */
-  async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates, lingerMs: number): Promise<void> {
-    if (!this.hasUnused(repo, lingerMs)) return;
+  async deleteUnused(key: IssueKey, r: Repo, repo: RepoReflection, github: GitHubPort, templates: LabelTemplates, lingerMs: number, kept = true): Promise<void> {
+    if (!this.hasUnused(repo, lingerMs, kept)) return;
     const due = this.lingeredOut(repo, lingerMs).slice(0, DELETE_AT_ONCE);
-    const inUse = await this.inUse(key, templates, [...repo.kept, ...due], null);
-    for (const name of [...repo.kept]) {
+    const looked = kept ? [...repo.kept] : [];
+    const inUse = await this.inUse(key, templates, [...looked, ...due], null);
+    for (const name of looked) {
       if (inUse.has(name.toLowerCase())) continue;
       if (among(repo.made, name)) {
         if (lingerMs > 0) this.linger(repo, name);

@@ -6,7 +6,7 @@
  * (which checks every GraphQL document against GitHub's schema), on a real
  * SQLite ledger and an injected clock, its outbox drained by hand.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MAX_LABEL_LENGTH } from "../../src/github/labels.js";
 import { DELETE_AT_ONCE } from "../../src/outbox/repo-labels.js";
 import { commentPosts, FULL, isMutationDocument, isWrite, replies, repoLabelNames } from "../e2e/issue-view.js";
@@ -107,6 +107,22 @@ describe.each(PATHS)("labels and notices on GitHub (GITHUB_WRITES=$name)", ({ wr
     expect(labels(2)).toEqual([]);
     expectRepoLabels(["claimed"], ["claimed-by: alice", "lease #1"]);
     expect(await app.ledger.list(REPO.id, now)).toEqual([]);
+  });
+
+  it("does not ask the ledger again about labels kept for other leases on a claim: the release of the last lease that uses them deletes them", async () => {
+    await say("/claim", alice, 1);
+    await say("/claim", alice, 2);
+    await say("/release", alice, 1);
+    const asked = vi.spyOn(app.ledger, "liveAmong");
+    const listed = vi.spyOn(app.ledger, "list");
+    await say("/claim", bob, 3);
+    expect(labels(3)).toEqual(["claimed", "claimed-by: bob", "lease #1"]);
+    expect([asked.mock.calls.length, listed.mock.calls.length]).toEqual([0, 0]);
+    await say("/release", bob, 3);
+    expect(asked.mock.calls.length).toBeGreaterThan(0);
+    expectRepoLabels(["claimed", "claimed-by: alice", "lease #1"], ["claimed-by: bob"]);
+    await say("/release", alice, 2);
+    expectRepoLabels(["claimed"], ["claimed-by: alice", "claimed-by: bob", "lease #1"]);
   });
 
   it("ends many leases that share a label together (an expiry wave), deletes it once, and makes it again for the next first tenure", async () => {

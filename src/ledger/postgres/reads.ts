@@ -62,14 +62,14 @@ export class PostgresReads {
       getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       current: `SELECT *, ${nowParam(3)} AS now FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
       list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${live(nowParam(2))} ORDER BY issue`,
-      // As SQLite's: each found by the first lease that has it.
-      liveAmong: `SELECT l AS login, NULL::bigint AS token FROM unnest($3::text[]) l
-                  WHERE EXISTS (SELECT 1 FROM ${s}.leases
-                                WHERE repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5 AND lower(holder_login) = l)
+      // As SQLite's: one pass over the repository's held rows for each list that has names.
+      liveAmong: `SELECT DISTINCT lower(holder_login) AS login, NULL::bigint AS token FROM ${s}.leases
+                  WHERE cardinality($3::text[]) > 0 AND repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5
+                    AND lower(holder_login) = ANY($3::text[])
                   UNION ALL
-                  SELECT NULL, t FROM unnest($4::bigint[]) t
-                  WHERE EXISTS (SELECT 1 FROM ${s}.leases
-                                WHERE repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5 AND token = t)`,
+                  SELECT DISTINCT NULL, token FROM ${s}.leases
+                  WHERE cardinality($4::bigint[]) > 0 AND repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5
+                    AND token = ANY($4::bigint[])`,
       listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${live(nowParam(2))} ORDER BY repo_id, issue`,
       listAll: `SELECT * FROM ${s}.leases WHERE ${live(nowParam(1))} ORDER BY lower(repo), repo_id, issue`,
       expired: `SELECT * FROM ${s}.leases

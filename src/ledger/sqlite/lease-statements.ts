@@ -125,15 +125,16 @@ export function leaseStatements(db: Database.Database): LeaseStatements {
     list: db.prepare<{ repoId: number; now: number }, LiveLeaseRow>(
       `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_held WHERE repo_id = @repoId AND ${LIVE} ORDER BY issue`,
     ),
-    // `logins` (lower case) and `tokens`: JSON arrays. Each found by the first lease that has it.
+    // `logins` (lower case) and `tokens`: JSON arrays. One pass over the repository's held rows for each list
+    // (none for an empty one), not one per name: a repository's effects ask for dozens of names at once.
     liveAmong: db.prepare<{ repoId: number; now: number; logins: string; tokens: string; except: number | null }, { login: string | null; token: number | null }>(
-      `SELECT j.value AS login, NULL AS token FROM json_each(@logins) j
-       WHERE EXISTS (SELECT 1 FROM leases INDEXED BY leases_held
-                     WHERE repo_id = @repoId AND ${LIVE} AND issue IS NOT @except AND lower(holder_login) = j.value)
+      `SELECT DISTINCT lower(holder_login) AS login, NULL AS token FROM leases INDEXED BY leases_held
+       WHERE json_array_length(@logins) > 0 AND repo_id = @repoId AND ${LIVE} AND issue IS NOT @except
+         AND lower(holder_login) IN (SELECT value FROM json_each(@logins))
        UNION ALL
-       SELECT NULL, j.value FROM json_each(@tokens) j
-       WHERE EXISTS (SELECT 1 FROM leases INDEXED BY leases_held
-                     WHERE repo_id = @repoId AND ${LIVE} AND issue IS NOT @except AND token = j.value)`,
+       SELECT DISTINCT NULL, token FROM leases INDEXED BY leases_held
+       WHERE json_array_length(@tokens) > 0 AND repo_id = @repoId AND ${LIVE} AND issue IS NOT @except
+         AND token IN (SELECT value FROM json_each(@tokens))`,
     ),
     listHeldBy: db.prepare<{ holderId: number; now: number }, LiveLeaseRow>(
       `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_held WHERE holder_id = @holderId AND ${LIVE} ORDER BY repo_id, issue`,
