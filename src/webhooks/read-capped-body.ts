@@ -29,7 +29,11 @@ export function declaredOver(req: IncomingMessage, max: number): boolean {
 /**
  * What still comes of a refused body is dropped as it comes, for at most
  * LINGER_MS and DISCARDED_AT_MOST bytes; then the connection is closed. A
- * client that stops once answered (keep-alive) can go on using it.
+ * client that stops once answered (keep-alive) can go on using it. Past
+ * DISCARDED_AT_MOST nothing more is read, so a client still sending stalls,
+ * and the connection is closed when LINGER_MS is up: closed at once, it
+ * was reset while the client, busy sending, had not read its 413 yet, and
+ * the reset dropped it.
  */
 function discardRest(req: IncomingMessage): void {
   const socket = req.socket;
@@ -38,7 +42,7 @@ function discardRest(req: IncomingMessage): void {
   let dropped = 0;
   req.on("data", (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped > DISCARDED_AT_MOST) socket.destroy();
+    if (dropped > DISCARDED_AT_MOST) req.pause();
   });
   req.on("end", () => clearTimeout(timer));
   req.resume();
