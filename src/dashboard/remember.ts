@@ -23,6 +23,7 @@
 import type { Logger } from "probot";
 import { findCommandLines } from "../commands/command-lines.js";
 import { isParseError, parseCommand } from "../commands/parse-command.js";
+import { BoundedMap } from "../github/bounded-map.js";
 import type { BoardMemory } from "../ledger/roles.js";
 import type { IssueCard, RepoForget } from "../ledger/board-types.js";
 
@@ -54,9 +55,8 @@ export interface RememberDeps {
   log: Logger;
 }
 
-function bounded(map: Map<string, string>, key: string, stamp: string): boolean {
+function bounded(map: BoundedMap<string>, key: string, stamp: string): boolean {
   if (map.get(key) === stamp) return false;
-  if (map.size >= MAX_REMEMBERED) map.clear();
   map.set(key, stamp);
   return true;
 }
@@ -110,8 +110,8 @@ function claims(p: Payload): boolean {
 }
 
 export function rememberer(deps: RememberDeps): (name: string, payload: unknown) => Promise<void> {
-  const repos = new Map<string, string>();
-  const cards = new Map<string, string>();
+  const repos = new BoundedMap<string>(MAX_REMEMBERED);
+  const cards = new BoundedMap<string>(MAX_REMEMBERED);
   const { ledger } = deps;
 
   const visibility = async (repo: RepoRef, installation: number, updatedAt: number | null, reportsChange: boolean) => {

@@ -7,6 +7,7 @@
  */
 import { DEFAULT_CONFIG } from "../config/config.js";
 import type { BoardLease, BoardPanels, EndedTenure } from "../ledger/board-types.js";
+import { BoundedMap } from "../github/bounded-map.js";
 import { labelKind } from "../github/labels.js";
 import { roughly } from "../github/render.js";
 import { type BoardFilters, filterQuery, PAGE_SIZE, SOON_COUNT_CAP, type Viewer } from "./queries.js";
@@ -97,15 +98,14 @@ export function layout(ctx: PageContext, title: string, body: string, aside = ""
 </body></html>`;
 }
 
-/** Label name -> whether it is one of the app's own; labelKind builds patterns, so each name is judged once. */
-const APP_LABELS = new Map<string, boolean>();
+/** Label name -> whether it is one of the app's own: each name is judged once. */
+const APP_LABELS = new BoundedMap<boolean>(10_000);
 
 /** The labels worth showing: not the app's own (`claimed`, `claimed-by: …`, `lease #…`), which the columns already say. */
 export function shownLabels(labels: string[]): string[] {
   return labels.filter((l) => {
     let ours = APP_LABELS.get(l);
     if (ours === undefined) {
-      if (APP_LABELS.size >= 10_000) APP_LABELS.clear();
       APP_LABELS.set(l, (ours = labelKind(DEFAULT_CONFIG.labels, l) !== null));
     }
     return !ours;

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { inReview } from "../ledger/in-review.js";
 import type { Lease } from "../ledger/types.js";
+import { BoundedMap } from "./bounded-map.js";
 
 export interface LabelTemplates {
   claimed: string | false;
@@ -61,10 +62,8 @@ export function desiredLabels(templates: LabelTemplates, lease: Lease | null): A
   return out;
 }
 
-/** Patterns made so far, by template, placeholder and value: every effect reads its labels back through them. */
-const patterns = new Map<string, RegExp>();
-/** Templates are few (each repository's config names its own): a map past this many starts again. */
-const MAX_PATTERNS = 1_000;
+/** Patterns made so far, by template, placeholder and value: every effect reads its labels back through them. Templates are few (each repository's config names its own). */
+const patterns = new BoundedMap<RegExp>(1_000);
 
 /** The template with its placeholder as a group matching `value`. */
 function templatePattern(template: string, placeholder: string, value: string): RegExp {
@@ -73,7 +72,6 @@ function templatePattern(template: string, placeholder: string, value: string): 
   if (!pattern) {
     const [before, after] = template.split(placeholder, 2).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
     pattern = new RegExp(`^${before ?? ""}(${value})${after ?? ""}$`, "i");
-    if (patterns.size >= MAX_PATTERNS) patterns.clear();
     patterns.set(key, pattern);
   }
   return pattern;

@@ -10,19 +10,8 @@
  * GitHub once (write-batch.ts), and what an effect learns is kept in the
  * ledger with the issue's and the repository's reflections.
  */
+import { BoundedMap } from "./bounded-map.js";
 
-/** A map that forgets everything once it holds `max` entries: ids are asked again, never wrong. */
-class Bounded<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: string, value: V): void {
-    if (this.map.size >= this.max && !this.map.has(key)) this.map.clear();
-    this.map.set(key, value);
-  }
-}
 
 interface Account {
   login?: unknown;
@@ -33,10 +22,10 @@ interface Account {
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
 export class NodeIds {
-  private readonly users = new Bounded<string | null>(20_000);
-  private readonly issues = new Bounded<string>(50_000);
-  private readonly repos = new Bounded<string>(10_000);
-  private readonly bad = new Bounded<boolean>(10_000);
+  private readonly users = new BoundedMap<string | null>(20_000);
+  private readonly issues = new BoundedMap<string>(50_000);
+  private readonly repos = new BoundedMap<string>(10_000);
+  private readonly bad = new BoundedMap<boolean>(10_000);
 
   /** A user's id; null: no user GitHub can assign (a bot); undefined: not known. */
   user(login: string): string | null | undefined {

@@ -12,6 +12,7 @@
  * this process, and the ledger is asked (one indexed read, no write) only
  * for a pair not seen, or seen with another login.
  */
+import { BoundedMap } from "../github/bounded-map.js";
 import type { Holder, NewEffect } from "../ledger/types.js";
 import type { LeaseBook } from "../ledger/roles.js";
 import { reflectEffect } from "../outbox/effects.js";
@@ -20,7 +21,7 @@ import { reflectEffect } from "../outbox/effects.js";
 const REMEMBERED = 50_000;
 
 export class HolderLogins {
-  private readonly checked = new Map<string, string>();
+  private readonly checked = new BoundedMap<string>(REMEMBERED);
   /** Checks in flight, so that two handlers of one delivery seeing the same account ask the ledger once. */
   private readonly asking = new Map<string, Promise<void>>();
 
@@ -49,7 +50,6 @@ export class HolderLogins {
         return [reflectEffect(repo.installation, repo.repo, { reconcile: true, reply: null })];
       },
     });
-    if (this.checked.size >= REMEMBERED) this.checked.clear();
     this.checked.set(pair, account.login);
     if (renamed.length > 0) this.o.onRenamed(renamed.length);
   }
