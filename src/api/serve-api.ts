@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot, ProbotOctokit } from "probot";
 import type { ConfigCache } from "../config/cache.js";
 import { octokitPort } from "../github/github-port.js";
+import { githubUrls } from "../github/github-urls.js";
 import { loadConfig, sourceOf } from "../config/repo-config.js";
 import { RepoAccess } from "./access.js";
 import { GitHubUnavailable, Identities } from "./identity.js";
@@ -26,11 +27,6 @@ export interface ServeApiOptions {
   kick: () => void;
   track: ApiDeps["track"];
   log: ApiDeps["log"];
-}
-
-/** GitHub's GraphQL endpoint beside a REST base URL, as Octokit derives it (GHE: /api/v3 -> /api/graphql). */
-export function graphqlUrl(restUrl: string): string {
-  return `${restUrl.replace(/\/api\/v3\/?$/, "/api")}/graphql`;
 }
 
 export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
@@ -53,7 +49,8 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
   };
   let deps: Promise<ApiDeps> | undefined;
   const build = async (): Promise<ApiDeps> => {
-    const restUrl = (await appClient()).request.endpoint.DEFAULTS.baseUrl;
+    const urls = githubUrls((await appClient()).request.endpoint.DEFAULTS.baseUrl);
+    const restUrl = urls.rest;
     // GitHub failing here is GitHub not answering (502, retry), as for every other read of the API's.
     const permission: ApiDeps["permission"] = async (repo, login) => {
       try {
@@ -65,9 +62,9 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
     return {
       ledger: o.ledger,
       clock: o.clock,
-      identities: new Identities({ graphqlUrl: graphqlUrl(restUrl), clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
+      identities: new Identities({ graphqlUrl: urls.graphql, clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
       access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
-      moderation: new Moderation({ graphqlUrl: graphqlUrl(restUrl), permission, clock: o.clock }),
+      moderation: new Moderation({ graphqlUrl: urls.graphql, permission, clock: o.clock }),
       limiter: new RateLimiter(o.rateLimit, o.clock),
       trustProxyHops: o.rateLimit.trustProxyHops,
       config: async (repo) =>

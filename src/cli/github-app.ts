@@ -2,11 +2,12 @@
  * GitHub as the app sees it, for the one operator command that asks it
  * (`adopt`): authenticated as the GitHub App from the environment the app
  * itself reads (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, and GHE_HOST and
- * GHE_PROTOCOL for GitHub Enterprise Server), through Probot's own
+ * GHE_PROTOCOL for GitHub Enterprise Server, or GITHUB_API_URL), through Probot's own
  * `createProbot`, then as the installation serving the repository.
  */
 import { createProbot, type ProbotOctokit } from "probot";
 import { pino } from "pino";
+import { githubApiUrl } from "../github/github-urls.js";
 import type { RepoInfo } from "../ledger/types.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { oneLine } from "./open-database.js";
@@ -29,7 +30,13 @@ export async function appForRepo(env: NodeJS.ProcessEnv, typed: string): Promise
   if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH) throw new CliError(`the app's private key is missing: ${CREDENTIALS}`, EXIT.failure);
   // Probot logs to stdout; the CLI's stdout is its answer (`--json`): warnings go to stderr.
   const log = pino({ level: "warn" }, pino.destination(2));
-  const probot = createProbot({ env, overrides: { log } });
+  let baseUrl: string;
+  try {
+    baseUrl = githubApiUrl(env);
+  } catch (error) {
+    throw new CliError((error as Error).message, EXIT.failure);
+  }
+  const probot = createProbot({ env, overrides: { log, baseUrl } });
   const [owner, name] = typed.split("/") as [string, string];
   try {
     const app = await probot.auth();

@@ -22,8 +22,8 @@
  */
 import { Identities, tokenHash } from "../api/identity.js";
 import type { RateLimiter } from "../api/rate-limit.js";
-import { graphqlUrl } from "../api/serve-api.js";
 import { TtlCache } from "../api/ttl-cache.js";
+import { githubUrls } from "../github/github-urls.js";
 import { type Fetch, GitHubUserError, type PrivateRepos, privateReposOfInstallation, privateReposOfUser, readsIssues } from "./github-user.js";
 import type { BearerViewer } from "./viewer.js";
 
@@ -41,7 +41,7 @@ async function unlessRefused(list: () => Promise<PrivateRepos>): Promise<Private
 }
 
 export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch; unknownLimit?: RateLimiter<string> }): BearerViewer {
-  const identities = new Identities({ graphqlUrl: graphqlUrl(o.api), clock: o.clock, ...(o.unknownLimit ? { unknownLimit: o.unknownLimit } : {}) });
+  const identities = new Identities({ graphqlUrl: githubUrls(o.api).graphql, clock: o.clock, ...(o.unknownLimit ? { unknownLimit: o.unknownLimit } : {}) });
   const seen = new TtlCache<PrivateRepos>(ACCESS_TTL_MS, MAX_ENTRIES, o.clock);
   const loading = new Map<string, Promise<PrivateRepos>>();
   const privateRepos = async (token: string): Promise<PrivateRepos> => {

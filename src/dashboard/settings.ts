@@ -12,10 +12,12 @@
  *   the sign-in's callback URL is `PUBLIC_URL/oauth/callback`, and cookies are
  *   Secure when it is https. Without it both follow the request (its Host,
  *   and https when a proxy says `X-Forwarded-Proto: https`).
- * - `GHE_HOST`, `GHE_PROTOCOL`: GitHub Enterprise Server (or the tests' fake
- *   GitHub), as for the rest of the app; github.com otherwise.
+ * - `GHE_HOST`, `GHE_PROTOCOL` (GitHub Enterprise Server) or `GITHUB_API_URL`
+ *   (the tests' fake GitHub, GHE.com), as for the rest of the app
+ *   (github/github-urls.ts); github.com otherwise.
  */
 import { hkdfSync } from "node:crypto";
+import { githubApiUrl, githubUrls } from "../github/github-urls.js";
 import { StartupError } from "../startup/startup-error.js";
 
 export interface GitHubHosts {
@@ -37,10 +39,8 @@ export interface DashboardSettings {
 }
 
 export function githubHosts(env: NodeJS.ProcessEnv): GitHubHosts {
-  const host = env.GHE_HOST?.trim();
-  if (!host) return { web: "https://github.com", api: "https://api.github.com" };
-  const protocol = env.GHE_PROTOCOL?.trim() || "https";
-  return { web: `${protocol}://${host}`, api: `${protocol}://${host}/api/v3` };
+  const urls = githubUrls(githubApiUrl(env));
+  return { web: urls.web, api: urls.rest };
 }
 
 export function dashboardSettings(env: NodeJS.ProcessEnv): DashboardSettings {

@@ -6,6 +6,7 @@
  * anew what is left to do.
  */
 import type { ProbotOctokit } from "probot";
+import { githubUrls } from "./github-urls.js";
 import { type GraphqlAnswer, type IdAnswer, type IdQuestion, idDocument, type Mutation, mutationDocument, type MutationResult, readIds, readMutations } from "./graphql-writes.js";
 
 /** GitHub's words for a secondary limit, which Octokit's throttling reads off a 403 and does not retry. */
@@ -37,8 +38,10 @@ export interface GraphqlPort {
 
 export function graphqlPort(octokit: ProbotOctokit, fetch: typeof globalThis.fetch): GraphqlPort {
   const limitedFetch: typeof globalThis.fetch = (input, init) => fetch(input, init).then(rateLimitAs403);
+  // Absolute: on Enterprise Server, `POST /graphql` would resolve under the REST base, to /api/v3/graphql.
+  const endpoint = githubUrls(octokit.request.endpoint.DEFAULTS.baseUrl).graphql;
   const post = async (doc: { query: string; variables: Record<string, unknown> }): Promise<GraphqlAnswer> => {
-    const { data } = await octokit.request("POST /graphql", { ...doc, request: { fetch: limitedFetch, retries: 0 } });
+    const { data } = await octokit.request(`POST ${endpoint}`, { ...doc, request: { fetch: limitedFetch, retries: 0 } });
     return data as GraphqlAnswer;
   };
   return {

@@ -11,6 +11,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Effect, OutboxStats } from "../ledger/types.js";
 import type { LedgerHealth } from "../ledger/roles.js";
+import { isGraphqlUrl } from "../github/github-urls.js";
 import type { AttemptOutcome } from "../outbox/drainer-options.js";
 import type { SweepResult } from "../leasing/sweeper.js";
 import type { HubCounters } from "../events/hub.js";
@@ -60,7 +61,7 @@ export function statusLabel(status: number | null): string {
 export function methodClass(method: string, url: string, body?: unknown): "read" | "write" {
   const m = method.toUpperCase();
   if (m === "GET" || m === "HEAD") return "read";
-  return /\/graphql(\?|$)/.test(url) && !isMutation(body) ? "read" : "write";
+  return isGraphqlUrl(url) && !isMutation(body) ? "read" : "write";
 }
 
 function isMutation(body: unknown): boolean {
@@ -156,7 +157,7 @@ export class AppMetrics {
     });
     this.attempts = new Counter({
       name: "issue_leases_effect_attempts_total",
-      help: "Attempts at outbox effects by kind and outcome: completed, dropped (the issue is gone), retried, paused (rate limit), parked, lost_lock, handed_back (at shutdown).",
+      help: "Attempts at outbox effects by kind and outcome: completed, dropped (the issue is gone), retried, paused (rate limit), parked, misconfigured (parked: GitHub answered 404 at an address that is not the issue's, such as its GraphQL endpoint; see /health), lost_lock, handed_back (at shutdown).",
       labelNames: ["kind", "outcome"],
       registers,
     });

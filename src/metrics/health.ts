@@ -1,7 +1,9 @@
 /**
  * `GET /health`: whether the database answers, how deep the outbox is and how
  * old its oldest pending effect, parked failures, and when the sweeper last
- * ran. 503 when the database does not answer. No secrets, no user data.
+ * ran. 503 when the database does not answer; `"status": "degraded"`, with
+ * the `problems` and what to fix, when GitHub's 404s say the app's address
+ * for GitHub is wrong. No secrets, no user data.
  */
 import type { LedgerHealth } from "../ledger/roles.js";
 import type { Drainer } from "../outbox/drainer.js";
@@ -29,10 +31,13 @@ export async function healthReport(deps: {
     }
   }
   const last = deps.sweeper.lastSweep;
+  // Still 200: commands are recorded, and the effects wait (parked) for the address to be fixed and the app restarted.
+  const github = deps.drainer.problems().map((p) => ({ problem: p.problem, since: new Date(p.since).toISOString(), parked: p.parked }));
   return {
     ok: database,
     body: {
-      status: database ? "ok" : "database unreachable",
+      status: !database ? "database unreachable" : github.length > 0 ? "degraded" : "ok",
+      ...(github.length > 0 ? { problems: github } : {}),
       database,
       outbox: { ...outbox, paused_installations: deps.drainer.paused(now).length },
       last_sweep: last ? { at: new Date(last.at).toISOString(), expired: last.expired, reminded: last.reminded } : null,

@@ -2,14 +2,17 @@
  * What the outbox does after an attempt at an effect failed, as a pure
  * function of the error and the attempt: wait out a rate limit (that
  * installation only), drop an effect whose issue is gone, park one that
- * retrying cannot fix or that failed too often, or retry with backoff.
+ * retrying cannot fix or that failed too often (or that met a 404 GitHub
+ * did not pin on the issue: the app's GitHub address is wrong), or retry
+ * with backoff.
  */
 import { type HttpError, httpStatus, TOO_MANY_REQUESTS } from "../github/github-port.js";
+import { isGraphqlUrl } from "../github/github-urls.js";
 
 export type NextStep =
   | { action: "pause"; waitMs: number }
   | { action: "drop" }
-  | { action: "park" }
+  | { action: "park"; misconfigured?: string }
   | { action: "retry"; at: number };
 
 export interface RetryPolicy {
@@ -55,12 +58,44 @@ export function rateLimitWait(error: unknown, now: number, minPauseMs = 60_000):
   return status === 429 ? minPauseMs : null;
 }
 
+/** A request to what an effect is shown on: the repository's (its issues, labels, checks), or the installation's token. */
+const REPO_OR_INSTALLATION = /\/(?:repos\/[^/]+\/[^/]+(?:\/|$)|app\/installations\/\d+\/access_tokens$)/;
+
+/**
+ * What a 404 (or 410) says: `gone` when GitHub says the issue, the
+ * repository or the installation is gone (GraphQL's NOT_FOUND on that node,
+ * which the port tells as a 404 with no request of its own, or GitHub's own
+ * JSON answer to the repository's or the installation's REST path);
+ * otherwise what to fix: a 404 from GraphQL's endpoint itself, or from a
+ * path that is not the repository's, or that is not GitHub's JSON, is a
+ * wrong address for GitHub, and nothing is gone.
+ */
+export function notFoundMeaning(error: unknown): "gone" | { misconfigured: string } {
+  const url = (error as { request?: { url?: unknown } } | null)?.request?.url;
+  if (typeof url !== "string") return "gone";
+  const path = url.replace(/^[a-z]+:\/\/[^/]+/i, "").replace(/\?.*$/, "");
+  const data = (error as { response?: { data?: unknown } }).response?.data;
+  const githubJson = typeof data === "object" && data !== null && typeof (data as { message?: unknown }).message === "string";
+  if (!isGraphqlUrl(url) && REPO_OR_INSTALLATION.test(path) && githubJson) return "gone";
+  const what = isGraphqlUrl(url) ? "GitHub's GraphQL endpoint" : "a GitHub path the effect did not expect";
+  return {
+    misconfigured:
+      `${what} answered ${httpStatus(error)} at ${url.replace(/\?.*$/, "")}: check GHE_HOST, GHE_PROTOCOL and GITHUB_API_URL ` +
+      "(Enterprise Server serves REST at https://HOST/api/v3 and GraphQL at https://HOST/api/graphql); " +
+      "parked effects are applied again when the app restarts",
+  };
+}
+
 export function nextAfterFailure(error: unknown, attempts: number, now: number, policy: RetryPolicy): NextStep {
   const wait = rateLimitWait(error, now, policy.minPauseMs);
   if (wait !== null) return { action: "pause", waitMs: wait };
   const status = httpStatus(error);
-  // The issue, the repository or the installation is gone: nothing to show it on.
-  if (status === 404 || status === 410) return { action: "drop" };
+  if (status === 404 || status === 410) {
+    const meaning = notFoundMeaning(error);
+    // The issue, the repository or the installation is gone: nothing to show it on.
+    if (meaning === "gone") return { action: "drop" };
+    return { action: "park", misconfigured: meaning.misconfigured };
+  }
   const permanent = status !== null && status >= 400 && status < 500 && status !== 408;
   if (permanent || attempts >= policy.maxAttempts) return { action: "park" };
   const delay = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempts - 1));

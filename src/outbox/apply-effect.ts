@@ -30,6 +30,8 @@ export interface ApplierHooks {
   pause(installation: number, until: number): void;
   /** Asks for a pass soon: an attempt wrote new effects. */
   kick(): void;
+  /** An effect was parked because GitHub's address is wrong (`problem` says what to fix); true the first time it is told. */
+  misconfigured(problem: string, now: number): boolean;
 }
 
 /**
@@ -158,6 +160,12 @@ export class EffectApplier {
         log.warn({ ...where, status }, "outbox: the issue is gone; dropping the effect");
         return recorded("dropped", await ledger.completeEffect(fence, now));
       case "park":
+        if (next.misconfigured !== undefined) {
+          // Nothing is gone: the app asks GitHub at a wrong address. Said once as an ERROR, with what to fix; /health says it too.
+          if (this.hooks.misconfigured(next.misconfigured, now)) log.error({ ...where, status }, `outbox: ${next.misconfigured}`);
+          else log.warn({ ...where, error: message }, "outbox: effect parked: GitHub's address is wrong (see the ERROR above and /health)");
+          return recorded("misconfigured", await ledger.failEffect(fence, now, `${next.misconfigured} (${message})`.slice(0, 1000), null));
+        }
         log.error({ ...where, error: message }, "outbox: effect parked as failed; it is retried on restart");
         return recorded("parked", await ledger.failEffect(fence, now, message, null));
       case "retry":

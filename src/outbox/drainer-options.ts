@@ -15,7 +15,7 @@ import { DEFAULT_LABEL_LINGER_MS, type GithubWrites } from "../github/budget-set
 import type { NodeIds } from "../github/node-ids.js";
 
 /** What became of an attempt at an effect; "lost_lock" when another drainer had taken it meanwhile. */
-export type AttemptOutcome = "completed" | "dropped" | "retried" | "paused" | "parked" | "lost_lock" | "handed_back";
+export type AttemptOutcome = "completed" | "dropped" | "retried" | "paused" | "parked" | "misconfigured" | "lost_lock" | "handed_back";
 
 export interface DrainerOptions {
   ledger: OutboxStore & LeaseReads & Reflections & NamedLocks & FollowLinks;

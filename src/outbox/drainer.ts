@@ -44,6 +44,8 @@ import { SerialPasses } from "./serial-passes.js";
 export class Drainer {
   private readonly o: DrainerSettings;
   private readonly pausedUntil = new Map<number, number>();
+  /** What GitHub's 404s said is wrong with the app's address for it, since when and how many effects it parked (until a restart). */
+  private readonly misconfigured = new Map<string, { since: number; parked: number }>();
   private running: Promise<void> | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;
@@ -60,6 +62,12 @@ export class Drainer {
       stopping: () => this.stopping,
       pause: (installation, until) => this.pausedUntil.set(installation, Math.max(this.pausedUntil.get(installation) ?? 0, until)),
       kick: () => this.kick(),
+      misconfigured: (problem, now) => {
+        const seen = this.misconfigured.get(problem);
+        if (seen) seen.parked++;
+        else this.misconfigured.set(problem, { since: now, parked: 1 });
+        return seen === undefined;
+      },
     });
   }
 
@@ -106,6 +114,11 @@ export class Drainer {
   }
 
   /** Installations currently waiting out a rate limit. */
+  /** What is wrong with the app's address for GitHub, as GitHub's 404s said, each with when it was first seen and the effects it parked. */
+  problems(): Array<{ problem: string; since: number; parked: number }> {
+    return [...this.misconfigured].map(([problem, seen]) => ({ problem, ...seen }));
+  }
+
   paused(now = this.o.clock()): number[] {
     return [...this.pausedUntil].filter(([, until]) => until > now).map(([id]) => id);
   }

@@ -11,6 +11,7 @@ import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { rateLimitSettings } from "../api/rate-limit.js";
 import { eventsKeepMs } from "../events/retention.js";
+import { githubApiUrl } from "../github/github-urls.js";
 import { databaseKind, DEFAULT_DATABASE_URL } from "../ledger/open-ledger.js";
 import { assertWebhookSecret } from "../webhooks/webhook-secret.js";
 import { StartupError } from "./startup-error.js";
@@ -19,6 +20,11 @@ import { StartupError } from "./startup-error.js";
 export function checkEnvironment(env: NodeJS.ProcessEnv, cwd = process.cwd()): void {
   if (env.PORT && !/^\d+$/.test(env.PORT.trim())) throw new StartupError(`PORT is "${env.PORT}", not a port number: set PORT to e.g. 3000`);
   databaseKind(env.DATABASE_URL || DEFAULT_DATABASE_URL);
+  try {
+    githubApiUrl(env);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
   if (!env.APP_ID) return; // Probot serves its setup page to register the app
   if (!/^\d+$/.test(env.APP_ID.trim())) throw new StartupError(`APP_ID is "${env.APP_ID}", not a number: copy the App ID from the GitHub App's settings page`);
   checkPrivateKey(env, cwd);

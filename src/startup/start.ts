@@ -10,7 +10,8 @@
  */
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
-import { run } from "probot";
+import { ProbotOctokit, run } from "probot";
+import { githubApiUrl } from "../github/github-urls.js";
 import { checkEnvironment } from "./check-environment.js";
 import { redactedLog } from "./redacted-log.js";
 import { exitOnStartupError, StartupError } from "./startup-error.js";
@@ -30,7 +31,10 @@ try {
   // The app function itself, not its path: Probot then loads no default app
   // (whose GET / would redirect to its /probot page), so / is the board's.
   const { default: app } = await import("../index.js");
-  await run(app, { env: process.env, log: await redactedLog(process.env) });
+  // Probot knows github.com and GHE_HOST; GITHUB_API_URL (GHE.com, a proxy) is given to its Octokit, which every client of the app's is.
+  const api = process.env.GITHUB_API_URL ? githubApiUrl(process.env) : null;
+  const Octokit = api === null ? undefined : ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, baseUrl: api }));
+  await run(app, { env: process.env, log: await redactedLog(process.env), ...(Octokit ? { Octokit } : {}) });
 } catch (error) {
   // The smee client rejects with an EventSource error event (not an Error)
   // when it cannot reach the channel: the last step of Probot's start.

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GitHubUnavailable, Identities, MAX_IDENTITY_TTL_MS } from "../../src/api/identity.js";
 import { RateLimited, RateLimiter } from "../../src/api/rate-limit.js";
-import { graphqlUrl } from "../../src/api/serve-api.js";
+import { githubUrls } from "../../src/github/github-urls.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
 
 let fake: FakeGitHub;
@@ -21,17 +21,24 @@ beforeEach(() => {
   fake.addToken("ghp_personalToken", { login: "alice", id: 1001 });
 });
 
-const asked = () => fake.requests.filter((r) => r.path === "/api/graphql").length;
+const asked = () => fake.requests.filter((r) => r.path === "/graphql").length;
 
 describe("Identities", () => {
   it("asks GitHub Enterprise's /api/graphql beside /api/v3, and github.com's /graphql", () => {
-    expect(graphqlUrl(fake.baseUrl)).toBe(`${fake.url}/api/graphql`);
-    expect(graphqlUrl("https://api.github.com")).toBe("https://api.github.com/graphql");
+    expect(githubUrls(fake.baseUrl).graphql).toBe(fake.graphqlUrl);
+    expect(githubUrls("https://ghe.example/api/v3")).toEqual({
+      layout: "enterprise-server", rest: "https://ghe.example/api/v3", graphql: "https://ghe.example/api/graphql", web: "https://ghe.example",
+    });
+    expect(githubUrls("https://api.github.com")).toEqual({
+      layout: "github.com", rest: "https://api.github.com", graphql: "https://api.github.com/graphql", web: "https://github.com",
+    });
+    expect(githubUrls("https://api.octocorp.ghe.com/").graphql).toBe("https://api.octocorp.ghe.com/graphql");
+    expect(githubUrls("https://api.octocorp.ghe.com/").web).toBe("https://octocorp.ghe.com");
   });
 
   it("tells bots from users, and remembers each for at most 5 minutes", async () => {
     let now = 1_000_000;
-    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl), clock: () => now, ttlMs: 60 * 60_000 });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, clock: () => now, ttlMs: 60 * 60_000 });
     expect(await ids.who("ghs_installationToken")).toEqual({ id: 41, login: "agent[bot]", type: "Bot" });
     expect(await ids.who("ghp_personalToken")).toEqual({ id: 1001, login: "alice", type: "User" });
     expect(asked()).toBe(2);
@@ -45,21 +52,21 @@ describe("Identities", () => {
   });
 
   it("a token GitHub refuses is null, and is not asked about again at once", async () => {
-    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl) });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl });
     expect(await ids.who("ghp_revoked")).toBeNull();
     expect(await ids.who("ghp_revoked")).toBeNull();
     expect(asked()).toBe(1);
   });
 
   it("a burst of one token's first calls asks once", async () => {
-    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl) });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl });
     const all = await Promise.all(Array.from({ length: 10 }, () => ids.who("ghp_personalToken")));
     expect(new Set(all.map((i) => i?.login))).toEqual(new Set(["alice"]));
     expect(asked()).toBe(1);
   });
 
   it("keeps at most maxEntries tokens, forgetting the oldest", async () => {
-    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl), maxEntries: 1 });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, maxEntries: 1 });
     await ids.who("ghp_personalToken");
     await ids.who("ghs_installationToken");
     await ids.who("ghp_personalToken");
@@ -67,7 +74,7 @@ describe("Identities", () => {
   });
 
   it("random tokens GitHub refuses do not push good identities out: refusals are remembered apart", async () => {
-    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl), maxEntries: 2 });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, maxEntries: 2 });
     await ids.who("ghp_personalToken");
     await ids.who("ghs_installationToken");
     for (let i = 0; i < 20; i++) expect(await ids.who(`ghp_random${i}`)).toBeNull();
@@ -80,7 +87,7 @@ describe("Identities", () => {
   it("limits tokens not known yet per client address, without asking GitHub past the limit; known tokens and other addresses go on", async () => {
     let now = 1_000_000;
     const unknownLimit = new RateLimiter<string>({ perMinute: 6, burst: 2 }, () => now);
-    const ids = new Identities({ graphqlUrl: graphqlUrl(fake.baseUrl), clock: () => now, unknownLimit });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, clock: () => now, unknownLimit });
     expect(await ids.who("ghp_personalToken", "203.0.113.9")).toMatchObject({ login: "alice" });
     expect(await ids.who("ghp_random1", "203.0.113.9")).toBeNull();
     const over = await ids.who("ghp_random2", "203.0.113.9").catch((e: unknown) => e);
