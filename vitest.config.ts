@@ -19,6 +19,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // A request the fake GitHub does not serve fails the test that sent it.
+    setupFiles: ["test/support/strict-fake.ts"],
     projects: [
       { extends: true, test: { name: "all", include: ["test/**/*.test.ts"] } },
       // The app's processes write to GitHub on GITHUB_WRITES=graphql by default, and the process tests

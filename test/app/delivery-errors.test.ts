@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { issueLeases, type Runtime } from "../../src/app.js";
 import type { Ledger } from "../../src/ledger/roles.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import { startFakeGitHub } from "../support/fake-github.js";
+import { restUrlFor, startFakeGitHub } from "../support/fake-github.js";
 import { startGitHubProxy } from "../support/github-proxy.js";
 import { alice, commentPayload, issuesPayload } from "../support/payloads.js";
 import { pacedOctokit } from "../support/probot-on-fake.js";
@@ -95,7 +95,7 @@ describe("a delivery past its deadline", () => {
       await dropped;
       return "drop" as const;
     };
-    const app = await start({ baseUrl: `http://${proxy.host}/api/v3`, deadlineMs: 1_500 });
+    const app = await start({ baseUrl: restUrlFor(proxy.host, proxy.layout), deadlineMs: 1_500 });
     // Run before the app's shutdown, which waits for the delivery's work.
     cleanups.push(() => drop());
     const id = randomUUID();
@@ -105,7 +105,7 @@ describe("a delivery past its deadline", () => {
     expect(error.errors).toHaveLength(1);
     const [failed] = error.errors as Array<Error & Record<string, unknown>>;
     expect(failed!.message).toMatch(
-      new RegExp(`^not handled within 1500 ms, waiting for GitHub to answer POST http://${proxy.host.replace(/\./g, "\\.")}/api/v3/app/installations/\\d+/access_tokens; GitHub may redeliver$`),
+      new RegExp(`^not handled within 1500 ms, waiting for GitHub to answer POST ${restUrlFor(proxy.host, proxy.layout).replace(/\./g, "\\.")}/app/installations/\\d+/access_tokens; GitHub may redeliver$`),
     );
     expect(failed!.message).not.toMatch(/database/);
     expect(failed).toMatchObject({ status: 500, delivery: id, webhook: "issue_comment.created" });

@@ -53,7 +53,7 @@ async function adopt(args: string[], now = T0) {
     out: (t) => (out += `${t}\n`),
     err: (t) => (err += `${t}\n`),
     clock: () => now,
-    env: { APP_ID: String(APP_ID), PRIVATE_KEY: privateKey(), GHE_HOST: fake.host, GHE_PROTOCOL: "http", DATABASE_URL: db },
+    env: { APP_ID: String(APP_ID), PRIVATE_KEY: privateKey(), ...fake.appEnv(), DATABASE_URL: db },
   };
   const code = await runCli(["adopt", REPO, ...args], io);
   return { code, out, err };

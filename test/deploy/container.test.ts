@@ -60,7 +60,7 @@ async function fakeGitHub(): Promise<FakeGitHub> {
 
 /** The app's environment, as an operator gives it: a test App of the fake GitHub, reached as GitHub Enterprise Server. */
 function appEnv(fake: FakeGitHub, extra: Record<string, string> = {}): Record<string, string> {
-  return { APP_ID: "1", PRIVATE_KEY: privateKey(), WEBHOOK_SECRET: SECRET, GHE_HOST: fake.host, GHE_PROTOCOL: "http", LOG_LEVEL: "info", ...extra };
+  return { APP_ID: "1", PRIVATE_KEY: privateKey(), WEBHOOK_SECRET: SECRET, ...fake.appEnv(), LOG_LEVEL: "info", ...extra };
 }
 
 async function volume(): Promise<string> {

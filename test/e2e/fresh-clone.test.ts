@@ -96,8 +96,7 @@ describe("A fresh clone", () => {
       PRIVATE_KEY_PATH: "./private-key.pem",
       WEBHOOK_SECRET: "a-fresh-clone-secret",
       PORT: String(port),
-      GHE_HOST: fake.host,
-      GHE_PROTOCOL: "http",
+      ...fake.appEnv(),
     };
     const app = npmStart(dir, env);
     cleanups.push(async () => {

@@ -6,7 +6,7 @@
  * logged.
  */
 import { expect } from "vitest";
-import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
+import { type FakeGitHub, type Layout, startFakeGitHub } from "../support/fake-github.js";
 import { commentPayload, REPO, type UserSpec } from "../support/payloads.js";
 import { type ServerProcess, startServer, waitFor } from "../support/server-process.js";
 import { commentPosts, replies, runReport, tempDir } from "./issue-view.js";
@@ -23,7 +23,7 @@ export interface LiveApp {
   /** The test's database file; a restart on it continues the ledger. */
   readonly dbFile: string;
   /** Starts the real server on the test's database; `github` defaults to the fake (a proxy in front of it also works). */
-  start(env?: Record<string, string>, github?: { host: string }): Promise<ServerProcess>;
+  start(env?: Record<string, string>, github?: { host: string; layout?: Layout }): Promise<ServerProcess>;
   /** Delivers a comment and expects the delivery to be accepted (200). */
   comment(server: ServerProcess, body: string, author: UserSpec, issue?: number, id?: string): Promise<void>;
   /** Waits until /health reports no pending effect. */
@@ -32,8 +32,9 @@ export interface LiveApp {
   expectOneReplyEach(issue: number, count: number): void;
 }
 
-export async function withLiveApp(test: (live: LiveApp) => Promise<void>): Promise<void> {
-  const fake = await startFakeGitHub();
+/** `layout`: GitHub's layout the fake serves (default FAKE_GITHUB_LAYOUT, else Enterprise Server's). */
+export async function withLiveApp(test: (live: LiveApp) => Promise<void>, opts: { layout?: Layout } = {}): Promise<void> {
+  const fake = await startFakeGitHub(opts.layout ? { layout: opts.layout } : {});
   // The payloads' repository by its id: the node ids webhooks carry (R_…, I_…) name the fake's records.
   fake.addRepo(`${REPO.owner}/${REPO.name}`, { id: REPO.id });
   const tmp = tempDir();

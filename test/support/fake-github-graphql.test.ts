@@ -44,7 +44,7 @@ async function rejection(call: Promise<unknown>): Promise<{ name: string; data?:
 
 /** A raw POST /graphql, for the exact body and status GitHub would send. */
 async function post(fake: FakeGitHub, query: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${fake.url}/graphql`, { method: "POST", headers: { authorization: "bearer x" }, body: JSON.stringify({ query }) });
+  const res = await fetch(fake.graphqlUrl, { method: "POST", headers: { authorization: "bearer x" }, body: JSON.stringify({ query }) });
   return { status: res.status, body: await res.json() };
 }
 
@@ -107,6 +107,7 @@ describe("mutation documents", () => {
     expect(missing.data).toBeUndefined();
     expect(missing.errors?.map((e) => e.message).join("\n")).toMatch(/\$body/);
     expect(fake.comments(full, 3).map((c) => c.body)).toEqual(["Claimed for 2h."]);
+    expect(fake.takeUnmatched()).toMatchObject([{ method: "POST", path: "/graphql" }]);
     expect(fake.issueLabels(full, 3)).toEqual(["claimed"]);
   });
 
@@ -232,7 +233,7 @@ describe("mutation documents in the fake's pipeline", () => {
     fake.rateLimitNextGraphql(1);
     const comment = `mutation { addComment(input: { subjectId: "${id.issue}", body: "hi" }) { clientMutationId } }`;
 
-    const viewer = await fetch(`${fake.url}/graphql`, { method: "POST", headers: { authorization: "bearer ghs_agent" }, body: JSON.stringify({ query: "{ viewer { __typename login databaseId } }" }) });
+    const viewer = await fetch(fake.graphqlUrl, { method: "POST", headers: { authorization: "bearer ghs_agent" }, body: JSON.stringify({ query: "{ viewer { __typename login databaseId } }" }) });
     expect(await viewer.json()).toEqual({ data: { viewer: { __typename: "Bot", login: "agent[bot]", databaseId: 41 } } });
     expect(await post(fake, comment)).toEqual({
       status: 200, body: { data: null, errors: [{ type: "RATE_LIMITED", message: "API rate limit exceeded for installation ID 1." }] },
@@ -273,7 +274,7 @@ describe("mutation documents in the fake's pipeline", () => {
     expect(body.data).toBeUndefined();
     expect(body.errors.map((e: { message: string }) => e.message).join("\n")).toMatch(/labelNames/);
     expect([fake.issueLabels(full, 1), fake.repoLabels(full), fake.writeCount()]).toEqual([[], [], before]);
-    expect(fake.unmatched).toMatchObject([{ method: "POST", path: "/graphql", status: 200 }]);
+    expect(fake.takeUnmatched()).toMatchObject([{ method: "POST", path: "/graphql", status: 200 }]);
   });
 
   it("keeps queries reads: no write fault, no content slot, no write counted", async () => {
@@ -281,7 +282,7 @@ describe("mutation documents in the fake's pipeline", () => {
     fake.addToken("ghp_alice", { login: "alice", id: 7 });
     fake.failNextWrites(1);
     fake.setContentLimits([{ max: 0, windowMs: 60_000 }]);
-    const res = await fetch(`${fake.url}/graphql`, { method: "POST", headers: { authorization: "bearer ghp_alice" }, body: JSON.stringify({ query: "query { viewer { __typename login databaseId } }" }) });
+    const res = await fetch(fake.graphqlUrl, { method: "POST", headers: { authorization: "bearer ghp_alice" }, body: JSON.stringify({ query: "query { viewer { __typename login databaseId } }" }) });
     expect([res.status, await res.json()]).toEqual([200, { data: { viewer: { __typename: "User", login: "alice", databaseId: 7 } } }]);
     expect([fake.writeCount(), fake.refused]).toEqual([0, 0]);
   });

@@ -289,12 +289,38 @@ describe("protocol", () => {
     const res = await failure(octokit.request("GET /repos/{owner}/{repo}/milestones", { owner, repo }));
     expect(res.status).toBe(404);
     expect(fake.unmatched).toMatchObject([{ method: "GET", path: `/repos/${full}/milestones`, status: 404 }]);
+    expect(fake.takeUnmatched()).toHaveLength(1);
+    expect(fake.takeUnmatched()).toEqual([]);
     expect(fake.requests).toHaveLength(1);
   });
 
-  it("serves routes without the /api/v3 prefix and sends rate-limit headers", async () => {
+  for (const layout of ["enterprise", "github.com"] as const) {
+    it(`serves the ${layout} layout only where GitHub does: REST, GraphQL and the web's sign-in at their paths, 404 elsewhere`, async () => {
+      const { fake } = await start({ layout });
+      const status = async (method: string, path: string) =>
+        (await fetch(`${fake.url}${path}`, { method, headers: { authorization: "bearer x" }, ...(method === "POST" ? { body: JSON.stringify({ query: "{ viewer { login } }" }) } : {}) })).status;
+      const enterprise = layout === "enterprise";
+      expect(fake.baseUrl).toBe(enterprise ? `${fake.url}/api/v3` : fake.url);
+      expect(fake.graphqlUrl).toBe(enterprise ? `${fake.url}/api/graphql` : `${fake.url}/graphql`);
+      expect(fake.appEnv()).toEqual(enterprise ? { GHE_HOST: fake.host, GHE_PROTOCOL: "http" } : { GITHUB_API_URL: fake.url });
+      expect(await status("GET", `/api/v3/repos/${full}`)).toBe(enterprise ? 200 : 404);
+      expect(await status("GET", `/repos/${full}`)).toBe(enterprise ? 404 : 200);
+      expect(await status("POST", "/api/graphql")).toBe(enterprise ? 401 : 404);
+      expect(await status("POST", "/graphql")).toBe(enterprise ? 404 : 401);
+      // Where Octokit's request("POST /graphql") lands on Enterprise Server's REST base: GitHub has nothing there.
+      expect(await status("POST", "/api/v3/graphql")).toBe(404);
+      expect(await status("GET", "/login/oauth/authorize")).toBe(404); // the sign-in page, there in both (no app set up: 404)
+      expect(fake.takeUnmatched().map((r) => `${r.method} ${r.path}`)).toEqual(
+        enterprise
+          ? [`GET /repos/${full}`, "POST /graphql", "POST /api/v3/graphql"]
+          : [`GET /api/v3/repos/${full}`, "POST /api/graphql", "POST /api/v3/graphql"],
+      );
+    });
+  }
+
+  it("sends rate-limit headers", async () => {
     const { fake } = await start();
-    const plain = new Octokit({ baseUrl: fake.url, auth: "x" });
+    const plain = new Octokit({ baseUrl: fake.baseUrl, auth: "x" });
     const { data, headers } = await plain.rest.repos.get({ owner, repo });
     expect(data).toMatchObject({ name: repo, full_name: full, owner: { login: owner }, default_branch: "main" });
     expect(headers["x-ratelimit-limit"]).toBe("5000");
@@ -419,24 +445,24 @@ describe("reset", () => {
 });
 
 describe("API callers' tokens (issue 10)", () => {
-  it("answers GraphQL viewer per registered token (401 for others) at /graphql and /api/graphql, as reads", async () => {
+  it("answers GraphQL viewer per registered token (401 for others), as reads", async () => {
     const { fake } = await start();
     fake.addToken("ghs_one", { login: "agent[bot]", id: 41 });
     fake.addToken("ghp_two", { login: "alice", id: 7 });
     const viewer = async (path: string, token: string) => {
-      const res = await fetch(`${fake.url}${path}`, {
+      const res = await fetch(path, {
         method: "POST",
         headers: { authorization: `bearer ${token}` },
         body: JSON.stringify({ query: "query { viewer { __typename login databaseId } }" }),
       });
       return { status: res.status, body: (await res.json()) as any };
     };
-    expect(await viewer("/api/graphql", "ghs_one")).toEqual({ status: 200, body: { data: { viewer: { __typename: "Bot", login: "agent[bot]", databaseId: 41 } } } });
-    expect((await viewer("/graphql", "ghp_two")).body.data.viewer).toEqual({ __typename: "User", login: "alice", databaseId: 7 });
-    expect((await viewer("/graphql", "ghp_unknown")).status).toBe(401);
+    expect(await viewer(fake.graphqlUrl, "ghs_one")).toEqual({ status: 200, body: { data: { viewer: { __typename: "Bot", login: "agent[bot]", databaseId: 41 } } } });
+    expect((await viewer(fake.graphqlUrl, "ghp_two")).body.data.viewer).toEqual({ __typename: "User", login: "alice", databaseId: 7 });
+    expect((await viewer(fake.graphqlUrl, "ghp_unknown")).status).toBe(401);
     // Queries are reads: they neither take a write fault nor count as writes.
     fake.failNextWrites(1);
-    expect((await viewer("/graphql", "ghs_one")).status).toBe(200);
+    expect((await viewer(fake.graphqlUrl, "ghs_one")).status).toBe(200);
     expect(fake.writeCount()).toBe(0);
     expect(fake.unmatched).toEqual([]);
   });

@@ -4,10 +4,14 @@
  * assignees and comments), for end-to-end tests, fault tests and benchmarks.
  *
  * It speaks HTTP (node:http only) so the real app, Octokit plugins included
- * (auth, retry, throttling, config), runs unmodified against it: point
- * Probot at it with `GHE_HOST=<fake.host> GHE_PROTOCOL=http`, or give an
- * Octokit `baseUrl: fake.baseUrl`. Every route is served both under the
- * `/api/v3` prefix and without it.
+ * (auth, retry, throttling, config), runs unmodified against it: point the
+ * app's process at it with `fake.appEnv()` (GHE_HOST or GITHUB_API_URL), or
+ * give an Octokit `baseUrl: fake.baseUrl`. It serves one of GitHub's two
+ * layouts (fake-github/layout.ts), only where GitHub serves it: Enterprise
+ * Server's (REST under `/api/v3`, GraphQL at `/api/graphql`; the default)
+ * or github.com's (REST at the root, GraphQL at `/graphql`), chosen by
+ * `layout` or FAKE_GITHUB_LAYOUT. A request anywhere else is a 404,
+ * recorded as unmatched, and fails the test that sent it (strict-fake.ts).
  *
  * Behaviour copied from GitHub because the app depends on it:
  * - label names compare case-insensitively, are limited to 50 characters,
@@ -40,9 +44,10 @@
  * GitHub's GraphQL objects). Everyone imports it from here.
  */
 import { FakeGitHubServer } from "./fake-github/server.js";
-import type { FakeGitHub, FakeGitHubOptions } from "./fake-github/types.js";
+import type { FakeGitHub, FakeGitHubOptions, RecordedRequest } from "./fake-github/types.js";
 
 export { userId } from "./fake-github/json-shapes.js";
+export { appEnvFor, defaultLayout, type Layout, restUrlFor } from "./fake-github/layout.js";
 export type {
   FakeGitHub,
   FakeGitHubOptions,
@@ -54,8 +59,26 @@ export type {
   TokenSeed,
 } from "./fake-github/types.js";
 
+/** Every fake this process started and has not closed, for strict-fake.ts. */
+const liveFakes = new Set<FakeGitHub>();
+/** Unmatched requests of fakes closed before strict-fake.ts looked (a test file's own afterEach closes them first). */
+const closedUntaken: string[] = [];
+
+const described = (fake: FakeGitHub) => (r: RecordedRequest) => `${r.method} ${r.path}${r.query ? `?${r.query}` : ""} (${r.status}, ${fake.layout} layout)`;
+
+/** The unmatched requests no test took, of every fake of this process, since the last call; for strict-fake.ts. */
+export function untakenUnmatched(): string[] {
+  return [...closedUntaken.splice(0), ...[...liveFakes].flatMap((fake) => fake.takeUnmatched().map(described(fake)))];
+}
+
 export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<FakeGitHub> {
   const fake = new FakeGitHubServer(opts);
   await fake.listen(opts.port ?? 0);
+  liveFakes.add(fake);
+  const close = fake.close.bind(fake);
+  fake.close = () => {
+    if (liveFakes.delete(fake)) closedUntaken.push(...fake.takeUnmatched().map(described(fake)));
+    return close();
+  };
   return fake;
 }

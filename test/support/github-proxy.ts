@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
+import { defaultLayout, type Layout } from "./fake-github/layout.js";
 
 export interface ProxiedRequest {
   method: string;
@@ -22,6 +23,8 @@ export interface ProxiedRequest {
 export interface GitHubProxy {
   /** "127.0.0.1:PORT", for GHE_HOST. */
   host: string;
+  /** The upstream's layout: the proxy passes paths through as they are. */
+  layout: Layout;
   /**
    * Runs before the request is forwarded; a status number answers the
    * request with that status and GitHub's error body instead, and the fake
@@ -37,9 +40,9 @@ export interface GitHubProxy {
   close(): Promise<void>;
 }
 
-export async function startGitHubProxy(upstream: { host: string }): Promise<GitHubProxy> {
+export async function startGitHubProxy(upstream: { host: string; layout?: Layout }): Promise<GitHubProxy> {
   const [upHost, upPort] = upstream.host.split(":");
-  const proxy: GitHubProxy = { host: "", onRequest: null, onResponse: null, close: () => close() };
+  const proxy: GitHubProxy = { host: "", layout: upstream.layout ?? defaultLayout(), onRequest: null, onResponse: null, close: () => close() };
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

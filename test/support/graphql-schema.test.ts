@@ -29,7 +29,7 @@ describe("GitHub's GraphQL schema", () => {
   it("is enforced by the fake: a document outside the schema is answered with errors and recorded as unmatched", async () => {
     const fake = await startFakeGitHub();
     try {
-      const res = await fetch(`${fake.url}/graphql`, {
+      const res = await fetch(fake.graphqlUrl, {
         method: "POST",
         headers: { authorization: "bearer nobody", "content-type": "application/json" },
         body: JSON.stringify({ query: "query { viewer { login karma } }" }),
@@ -37,7 +37,7 @@ describe("GitHub's GraphQL schema", () => {
       const body = (await res.json()) as { data?: unknown; errors?: Array<{ message: string }> };
       expect(body.data).toBeUndefined();
       expect(body.errors?.map((e) => e.message).join("\n")).toMatch(/karma/);
-      expect(fake.unmatched).toMatchObject([{ method: "POST", path: "/graphql" }]);
+      expect(fake.takeUnmatched()).toMatchObject([{ method: "POST", path: "/graphql" }]);
     } finally {
       await fake.close();
     }

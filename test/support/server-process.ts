@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sign } from "@octokit/webhooks-methods";
+import { appEnvFor, defaultLayout, type Layout } from "./fake-github/layout.js";
 
 /** The repository: two folders up from here, or three when this runs compiled from dist/ (a benchmark). */
 const UP_TWO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -25,8 +26,8 @@ export const WEBHOOK_SECRET = "e2e-secret";
 export const LAUNCHER = "./dist/src/startup/start.js";
 
 export interface ServerOptions {
-  /** Where GitHub is: the fake (or a proxy in front of it), served over http at `host`. */
-  fake: { host: string };
+  /** Where GitHub is: the fake (or a proxy in front of it), served over http at `host`, in its layout (default the fakes' default). */
+  fake: { host: string; layout?: Layout };
   /** SQLite file of the ledger; restarting on the same file continues its state. */
   dbFile: string;
   /** Extra or overriding environment variables. */
@@ -155,8 +156,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerProcess> {
       APP_ID: String(opts.appId ?? 1),
       PRIVATE_KEY: privateKey(),
       WEBHOOK_SECRET,
-      GHE_HOST: opts.fake.host,
-      GHE_PROTOCOL: "http",
+      ...appEnvFor(opts.fake.host, opts.fake.layout ?? defaultLayout()),
       DATABASE_URL: opts.dbFile,
       PORT: String(port),
       HOST: "127.0.0.1",

@@ -42,6 +42,10 @@ function operationOf(body: unknown): { document: DocumentNode; operation: Operat
  */
 export function graphql(d: RouteDeps, ctx: Ctx): Reply {
   const { data } = d;
+  // GitHub's GraphQL API answers no one it does not know.
+  if (ctx.token === null) {
+    return { status: 401, json: { message: "This endpoint requires you to be authenticated.", documentation_url: "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql" } };
+  }
   const query = bodyField(ctx.body, "query");
   const caller = ctx.token === null ? undefined : data.apiTokens.get(ctx.token);
   const invalid = typeof query === "string" ? schemaErrors(query) : ["a GraphQL request needs a query"];

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { graphql, graphqlKind } from "./graphql.js";
+import { GRAPHQL_ROUTE } from "./layout.js";
 import type { InteractionLimit } from "./records.js";
 import { forbidden, notFound, type Reply } from "./replies.js";
 import { fullName } from "./request-fields.js";
@@ -24,6 +25,8 @@ const PERMISSION_VIEW: Record<Permission, { permission: string; role_name: strin
 const PERMISSION_RANK: Record<Permission, number> = { none: 0, read: 1, triage: 2, write: 3, maintain: 4, admin: 5 };
 
 export function installationRoutes(t: RouteTable, { data, shapes }: RouteDeps): void {
+  // GitHub's meta information, served to anyone (doctor asks it to find the REST API).
+  t.add("GET", "/meta", "read", () => ({ status: 200, json: { verifiable_password_authentication: false, hooks: [], web: [], api: [], git: [] } }));
   t.add("POST", "/app/installations/:installation/access_tokens", "token", () => shapes.tokenReply());
   t.add("GET", "/app", "read", () => ({ status: 200, json: shapes.appJson() }));
   t.add("GET", "/app/installations", "read", () => ({ status: 200, json: [shapes.installationJson()] }));
@@ -44,8 +47,9 @@ export function installationRoutes(t: RouteTable, { data, shapes }: RouteDeps): 
 export function repoRoutes(t: RouteTable, d: RouteDeps): void {
   const { data, shapes } = d;
   t.add("GET", R, "read", (ctx) => (data.tokenSees(ctx) ? { status: 200, json: shapes.repoJson(data.repoOf(ctx)) } : notFound()));
-  // GraphQL: github.com serves /graphql; GitHub Enterprise Server /api/graphql (beside /api/v3). A query reads, a mutation writes.
-  for (const path of ["/graphql", "/api/graphql"]) t.add("POST", path, graphqlKind, (ctx) => graphql(d, ctx));
+  // GraphQL, wherever the layout serves it (layout.ts): github.com's /graphql, Enterprise Server's /api/graphql. A query
+  // reads, a mutation writes.
+  t.add("POST", GRAPHQL_ROUTE, graphqlKind, (ctx) => graphql(d, ctx));
   t.add("GET", `${R}/contents/*path`, "read", (ctx) => getContent(d, ctx));
   t.add("GET", `${R}/collaborators/:user/permission`, "read", (ctx) => {
     const login = ctx.params.user!;

@@ -44,6 +44,11 @@ const NUMERIC_PARAMS = new Set(["n", "id", "installation"]);
 export class RouteTable {
   private readonly routes: Route[] = [];
 
+  /** Every route, as GitHub's OpenAPI description names it: `GET /repos/{owner}/{repo}`, a trailing `*path` as `{path}`. */
+  list(): string[] {
+    return this.routes.map((r) => `${r.method} /${r.segments.map((s) => (s.startsWith(":") || s.startsWith("*") ? `{${s.slice(1)}}` : s)).join("/")}`);
+  }
+
   add(method: string, pattern: string, kind: KindOf, handle: Handler): void {
     this.routes.push({ method, segments: pattern.split("/").slice(1), kind, handle });
   }

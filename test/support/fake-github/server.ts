@@ -1,9 +1,9 @@
 /**
  * The fake's HTTP server and what happens to every request around its
- * route's handler: the `/api/v3` prefix stripped, the body read, armed
- * faults and the content limit applied, the request recorded, the reply
- * sent. Seeding and inspection are the state's (state.ts); the routes are
- * routes.ts's.
+ * route's handler: the path taken as GitHub's layout serves it (layout.ts),
+ * the body read, armed faults and the content limit applied, the request
+ * recorded, the reply sent. Seeding and inspection are the state's
+ * (state.ts); the routes are routes.ts's.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,15 +14,17 @@ import { DOCS, graphqlRateLimited, notFound, secondaryRateLimit, type Reply } fr
 import { kindOf, RouteTable, type Ctx, type RouteMatch } from "./route-table.js";
 import { defineRoutes } from "./routes.js";
 import { FakeState } from "./state.js";
+import { appEnvFor, defaultLayout, LAYOUTS, type Layout, routePath } from "./layout.js";
 import type { FakeGitHub, FakeGitHubOptions, InteractionLimit, IssueSeed, Permission, PullRequestSeed, RecordedRequest, TokenSeed } from "./types.js";
 
-const PREFIX = "/api/v3";
 const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 export class FakeGitHubServer implements FakeGitHub {
   url = "";
   host = "";
   baseUrl = "";
+  graphqlUrl = "";
+  readonly layout: Layout;
   readonly requests: RecordedRequest[] = [];
   readonly unmatched: RecordedRequest[] = [];
   refused = 0;
@@ -37,11 +39,15 @@ export class FakeGitHubServer implements FakeGitHub {
   private closed: Promise<void> | null = null;
   private successfulWrites = 0;
   private requestSeq = 0;
+  /** Unmatched requests not taken yet (takeUnmatched): the ones before `unmatchedTaken`, kept across reset(). */
+  private unmatchedTaken = 0;
+  private readonly untakenBeforeReset: RecordedRequest[] = [];
 
   constructor(opts: FakeGitHubOptions) {
     const slug = opts.appSlug ?? "issue-leases";
     const app = { appId: opts.appId ?? 1, slug, botLogin: `${slug}[bot]`, installationId: opts.installationId ?? 1 };
     this.now = opts.now ?? Date.now;
+    this.layout = opts.layout ?? defaultLayout();
     this.data = new FakeState(this.now);
     this.shapes = new JsonShapes(app, this.data, this);
     defineRoutes(this.routes, { data: this.data, shapes: this.shapes, app });
@@ -58,10 +64,15 @@ export class FakeGitHubServer implements FakeGitHub {
         const address = this.server.address() as AddressInfo;
         this.host = `127.0.0.1:${address.port}`;
         this.url = `http://${this.host}`;
-        this.baseUrl = `${this.url}${PREFIX}`;
+        this.baseUrl = `${this.url}${LAYOUTS[this.layout].rest}`;
+        this.graphqlUrl = `${this.url}${LAYOUTS[this.layout].graphql}`;
         resolve();
       });
     });
+  }
+
+  appEnv(): Record<string, string> {
+    return appEnvFor(this.host, this.layout);
   }
 
   close(): Promise<void> {
@@ -73,12 +84,24 @@ export class FakeGitHubServer implements FakeGitHub {
   }
 
   reset(): void {
+    this.untakenBeforeReset.push(...this.unmatched.slice(this.unmatchedTaken));
+    this.unmatchedTaken = 0;
     this.requests.length = 0;
     this.unmatched.length = 0;
     this.refused = 0;
     this.data.clear();
     this.faults.clear();
     this.successfulWrites = 0;
+  }
+
+  routeList(): string[] {
+    return this.routes.list();
+  }
+
+  takeUnmatched(): RecordedRequest[] {
+    const taken = [...this.untakenBeforeReset.splice(0), ...this.unmatched.slice(this.unmatchedTaken)];
+    this.unmatchedTaken = this.unmatched.length;
+    return taken;
   }
 
   // --- seeding and inspection: the state's ------------------------------------
@@ -219,8 +242,10 @@ export class FakeGitHubServer implements FakeGitHub {
     const q = rawUrl.indexOf("?");
     const rawPath = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const query = q === -1 ? "" : rawUrl.slice(q + 1);
-    const path = rawPath === PREFIX || rawPath.startsWith(`${PREFIX}/`) ? rawPath.slice(PREFIX.length) || "/" : rawPath;
-    const match = this.routes.match(method, path);
+    // Only where GitHub serves it, in this layout: anything else is a 404, recorded as unmatched.
+    const routed = routePath(this.layout, rawPath);
+    const path = routed ?? rawPath;
+    const match = routed === null ? null : this.routes.match(method, routed);
     readBody(req, (outcome) => {
       const run = (): void => this.respond(req, res, { method, path, rawPath, query, at, match, outcome });
       if (this.delayMs > 0) setTimeout(run, this.delayMs);

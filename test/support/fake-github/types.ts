@@ -3,9 +3,10 @@
  * requests it records, the seeds it takes and the `FakeGitHub` handle
  * `startFakeGitHub` returns (fake-github.ts).
  */
+import type { Layout } from "./layout.js";
 import type { InteractionLimit } from "./records.js";
 
-export type { InteractionLimit };
+export type { InteractionLimit, Layout };
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 
 export interface FakeGitHubOptions {
@@ -19,11 +20,16 @@ export interface FakeGitHubOptions {
   installationId?: number;
   /** Clock for timestamps and the content limit window; default Date.now. */
   now?: () => number;
+  /** Which of GitHub's layouts it serves (layout.ts); default FAKE_GITHUB_LAYOUT, else "enterprise". */
+  layout?: Layout;
 }
 
 export interface RecordedRequest {
   method: string;
-  /** Path without the `/api/v3` prefix and the query string, still percent-encoded. */
+  /**
+   * Path as GitHub's routes name it, without the layout's prefix (`/api/v3`) and the query string, still
+   * percent-encoded; GraphQL's is `/graphql` in both layouts. An unmatched request keeps the path it was sent to.
+   */
   path: string;
   /** Query string without the leading "?", or "". */
   query: string;
@@ -77,12 +83,28 @@ export interface FakeGitHub {
   url: string;
   /** "127.0.0.1:PORT", for GHE_HOST. */
   host: string;
-  /** url + "/api/v3", for Octokit's baseUrl. */
+  /** The REST API's base, for Octokit's baseUrl: url + "/api/v3" (Enterprise Server), or url (github.com). */
   baseUrl: string;
+  /** GraphQL's endpoint: url + "/api/graphql" (Enterprise Server), or url + "/graphql" (github.com). */
+  graphqlUrl: string;
+  /** Which of GitHub's layouts it serves. */
+  layout: Layout;
+  /**
+   * The environment that points the app's process at it: GHE_HOST and GHE_PROTOCOL=http (Enterprise Server), or
+   * GITHUB_API_URL (github.com's layout on this host).
+   */
+  appEnv(): Record<string, string>;
   /** Every request except installation-token requests, in the order answered. */
   requests: RecordedRequest[];
-  /** Requests no route matched; tests assert this stays empty. */
+  /**
+   * Requests no route matched (a path or a layout GitHub does not serve, a GraphQL document outside its schema);
+   * tests assert this stays empty, and strict-fake.ts fails any test that leaves one untaken.
+   */
   unmatched: RecordedRequest[];
+  /** The routes it serves, as GitHub's OpenAPI description names them (`GET /repos/{owner}/{repo}`); GraphQL's is `POST /graphql`. */
+  routeList(): string[];
+  /** The unmatched requests since the last call (reset() keeps them): a test that sends one on purpose takes it. */
+  takeUnmatched(): RecordedRequest[];
   close(): Promise<void>;
   /**
    * Clears repos, seeded users, pending faults, request logs, `refused` and
