@@ -16,7 +16,8 @@ export interface ApiDeps {
   access: RepoAccess;
   /** What GitHub would not let the caller do by a comment (blocks, locks, interaction limits). */
   moderation: Pick<Moderation, "refusal">;
-  limiter: RateLimiter;
+  /** Requests per caller (identity.ts callerKey: the account, and a bot's installation). */
+  limiter: RateLimiter<string>;
   /** Proxies whose X-Forwarded-For names the client (client-address.ts). */
   trustProxyHops: number;
   /** The repository's config, through the app's config cache. */

@@ -7,7 +7,8 @@
  *
  * Each stream holds a connection, so they are counted: an anonymous one per
  * client address (EVENTS_STREAMS_PER_ADDRESS), one with a token or session
- * per GitHub account (EVENTS_STREAMS_PER_CALLER), all in all
+ * per GitHub account, a bot's per account and installation
+ * (EVENTS_STREAMS_PER_CALLER), all in all
  * (EVENTS_STREAMS_MAX), and their openings per address per minute
  * (API_ADDRESS_RATE_LIMIT's); past any, 429.
  * What the caller may see is asked again every few minutes while the stream
@@ -36,6 +37,11 @@ export interface StreamViewer {
   id: number;
   login: string;
   visible: readonly number[];
+  /**
+   * A bot's: what its token reaches (token-scope.ts `key`). Its streams count against its installation, not against
+   * the account every installation of its app shares (`github-actions[bot]`: every workflow's).
+   */
+  scope?: string;
 }
 
 export interface EventsRouteDeps {
@@ -73,7 +79,7 @@ export function eventsHandler(deps: EventsRouteDeps): (req: IncomingMessage, res
   };
 
   /** Everything up to the stream's start: the filter it will use and who asks (null: anonymous), or the answer that refuses it. */
-  const admit = async (req: IncomingMessage, query: EventsQuery, credential: Credential, address: string): Promise<{ filter: StreamFilter; caller: number | null } | Answer> => {
+  const admit = async (req: IncomingMessage, query: EventsQuery, credential: Credential, address: string): Promise<{ filter: StreamFilter; caller: string | null } | Answer> => {
     let who: StreamViewer | null | Answer;
     try {
       who = await viewerOf(credential, req, address);
@@ -98,7 +104,8 @@ export function eventsHandler(deps: EventsRouteDeps): (req: IncomingMessage, res
       }
     }
     const holder = query.holder === null ? null : "me" in query.holder ? { id: who!.id } : { login: query.holder.login };
-    return { filter: { visible, repoIds, holder, issue: query.issue }, caller: who?.id ?? null };
+    const caller = who === null ? null : who.scope === undefined ? String(who.id) : `${who.id}:${who.scope}`;
+    return { filter: { visible, repoIds, holder, issue: query.issue }, caller };
   };
 
   return async (req, res) => {

@@ -2,19 +2,25 @@
  * Who calls the API: the GitHub account behind a bearer token, asked of
  * GitHub with the caller's own token through GraphQL's `viewer`, which
  * answers for user tokens, personal access tokens and GitHub App
- * installation tokens alike (REST `GET /user` refuses the last).
+ * installation tokens alike (REST `GET /user` refuses the last). A bot's
+ * account is shared by every installation of its app (`github-actions[bot]`
+ * by every workflow on GitHub), so for a bot who it is includes what its
+ * token reaches (token-scope.ts), asked in the same look-up.
  *
  * The token is never stored or logged: the cache is keyed by its SHA-256,
  * keeps an identity at most `ttlMs` (5 minutes at the most), and holds a
  * bounded number of entries. A token GitHub refuses is remembered as refused
  * for as long, so that a client retrying a bad token does not cost a GitHub
  * call each time, in a cache of its own: random tokens fill that one, never
- * pushing good identities out. And a token not known either way costs a
- * call to GitHub, so those are limited per client address (`unknownLimit`).
+ * pushing good identities out. And a token not known either way costs calls
+ * to GitHub (one, or a bot's two and more), so those are limited per client
+ * address (`unknownLimit`).
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { GitHubUnavailable } from "./github-unavailable.js";
 import { RateLimited, type RateLimiter } from "./rate-limit.js";
+import { type TokenScope, tokenScope } from "./token-scope.js";
 import { TtlCache } from "./ttl-cache.js";
 
 export interface Identity {
@@ -23,14 +29,25 @@ export interface Identity {
   login: string;
   /** GitHub's account type: "Bot" for GitHub App installation tokens, else "User". */
   type: "User" | "Bot";
+  /** A bot's: what its installation token reaches. A user's token has none (the account is one person's). */
+  scope?: TokenScope;
 }
 
-/** GitHub did not answer who the token is (5xx, network, timeout): not the caller's fault, and not cached. */
-export class GitHubUnavailable extends Error {
-  constructor(what: string, cause?: unknown) {
-    super(`GitHub did not answer ${what}`, { cause });
-  }
+/**
+ * Whether the caller may act on a lease of the repository: a user anywhere
+ * it may see; a bot only where its token reaches, since another installation
+ * of the same app (another workflow's `GITHUB_TOKEN`) is the same account.
+ */
+export function reaches(who: Identity, repoId: number): boolean {
+  return who.type !== "Bot" || (who.scope?.repos.has(repoId) ?? false);
 }
+
+/** What the caller's rate limit and stream slots count under: the account, and for a bot what its token reaches. */
+export function callerKey(who: Identity): string {
+  return who.type === "Bot" ? `${who.id}:${who.scope?.key ?? "none"}` : String(who.id);
+}
+
+export { GitHubUnavailable };
 
 /** At most 5 minutes, as the API promises. */
 export const MAX_IDENTITY_TTL_MS = 5 * 60_000;
@@ -38,6 +55,8 @@ export const MAX_IDENTITY_TTL_MS = 5 * 60_000;
 export interface IdentitiesOptions {
   /** GitHub's GraphQL endpoint, e.g. https://api.github.com/graphql or http(s)://GHE_HOST/api/graphql. */
   graphqlUrl: string;
+  /** GitHub's REST base URL beside it (https://api.github.com or http(s)://GHE_HOST/api/v3): what a bot's token reaches. */
+  restUrl: string;
   clock?: () => number;
   /** Default and maximum 5 minutes. */
   ttlMs?: number;
@@ -68,6 +87,8 @@ export class Identities {
   private readonly o: Required<Omit<IdentitiesOptions, "unknownLimit">> & Pick<IdentitiesOptions, "unknownLimit">;
   /** Token hash -> identity. */
   private readonly known: TtlCache<Identity>;
+  /** Scope key -> scope: the tokens of one installation (a fresh one an hour) share one list of its repositories. */
+  private readonly scopes: TtlCache<TokenScope>;
   /** Token hashes GitHub refused. */
   private readonly refused: TtlCache<true>;
   /** Look-ups in flight, so that a burst of one client's first requests asks GitHub once. */
@@ -83,6 +104,7 @@ export class Identities {
     };
     this.known = new TtlCache(this.o.ttlMs, this.o.maxEntries, this.o.clock);
     this.refused = new TtlCache(this.o.ttlMs, this.o.maxEntries, this.o.clock);
+    this.scopes = new TtlCache(this.o.ttlMs, this.o.maxEntries, this.o.clock);
   }
 
   /**
@@ -100,7 +122,7 @@ export class Identities {
       const wait = address === undefined ? 0 : (this.o.unknownLimit?.take(address) ?? 0);
       if (wait > 0) throw new RateLimited(wait, "Too many tokens GitHub has not been asked about yet from this address");
       const at = this.o.clock();
-      pending = this.ask(token).then((who) => {
+      pending = this.lookUp(token).then((who) => {
         if (who) this.known.set(key, who, at);
         else this.refused.set(key, true, at);
         return who;
@@ -109,6 +131,17 @@ export class Identities {
       void pending.finally(() => this.asking.delete(key)).catch(() => undefined);
     }
     return pending;
+  }
+
+  /** The viewer, and for a bot what its token reaches: one look-up, cached and limited as one. */
+  private async lookUp(token: string): Promise<Identity | null> {
+    const who = await this.ask(token);
+    if (!who || who.type !== "Bot") return who;
+    const scope = await tokenScope(this.o.restUrl, token, this.o.timeoutMs);
+    if (scope === null) return null;
+    const shared = this.scopes.get(scope.key);
+    if (shared === undefined) this.scopes.set(scope.key, scope);
+    return { ...who, scope: shared ?? scope };
   }
 
   private async ask(token: string): Promise<Identity | null> {

@@ -1,7 +1,7 @@
 /**
  * GitHub's own moderation, applied to the API as GitHub applies it to a
- * comment: a claim or a renewal through the API is refused (403 with a
- * `reason`) when the caller could not have commented on the issue.
+ * comment: a claim, a renewal or a release through the API is refused (403
+ * with a `reason`) when the caller could not have commented on the issue.
  *
  * - `locked`: the issue is locked and the caller may not write to the
  *   repository (the issue's `locked`, and the caller's permission asked with

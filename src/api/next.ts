@@ -24,11 +24,11 @@ import { type LeaseResult, leaseResultOf } from "../leasing/lease-command.js";
 import type { ApiRepo } from "./access.js";
 import type { ApiDeps } from "./api-deps.js";
 import { type Answer, errorAnswer, leaseAnswer, NOT_FOUND } from "./answers.js";
-import { bearerToken } from "./identity.js";
+import { bearerToken, callerKey, type Identity, reaches } from "./identity.js";
 import { type NextScope, nextRequest, nextScope } from "./next-request.js";
 import { caller, failure, send } from "./respond.js";
 import { idempotencyKey, isAnswer, readBody } from "./requests.js";
-import { runCommand } from "./run-command.js";
+import { outsideScope, runCommand } from "./run-command.js";
 
 const NEXT_PATH = /^\/api\/v1\/(?:orgs\/([^/]+)|repos\/([^/]+)\/([^/]+))\/leases\/next$/;
 
@@ -52,8 +52,11 @@ export function nextHandler(deps: ApiDeps): (req: IncomingMessage, res: ServerRe
   };
 }
 
-/** The repositories the caller may claim in: those it sees and the app serves (the owner's with an inventory, for the org form). */
-async function reposOf(deps: ApiDeps, token: string, scope: NextScope): Promise<ApiRepo[]> {
+/**
+ * The repositories the caller may claim in: those it sees and the app serves (the owner's with an inventory, for the
+ * org form), and for a bot, those its token reaches (identity.ts `reaches`).
+ */
+async function reposOf(deps: ApiDeps, token: string, who: Identity, scope: NextScope): Promise<ApiRepo[]> {
   if (scope.kind === "repo") {
     const repo = await deps.access.repo(token, scope.owner, scope.name);
     return repo ? [repo] : [];
@@ -62,7 +65,7 @@ async function reposOf(deps: ApiDeps, token: string, scope: NextScope): Promise<
   const seen = await Promise.all(
     known.map((r) => {
       const [owner, name] = r.repo.split("/") as [string, string];
-      return deps.access.repo(token, owner, name);
+      return reaches(who, r.repoId) ? deps.access.repo(token, owner, name) : null;
     }),
   );
   return seen.filter((r) => r !== null);
@@ -90,8 +93,9 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
 
   const who = await caller(deps, req, token);
   if (isAnswer(who)) return who;
-  const repos = await reposOf(deps, token, scope);
+  const repos = await reposOf(deps, token, who, scope);
   if (repos.length === 0) return NOT_FOUND;
+  if (scope.kind === "repo" && !reaches(who, repos[0]!.id)) return outsideScope(who, `${repos[0]!.owner}/${repos[0]!.name}`);
   if (scope.kind === "repo" && (await deps.ledger.lastFill(repos[0]!.id)) === null) {
     // Installed before the inventory existed, or just now: the first fill is under way (or at the next reconcile).
     return errorAnswer(503, "inventory_filling", "The app is still reading this repository's open issues; try again in a minute.", { headers: { "retry-after": "60" } });
@@ -99,7 +103,8 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
   const { instance, ttl } = asked;
   const now = deps.clock();
   const scopeId = scope.kind === "repo" ? String(repos[0]!.id) : scope.org.toLowerCase();
-  const base = key === undefined ? undefined : `api:${who.id}:next:${scopeId}:${instance ?? ""}:${key}`;
+  // The caller's key, not its account alone: two workflows' GITHUB_TOKENs of one owner are one account, two callers.
+  const base = key === undefined ? undefined : `api:${callerKey(who)}:next:${scopeId}:${instance ?? ""}:${key}`;
   if (base !== undefined) {
     const first = await deps.ledger.recorded(base);
     if (first !== null) return answerOf(leaseResultOf(first, true), repos[0]!);

@@ -1,7 +1,9 @@
 /**
- * Token buckets: per GitHub account once a token is known, so that one
- * client (or one leaked token) cannot flood the ledger and, through it,
- * GitHub; and per client address (client-address.ts) for what comes before
+ * Token buckets: per caller once a token is known (its GitHub account, and
+ * for a bot what its installation token reaches: identity.ts `callerKey`),
+ * so that one client (or one leaked token) cannot flood the ledger and,
+ * through it, GitHub, nor another installation of a shared bot account use
+ * up its limit; and per client address (client-address.ts) for what comes before
  * an identity is known: tokens GitHub has not been asked about yet (each
  * costs a call to GitHub), the board's listing and its pages. `perMinute`
  * tokens are added a minute, up to `burst`; a request takes one. Past it

@@ -3,14 +3,17 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiDeps } from "./api-deps.js";
 import { type Answer, errorAnswer } from "./answers.js";
 import { clientAddress } from "./client-address.js";
-import { GitHubUnavailable, type Identity } from "./identity.js";
+import { callerKey, GitHubUnavailable, type Identity } from "./identity.js";
 import { RateLimited } from "./rate-limit.js";
 
-/** Who the token is, asked of GitHub (cached), within their rate limit; else the 401 or 429 to answer. */
+/**
+ * Who the token is, asked of GitHub (cached), within their rate limit; else the 401 or 429 to answer. A bot's limit is
+ * its installation's (callerKey): another installation of the same app, on the same account, cannot empty it.
+ */
 export async function caller(deps: Pick<ApiDeps, "identities" | "limiter" | "trustProxyHops">, req: IncomingMessage, token: string): Promise<Identity | Answer> {
   const who = await deps.identities.who(token, clientAddress(req, deps.trustProxyHops));
   if (!who) return errorAnswer(401, "unauthorized", "GitHub does not accept this token.", { headers: { "www-authenticate": "Bearer" } });
-  const wait = deps.limiter.take(who.id);
+  const wait = deps.limiter.take(callerKey(who));
   if (wait > 0) {
     return errorAnswer(429, "rate_limited", `Too many requests from ${who.login}; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
   }

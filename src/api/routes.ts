@@ -12,8 +12,8 @@
  *
  * Thin: what they ask (requests.ts: anything malformed is answered 422
  * before GitHub is asked anything, so that bad input is never taken for an
- * outage), who calls (identity.ts), may they (access.ts, and GitHub's
- * moderation: moderation.ts), then the very LeaseCommand a comment runs
+ * outage), who calls (identity.ts), may they (access.ts; a bot only where
+ * its token reaches; GitHub's moderation: moderation.ts), then the very LeaseCommand a comment runs
  * (run-command.ts), and its answer (answers.ts). Paths it does not know are left to other
  * handlers.
  */
@@ -23,12 +23,12 @@ import { leaseResultOf } from "../leasing/lease-command.js";
 import type { IssueKey } from "../ledger/types.js";
 import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, placeJson, tenureJson } from "./answers.js";
 import type { ApiDeps } from "./api-deps.js";
-import { bearerToken } from "./identity.js";
+import { bearerToken, reaches } from "./identity.js";
 import { nextHandler } from "./next.js";
 import openapi from "./openapi.json" with { type: "json" };
 import { caller, failure, send } from "./respond.js";
 import { idempotencyKey, instanceParam, isAnswer, issueRef, leaseRequest, readBody, verifyRequest, waitParam } from "./requests.js";
-import { runCommand } from "./run-command.js";
+import { outsideScope, runCommand } from "./run-command.js";
 
 export type { ApiDeps };
 
@@ -97,6 +97,8 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   const full = `${repo.owner}/${repo.name}`;
   const issueKey: IssueKey = { repoId: repo.id, repo: full, issue: ref.issue };
   const now = deps.clock();
+  // A bot acts only where its token reaches: elsewhere it is another installation of a shared account, another holder.
+  const outside = op !== "status" && !reaches(who, repo.id);
 
   if (op === "status") {
     const [lease, history, line] = await Promise.all([
@@ -110,12 +112,15 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   if (op === "verify") {
     const { token: asking, instance } = asked as { token: number; instance?: string };
     const lease = await deps.ledger.current(issueKey, now);
-    const valid = lease !== null && lease.token === asking && lease.holder.id === who.id && (lease.holder.instance ?? null) === (instance ?? null);
+    const valid =
+      !outside && lease !== null && lease.token === asking && lease.holder.id === who.id && (lease.holder.instance ?? null) === (instance ?? null);
     return { status: valid ? 200 : 409, body: { valid, lease: lease ? leaseJson(full, ref.issue, lease) : null } };
   }
 
+  if (outside) return outsideScope(who, full);
   const { ttl = null, instance } = asked as { ttl?: number | null; instance?: string };
-  // Scoped to the caller, the operation and the issue: the same key sent for another issue is another request.
+  // Scoped to the caller, the operation and the issue: the same key sent for another issue is another request. (Only
+  // one installation of a bot reaches the issue's repository, so its account id names it here.)
   const delivery = key === undefined ? undefined : `api:${who.id}:${op}${wait ? "-wait" : ""}:${repo.id}#${ref.issue}:${instance ?? ""}:${key}`;
   if (delivery !== undefined) {
     const first = await deps.ledger.recorded(delivery);

@@ -12,6 +12,19 @@ import { type Answer, errorAnswer, NOT_FOUND } from "./answers.js";
 import type { Identity } from "./identity.js";
 import type { IssueRef } from "./requests.js";
 
+/**
+ * A bot's answer for a repository its token does not reach: GitHub would not
+ * let that token write there either ("blocked", as moderation.ts names it),
+ * and its account is every installation's of its app, so the lease there is
+ * another installation's.
+ */
+export function outsideScope(who: Identity, full: string): Answer {
+  const message =
+    `This installation token does not reach ${full}: ${who.login} is the account of every installation of its app, ` +
+    "so only a token of the installation that covers the repository (for GitHub Actions, that repository's own GITHUB_TOKEN) may act on its leases.";
+  return errorAnswer(403, "forbidden", message, { reason: "blocked" });
+}
+
 export async function runCommand(
   deps: ApiDeps,
   r: {
@@ -28,8 +41,9 @@ export async function runCommand(
   const { repo, ref, who, op, now } = r;
   const config = await deps.config(repo);
   let issue: { number: number; labels: string[]; state?: string; createdAt?: number; authorId?: number } = { number: ref.issue, labels: [] };
-  // What a comment could not do, the API does not do either; a release is let through, as it only gives up.
-  const moderated = op === "release" ? Promise.resolve(null) : deps.moderation.refusal(r.token, repo, ref.issue, who);
+  // What a comment could not do, the API does not do either: a release too, since ending a lease (or leaving the line)
+  // is acting on the issue, and a caller GitHub shuts out of it must not do that through the app.
+  const moderated = deps.moderation.refusal(r.token, repo, ref.issue, who);
   if (op === "claim") {
     // The issue must exist (for the caller), be open, and keep the labels it had: a label it already has is not the app's to take off.
     const [seen] = await Promise.all([r.known ?? deps.access.issue(r.token, repo, ref.issue), moderated.catch(() => null)]);

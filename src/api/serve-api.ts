@@ -62,10 +62,10 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
     return {
       ledger: o.ledger,
       clock: o.clock,
-      identities: new Identities({ graphqlUrl: urls.graphql, clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
+      identities: new Identities({ graphqlUrl: urls.graphql, restUrl, clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
       access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
       moderation: new Moderation({ graphqlUrl: urls.graphql, permission, clock: o.clock }),
-      limiter: new RateLimiter(o.rateLimit, o.clock),
+      limiter: new RateLimiter<string>(o.rateLimit, o.clock),
       trustProxyHops: o.rateLimit.trustProxyHops,
       config: async (repo) =>
         loadConfig(o.configs, repo.id, async () => sourceOf(await installationClient(repo.installation), repo.owner, repo.name)),

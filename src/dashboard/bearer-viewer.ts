@@ -41,7 +41,7 @@ async function unlessRefused(list: () => Promise<PrivateRepos>): Promise<Private
 }
 
 export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch; unknownLimit?: RateLimiter<string> }): BearerViewer {
-  const identities = new Identities({ graphqlUrl: githubUrls(o.api).graphql, clock: o.clock, ...(o.unknownLimit ? { unknownLimit: o.unknownLimit } : {}) });
+  const identities = new Identities({ graphqlUrl: githubUrls(o.api).graphql, restUrl: o.api, clock: o.clock, ...(o.unknownLimit ? { unknownLimit: o.unknownLimit } : {}) });
   const seen = new TtlCache<PrivateRepos>(ACCESS_TTL_MS, MAX_ENTRIES, o.clock);
   const loading = new Map<string, Promise<PrivateRepos>>();
   const privateRepos = async (token: string): Promise<PrivateRepos> => {
@@ -55,6 +55,6 @@ export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch
     const who = await identities.who(token, address);
     if (!who) return null;
     const access = await seen.through(tokenHash(token), () => privateRepos(token), loading);
-    return { id: who.id, login: who.login, visible: access.repos, partial: access.partial };
+    return { id: who.id, login: who.login, visible: access.repos, partial: access.partial, ...(who.scope ? { scope: who.scope.key } : {}) };
   };
 }

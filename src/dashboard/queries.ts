@@ -88,6 +88,8 @@ export interface Viewer {
   visible: VisiblePrivateRepos;
   /** The list of private repositories was cut (more than a session holds, or than sign-in asks for). */
   partial: boolean;
+  /** A bot's bearer token: what it reaches (api/token-scope.ts `key`), part of who it is where callers are counted. */
+  scope?: string;
 }
 
 export type BoardResult =

@@ -2,10 +2,11 @@
  * Who a token is, asked of the fake GitHub's GraphQL `viewer` over HTTP,
  * with the clock injected: remembered at most 5 minutes by the token's
  * hash, a refused token remembered as refused, one question for a burst,
- * and a bounded cache.
+ * and a bounded cache; for a bot, what its token reaches, in the same
+ * look-up.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { GitHubUnavailable, Identities, MAX_IDENTITY_TTL_MS } from "../../src/api/identity.js";
+import { callerKey, GitHubUnavailable, Identities, MAX_IDENTITY_TTL_MS, reaches } from "../../src/api/identity.js";
 import { RateLimited, RateLimiter } from "../../src/api/rate-limit.js";
 import { githubUrls } from "../../src/github/github-urls.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
@@ -22,6 +23,7 @@ beforeEach(() => {
 });
 
 const asked = () => fake.requests.filter((r) => r.path === "/graphql").length;
+const listed = () => fake.requests.filter((r) => r.path === "/installation/repositories").length;
 
 describe("Identities", () => {
   it("asks GitHub Enterprise's /api/graphql beside /api/v3, and github.com's /graphql", () => {
@@ -38,8 +40,8 @@ describe("Identities", () => {
 
   it("tells bots from users, and remembers each for at most 5 minutes", async () => {
     let now = 1_000_000;
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, clock: () => now, ttlMs: 60 * 60_000 });
-    expect(await ids.who("ghs_installationToken")).toEqual({ id: 41, login: "agent[bot]", type: "Bot" });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, clock: () => now, ttlMs: 60 * 60_000 });
+    expect(await ids.who("ghs_installationToken")).toMatchObject({ id: 41, login: "agent[bot]", type: "Bot" });
     expect(await ids.who("ghp_personalToken")).toEqual({ id: 1001, login: "alice", type: "User" });
     expect(asked()).toBe(2);
     now += MAX_IDENTITY_TTL_MS - 1;
@@ -52,21 +54,21 @@ describe("Identities", () => {
   });
 
   it("a token GitHub refuses is null, and is not asked about again at once", async () => {
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl });
     expect(await ids.who("ghp_revoked")).toBeNull();
     expect(await ids.who("ghp_revoked")).toBeNull();
     expect(asked()).toBe(1);
   });
 
   it("a burst of one token's first calls asks once", async () => {
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl });
     const all = await Promise.all(Array.from({ length: 10 }, () => ids.who("ghp_personalToken")));
     expect(new Set(all.map((i) => i?.login))).toEqual(new Set(["alice"]));
     expect(asked()).toBe(1);
   });
 
   it("keeps at most maxEntries tokens, forgetting the oldest", async () => {
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, maxEntries: 1 });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, maxEntries: 1 });
     await ids.who("ghp_personalToken");
     await ids.who("ghs_installationToken");
     await ids.who("ghp_personalToken");
@@ -74,7 +76,7 @@ describe("Identities", () => {
   });
 
   it("random tokens GitHub refuses do not push good identities out: refusals are remembered apart", async () => {
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, maxEntries: 2 });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, maxEntries: 2 });
     await ids.who("ghp_personalToken");
     await ids.who("ghs_installationToken");
     for (let i = 0; i < 20; i++) expect(await ids.who(`ghp_random${i}`)).toBeNull();
@@ -87,7 +89,7 @@ describe("Identities", () => {
   it("limits tokens not known yet per client address, without asking GitHub past the limit; known tokens and other addresses go on", async () => {
     let now = 1_000_000;
     const unknownLimit = new RateLimiter<string>({ perMinute: 6, burst: 2 }, () => now);
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, clock: () => now, unknownLimit });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, clock: () => now, unknownLimit });
     expect(await ids.who("ghp_personalToken", "203.0.113.9")).toMatchObject({ login: "alice" });
     expect(await ids.who("ghp_random1", "203.0.113.9")).toBeNull();
     const over = await ids.who("ghp_random2", "203.0.113.9").catch((e: unknown) => e);
@@ -105,11 +107,58 @@ describe("Identities", () => {
   });
 
   it("GitHub not answering is GitHubUnavailable, and is not remembered", async () => {
-    const down = new Identities({ graphqlUrl: "http://127.0.0.1:9/graphql", timeoutMs: 2_000 });
+    const down = new Identities({ graphqlUrl: "http://127.0.0.1:9/graphql", restUrl: "http://127.0.0.1:9", timeoutMs: 2_000 });
     await expect(down.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
-    const ids = new Identities({ graphqlUrl: `${fake.url}/no-such-graphql` });
+    const ids = new Identities({ graphqlUrl: `${fake.url}/no-such-graphql`, restUrl: fake.baseUrl });
     await expect(ids.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
     await expect(ids.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
     expect(fake.unmatched).toHaveLength(2);
+  });
+
+  it("a bot's identity is its account and what its token reaches: two installations of one account are two callers, two tokens of one installation one", async () => {
+    let now = 1_000_000;
+    const mine = Array.from({ length: 150 }, (_, i) => `octo/r${i}`);
+    mine.forEach((r, i) => fake.addRepo(r, { id: 5000 + i }));
+    fake.addRepo("other-org/tools", { id: 9000 });
+    const workflow = { login: "github-actions[bot]", id: 41898282 };
+    fake.addToken("ghs_octoRun1", { ...workflow, installation: 1, repos: mine });
+    fake.addToken("ghs_octoRun2", { ...workflow, installation: 1, repos: mine });
+    fake.addToken("ghs_otherRun", { ...workflow, installation: 2, repos: ["other-org/tools"] });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, clock: () => now });
+    const first = (await ids.who("ghs_octoRun1"))!;
+    const again = (await ids.who("ghs_octoRun2"))!;
+    const other = (await ids.who("ghs_otherRun"))!;
+    // One account for GitHub; for the API, the first two are one installation, the third another.
+    expect([first.id, again.id, other.id]).toEqual([41898282, 41898282, 41898282]);
+    expect(first.scope?.repos.size).toBe(150);
+    expect(again.scope).toBe(first.scope);
+    expect(callerKey(again)).toBe(callerKey(first));
+    expect(callerKey(other)).not.toBe(callerKey(first));
+    const [octo, tools] = [5149, 9000];
+    expect([reaches(first, octo), reaches(first, tools), reaches(other, octo), reaches(other, tools)]).toEqual([true, false, false, true]);
+    // Two pages for each octo token, one for the other; a user's token is not asked, and reaches wherever it sees.
+    expect(listed()).toBe(5);
+    const alice = (await ids.who("ghp_personalToken"))!;
+    expect([alice.scope, callerKey(alice), reaches(alice, tools)]).toEqual([undefined, "1001", true]);
+    expect(listed()).toBe(5);
+    // Remembered with the identity, for as long.
+    await ids.who("ghs_octoRun1");
+    expect(listed()).toBe(5);
+    now += MAX_IDENTITY_TTL_MS;
+    await ids.who("ghs_octoRun1");
+    expect(listed()).toBe(7);
+    expect(fake.unmatched).toEqual([]);
+  });
+
+  it("a bot whose token GitHub lets list nothing reaches nothing, and GitHub failing the list is GitHubUnavailable, not remembered", async () => {
+    fake.addRepo("octo/app", { id: 7000 });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl });
+    // The app's bot with the reach of no installation (an empty selection).
+    fake.addToken("ghs_empty", { login: "agent[bot]", id: 41, installation: 3, repos: [] });
+    const empty = (await ids.who("ghs_empty"))!;
+    expect(reaches(empty, 7000)).toBe(false);
+    fake.failNextReads(/^\/installation\/repositories$/, 1, 502);
+    await expect(ids.who("ghs_installationToken")).rejects.toBeInstanceOf(GitHubUnavailable);
+    expect(reaches((await ids.who("ghs_installationToken"))!, 7000)).toBe(true);
   });
 });

@@ -66,7 +66,7 @@ describe("GitHub's moderation through the API", () => {
       fake.block(REPO.owner, ALICE.login);
       const renewal = await call(server, "PATCH", leasePath(4), { token: ALICE_AGAIN.token, body: { ttl: "2h" } });
       expect(refused(renewal)).toEqual([403, "forbidden", "blocked"]);
-      // The lease is left to its expiry; a release is let through (it only gives up).
+      // The lease is left to its expiry.
       expect((await call(server, "GET", leasePath(4), { token: MAINTAINER.token })).body).toMatchObject({ holder: { login: ALICE.login }, token: 1 });
 
       // An interaction limit: collaborators only shuts out alice's second token on a new issue and the new account; the writer is in.
@@ -90,6 +90,28 @@ describe("GitHub's moderation through the API", () => {
       expect(fake.unmatched).toEqual([]);
       const output = server.stdout() + server.stderr();
       for (const t of [ALICE, ALICE_AGAIN, MALLORY, MAINTAINER, NEWBIE, FOREIGN]) expect(output).not.toContain(t.token);
+    }), 120_000);
+});
+
+describe("GitHub's moderation of a release through the API", () => {
+  it("a release by a caller GitHub's moderation refuses (blocked by the owner since its claim) is refused, and the lease stays until its expiry", () =>
+    withLiveApp(async (live) => {
+      const { fake } = live;
+      fake.addRepo(FULL, { id: REPO.id });
+      for (const t of [ALICE, ALICE_AGAIN, MAINTAINER]) fake.addToken(t.token, t);
+      const server = await live.start();
+      expect((await call(server, "POST", leasePath(1), { token: ALICE.token, body: { ttl: "2h", instance: "w1" } })).body).toMatchObject({
+        outcome: "acquired",
+        token: 1,
+      });
+      fake.block(REPO.owner, ALICE.login);
+      // A token GitHub has not been asked about since the block (an answer that let her act is kept for minutes).
+      const release = await call(server, "DELETE", `${leasePath(1)}?instance=w1`, { token: ALICE_AGAIN.token });
+      expect([release.status, release.body.error?.code, release.body.error?.reason]).toEqual([403, "forbidden", "blocked"]);
+      expect(release.body.error.message).toContain("GitHub does not let alice interact with #1");
+      expect((await call(server, "GET", leasePath(1), { token: MAINTAINER.token })).body).toMatchObject({ holder: { login: ALICE.login, instance: "w1" }, token: 1 });
+      expect(history(live.dbFile).map((h) => `${h.issue}:${h.op}:${h.outcome}`)).toEqual(["1:acquire:acquired"]);
+      expect(fake.unmatched).toEqual([]);
     }), 120_000);
 });
 

@@ -26,6 +26,10 @@ const AGENTS = Array.from({ length: 20 }, (_, i) => ({
   id: 7000 + i,
 }));
 
+/** Two workflows' GITHUB_TOKENs: one account, two installations (another owner's repository, and this one). */
+const ELSEWHERE_RUN = `ghs_elsewhereRun${"E".repeat(24)}`;
+const HERE_RUN = `ghs_hereRun${"H".repeat(29)}`;
+
 /** 50 open issues labelled `ready`, and two that are not: a `question` and one without labels. */
 function seed(fake: FakeGitHub): void {
   fake.addRepo(FULL, { id: REPO.id });
@@ -141,5 +145,18 @@ describe.concurrent("POST …/leases/next", () => {
       const org = await call(server, "POST", ORG_NEXT, { token: b.token, body: { labels: ["ready"], exclude_labels: ["wontfix"] } });
       expect(org.body).toMatchObject({ outcome: "acquired", repo: FULL, issue: 4 });
       expect((await call(server, "POST", `/api/v1/orgs/nobody/leases/next`, { token: b.token })).status).toBe(404);
+
+      // A bot claims only where its token reaches: another owner's workflow token, the same github-actions[bot], gets
+      // a refusal for the repository and nothing of the organisation; the repository's own workflow token gets an issue.
+      const workflow = { login: "github-actions[bot]", id: 41898282 };
+      fake.addRepo("someone-else/tools");
+      fake.addToken(ELSEWHERE_RUN, { ...workflow, installation: 2, repos: ["someone-else/tools"] });
+      fake.addToken(HERE_RUN, { ...workflow, installation: 1, repos: [FULL] });
+      const outside = await call(server, "POST", NEXT, { token: ELSEWHERE_RUN, body: { labels: ["ready"] } });
+      expect([outside.status, outside.body.error?.reason]).toEqual([403, "blocked"]);
+      expect((await call(server, "POST", ORG_NEXT, { token: ELSEWHERE_RUN, body: { labels: ["ready"] } })).body).toEqual({ error: { code: "not_found", message: "Not Found" } });
+      const inside = await call(server, "POST", ORG_NEXT, { token: HERE_RUN, body: { labels: ["ready"], exclude_labels: ["wontfix"] } });
+      expect(inside.body).toMatchObject({ outcome: "acquired", repo: FULL, holder: workflow });
+      expect(fake.unmatched).toEqual([]);
     }), 120_000);
 });

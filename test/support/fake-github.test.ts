@@ -481,4 +481,49 @@ describe("API callers' tokens (issue 10)", () => {
     fake.reset();
     expect((await narrow.rest.repos.get({ owner, repo: "secret" })).status).toBe(200);
   });
+
+  it("lists an installation token's repositories in pages with Link headers, refuses a user's token as GitHub does, and shows the installation public repositories it does not reach, read-only", async () => {
+    const { fake } = await start();
+    const reached = Array.from({ length: 101 }, (_, i) => `${owner}/r${i}`);
+    for (const r of reached) fake.addRepo(r);
+    fake.addRepo("other/public-tools");
+    fake.addRepo("other/private-tools", { private: true });
+    fake.addToken("ghs_workflow", { login: "github-actions[bot]", id: 41898282, installation: 5, repos: reached });
+    fake.addToken("ghp_alice", { login: "alice", id: 7 });
+    const get = async (path: string, token: string) => {
+      const res = await fetch(`${fake.baseUrl}${path}`, { headers: { authorization: `token ${token}` } });
+      return { status: res.status, link: res.headers.get("link"), body: (await res.json()) as any };
+    };
+    const first = await get("/installation/repositories?per_page=100", "ghs_workflow");
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ total_count: 101, repository_selection: "selected" });
+    expect(first.body.repositories).toHaveLength(100);
+    expect(first.body.repositories[0]).toMatchObject({ full_name: `${owner}/r0`, owner: { login: owner, id: expect.any(Number) } });
+    expect(first.link).toContain('page=2>; rel="next"');
+    const second = await get("/installation/repositories?per_page=100&page=2", "ghs_workflow");
+    expect(second.body.repositories.map((r: { full_name: string }) => r.full_name)).toEqual([`${owner}/r100`]);
+    const user = await get("/installation/repositories", "ghp_alice");
+    expect(user.status).toBe(403);
+    expect(user.body.message).toBe("You must authenticate with an installation access token in order to list repositories for an installation.");
+    // It reads a public repository outside its installation, not a private one, and may not react there.
+    expect((await get("/repos/other/public-tools", "ghs_workflow")).status).toBe(200);
+    expect((await get("/repos/other/private-tools", "ghs_workflow")).status).toBe(404);
+    fake.addIssue("other/public-tools", 1);
+    fake.addIssue(reached[0]!, 1);
+    const canReact = async (repoName: string) => {
+      const [o, n] = repoName.split("/");
+      const res = await fetch(`${fake.url}/graphql`, {
+        method: "POST",
+        headers: { authorization: "bearer ghs_workflow" },
+        body: JSON.stringify({
+          query: "query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issueOrPullRequest(number: $number) { ... on Issue { viewerCanReact } } } }",
+          variables: { owner: o, name: n, number: 1 },
+        }),
+      });
+      return ((await res.json()) as any).data.repository.issueOrPullRequest.viewerCanReact;
+    };
+    expect(await canReact("other/public-tools")).toBe(false);
+    expect(await canReact(reached[0]!)).toBe(true);
+    expect(fake.unmatched).toEqual([]);
+  });
 });

@@ -75,7 +75,7 @@ function issueAbility({ data }: RouteDeps, ctx: Ctx, caller: NonNullable<ReturnT
     return { status: 200, json: { errors: [{ message: "fake-github: the issue-ability query needs $owner, $name and $number" }] } };
   }
   const full = `${owner}/${name}`.toLowerCase();
-  if (caller.repos && !caller.repos.has(full)) {
+  if (!data.sees(caller, full)) {
     return {
       status: 200,
       json: { data: { repository: null }, errors: [{ type: "NOT_FOUND", path: ["repository"], message: `Could not resolve to a Repository with the name '${owner}/${name}'.` }] },

@@ -78,9 +78,11 @@ export interface RepoRecord {
 export interface InteractionLimit { limit: "existing_users" | "contributors_only" | "collaborators_only"; expiresAt: number | null }
 
 /**
- * An API caller's token (addToken): who it is, the repositories it sees (null: all), what it may do with their
+ * An API caller's token (addToken): who it is, the repositories it sees (null: all) or, an installation's, reaches, what it may do with their
  * issues (another app's installation token may have none), and whether the account is new (interaction limits).
  */
 export interface ApiCaller {
   login: string; id: number; type: "User" | "Bot"; repos: Set<string> | null; issues: "none" | "read" | "write"; newAccount: boolean;
+  /** An installation token's installation: `repos` are what it reaches, and public repositories are seen besides. */
+  installation: number | null;
 }

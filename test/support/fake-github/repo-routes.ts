@@ -33,13 +33,17 @@ export function installationRoutes(t: RouteTable, { data, shapes }: RouteDeps): 
   t.add("GET", `${R}/installation`, "read", (ctx) =>
     data.uninstalled.has(fullName(ctx)) ? notFound() : { status: 200, json: shapes.installationJson(data.repoOf(ctx).owner) });
   t.add("GET", "/installation/repositories", "read", (ctx) => {
-    // A registered caller's installation lists the repositories its token sees; the app's, all of them.
-    const sees = data.callerOf(ctx)?.repos;
-    const all = [...data.repos.values()].filter((r) => !sees || sees.has(`${r.owner}/${r.name}`.toLowerCase()));
+    // Installation tokens only: a user's token (an API caller's, or one of the board's sign-in) is refused, as GitHub
+    // refuses it. A registered bot's installation lists the repositories its token reaches; the app's, all of them.
+    const caller = data.callerOf(ctx);
+    const userToken = caller ? caller.type === "User" : ctx.token !== null && data.oauth.tokens.has(ctx.token);
+    if (userToken) return forbidden("You must authenticate with an installation access token in order to list repositories for an installation.");
+    const reach = caller?.repos;
+    const all = [...data.repos.values()].filter((r) => !reach || reach.has(`${r.owner}/${r.name}`.toLowerCase()));
     const { items, headers } = shapes.paginate(ctx, all);
     return {
       status: 200, headers,
-      json: { total_count: all.length, repository_selection: "all", repositories: items.map((r) => shapes.repoJson(r)) },
+      json: { total_count: all.length, repository_selection: reach ? "selected" : "all", repositories: items.map((r) => shapes.repoJson(r)) },
     };
   });
 }

@@ -171,7 +171,7 @@ export class FakeState {
     const type = who.type ?? (who.login.endsWith("[bot]") ? "Bot" : "User");
     this.apiTokens.set(token, {
       login: who.login, id: who.id, type, repos: who.repos ? new Set(who.repos.map((r) => r.toLowerCase())) : null,
-      issues: who.issues ?? "write", newAccount: who.newAccount ?? false,
+      issues: who.issues ?? "write", newAccount: who.newAccount ?? false, installation: who.installation ?? null,
     });
   }
 
@@ -214,6 +214,8 @@ export class FakeState {
   mayInteract(caller: ApiCaller, repo: RepoRecord, issue: IssueRecord): boolean {
     const login = caller.login.toLowerCase();
     if (caller.issues !== "write") return false;
+    // An installation token writes only where its installation reaches ("Resource not accessible by integration").
+    if (!this.reaches(caller, repo)) return false;
     if (login === repo.owner.toLowerCase()) return true;
     if (this.blocks.get(repo.owner.toLowerCase())?.has(login)) return false;
     const permission = repo.permissions.get(login);
@@ -350,9 +352,23 @@ export class FakeState {
     issue.updatedAt = this.now();
   }
 
-  /** Whether the request's token sees the repository: registered tokens see their list; the app's (and others') see all, as before. */
+  /**
+   * Whether the request's token sees the repository: registered tokens see their list (an installation's, public
+   * repositories besides); the app's (and others') see all, as before.
+   */
   tokenSees(ctx: Ctx): boolean {
     const caller = ctx.token === null ? undefined : this.apiTokens.get(ctx.token);
-    return !caller?.repos || caller.repos.has(fullName(ctx));
+    return this.sees(caller, fullName(ctx));
+  }
+
+  /** `tokenSees` for a caller and a lower-cased `owner/name`; an unknown repository is not public. */
+  sees(caller: ApiCaller | undefined, full: string): boolean {
+    if (!caller?.repos || caller.repos.has(full)) return true;
+    return caller.installation !== null && this.repos.get(full)?.private === false;
+  }
+
+  /** Whether an installation token's installation reaches the repository (any other token: wherever it sees). */
+  reaches(caller: ApiCaller, repo: RepoRecord): boolean {
+    return caller.installation === null || !caller.repos || caller.repos.has(`${repo.owner}/${repo.name}`.toLowerCase());
   }
 }

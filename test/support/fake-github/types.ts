@@ -67,8 +67,15 @@ export interface TokenSeed {
   login: string;
   id: number;
   type?: "User" | "Bot";
-  /** The repositories it sees; default all. */
+  /** The repositories it sees; default all. With `installation`: the repositories its installation reaches. */
   repos?: string[];
+  /**
+   * An installation token's installation (a GitHub App's bot, `github-actions[bot]`'s `GITHUB_TOKEN`), as GitHub
+   * tells it apart: `GET /installation/repositories` lists `repos`, and, as GitHub shows public repositories to any
+   * token, it also sees and reads public repositories outside them, without being let to comment on or react to their
+   * issues (GraphQL `viewerCanReact` false). Without it, a bot's token sees `repos` only, as before.
+   */
+  installation?: number;
   /**
    * What it may do with issues; default "write". Another app's installation token with only metadata (or checks)
    * access is "none": it sees a repository but GitHub answers 403 for its issues.
@@ -175,8 +182,9 @@ export interface FakeGitHub {
    * API callers (issue 10): registers a token GitHub would accept, the
    * account it is (GraphQL `viewer`), and which repositories it sees
    * (`GET /repos/{owner}/{repo}` answers 404 for others, as GitHub does for
-   * a private repository; default: all). Unregistered tokens other than the
-   * app's are refused by `viewer` (401).
+   * a private repository; default: all; an installation token's: TokenSeed's
+   * `installation`). Unregistered tokens other than the app's are refused by
+   * `viewer` (401).
    */
   addToken(token: string, who: TokenSeed): void;
   /** The app is not installed on this repository: `GET /repos/{owner}/{repo}/installation` answers 404. */
