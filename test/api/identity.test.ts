@@ -112,7 +112,7 @@ describe("Identities", () => {
     const ids = new Identities({ graphqlUrl: `${fake.url}/no-such-graphql`, restUrl: fake.baseUrl });
     await expect(ids.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
     await expect(ids.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
-    expect(fake.unmatched).toHaveLength(2);
+    expect(fake.takeUnmatched()).toHaveLength(2);
   });
 
   it("a bot's identity is its account and what its token reaches: two installations of one account are two callers, two tokens of one installation one", async () => {

@@ -512,7 +512,7 @@ describe("API callers' tokens (issue 10)", () => {
     fake.addIssue(reached[0]!, 1);
     const canReact = async (repoName: string) => {
       const [o, n] = repoName.split("/");
-      const res = await fetch(`${fake.url}/graphql`, {
+      const res = await fetch(fake.graphqlUrl, {
         method: "POST",
         headers: { authorization: "bearer ghs_workflow" },
         body: JSON.stringify({
