@@ -165,6 +165,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     const { secret: webhookSecret = process.env.EVENTS_WEBHOOK_SECRET || null, ...webhookOptions } = opts.webhooks ?? {};
     const sendEvent = webhookSecret ? eventSender({ secret: webhookSecret, policy: targetPolicy(process.env), clock, onResult: metrics?.webhookDelivery, ...webhookOptions }) : null;
     if (!sendEvent) log.info("outgoing webhooks are off: EVENTS_WEBHOOK_SECRET is not set, so no lease event is sent to a config's `webhooks`");
+    // Every installation's key follows from it: a short one could be guessed from the deliveries a receiver gets.
+    else if (webhookSecret!.length < 32) log.warn("EVENTS_WEBHOOK_SECRET is shorter than 32 characters; every installation's webhook key is derived from it: set a long random one (`openssl rand -hex 32`)");
     const drainer: Drainer = new Drainer({
       ledger,
       github,

@@ -31,6 +31,7 @@ import { RESTORE_HELP } from "./restore.js";
 import { runBackup, runRestore } from "./run-backup-restore.js";
 import { runTokenFloor, TOKEN_FLOOR_HELP, tokenFloorRaise } from "./token-floor.js";
 import { type IssueRef, parseIssueRef } from "./parse-issue-ref.js";
+import { printWebhookKey, repoInstallation, WEBHOOK_KEY_HELP, webhookKeyTarget, webhookSecret } from "./webhook-key.js";
 
 
 type OptionSpec = { type: "string" | "boolean"; short?: string };
@@ -61,6 +62,7 @@ const COMMANDS = {
   adopt: { options: { ttl: { type: "string" }, reply: { type: "boolean" }, json: { type: "boolean" } }, help: ADOPT_HELP },
   "check-config": { options: { json: { type: "boolean" } }, help: CHECK_CONFIG_HELP },
   events: { options: { since: { type: "string" }, json: { type: "boolean" } }, help: EVENTS_HELP },
+  "webhook-key": { options: { installation: { type: "string" } }, help: WEBHOOK_KEY_HELP },
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -80,6 +82,7 @@ Operator commands (read the database directly):
   backup FILE [--force]                                copy the SQLite ledger, safely while the app runs
   restore BACKUP [--token-gap N | --token-floor N]     put a backup in place (app stopped); tokens stay unique
   token-floor [--gap N | --floor N]                    after pg_restore: new tenures get tokens above every one issued
+  webhook-key owner/name | --installation N            the key that signs an installation's outgoing webhooks
 
 Switching from another claim bot:
   import-config [FILE] [--from BOT]                    print the .github/issue-leases.yml its config amounts to
@@ -204,6 +207,17 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (name === "restore") return await runRestore(url, positionals, values, io);
   // Asks GitHub first, then opens the database (a typo in the repository's name costs no connection).
   if (name === "adopt") return await runAdopt(url, positionals, values, io);
+  if (name === "webhook-key") {
+    const target = webhookKeyTarget(positionals, values);
+    const secret = webhookSecret(io.env);
+    if ("installation" in target) return printWebhookKey(secret, target.installation, io);
+    const ledger = await openDatabase(url, io.env);
+    try {
+      return printWebhookKey(secret, await repoInstallation(ledger, target.repo), io);
+    } finally {
+      await ledger.close();
+    }
+  }
 
   // Arguments are checked before the database is opened: a typo costs no connection.
   let ref: IssueRef | null = null;

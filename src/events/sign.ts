@@ -1,21 +1,43 @@
 /**
- * The signature of an outgoing webhook, made like GitHub's own
- * (`X-Hub-Signature-256`): `sha256=` and the hex HMAC-SHA256 of the raw body
- * under the operator's `EVENTS_WEBHOOK_SECRET`. A receiver computes the same
- * over the bytes it received and compares in constant time (README, "Lease events").
+ * How an outgoing webhook is signed: as the Standard Webhooks specification
+ * says (https://www.standardwebhooks.com/), so that its published libraries
+ * verify it. `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of
+ * `{webhook-id}.{webhook-timestamp}.{body}`: the delivery's id (the same on
+ * every retry, a receiver's de-duplication key) and the time of the try are
+ * signed with the body, so a captured delivery cannot be sent again under a
+ * new id, nor as new after the receiver's tolerance.
+ *
+ * Each installation has a key of its own, derived from the operator's
+ * `EVENTS_WEBHOOK_SECRET` (HKDF-SHA256, the installation's id in its info):
+ * a receiver holding one installation's key can forge nothing for another's.
+ * The operator shows a key with `issue-leases webhook-key` and gives it to
+ * that installation's maintainers; `EVENTS_WEBHOOK_SECRET` itself is given
+ * to no one, as every key follows from it.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, hkdfSync } from "node:crypto";
 
-export const SIGNATURE_HEADER = "X-Issue-Leases-Signature-256";
+export const ID_HEADER = "webhook-id";
+export const TIMESTAMP_HEADER = "webhook-timestamp";
+export const SIGNATURE_HEADER = "webhook-signature";
 
-/** `sha256=<hex>` of `body` under `secret`. */
-export function signBody(secret: string, body: string): string {
-  return `sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
+/** A key as the spec writes a symmetric secret for people to copy: `whsec_` and its base64. */
+export const KEY_PREFIX = "whsec_";
+
+// The label of this derivation: another scheme, or keys rotated one day, gets another label and so other keys.
+const KEY_INFO = "issue-leases webhook key v1:installation:";
+
+/** The 32-byte key that signs `installation`'s deliveries. */
+export function installationKey(secret: string, installation: number): Buffer {
+  if (!Number.isSafeInteger(installation) || installation <= 0) throw new Error(`no webhook key for installation ${installation}`);
+  return Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), `${KEY_INFO}${installation}`, 32));
 }
 
-/** Whether `signature` is `body`'s under `secret` (constant time). */
-export function verifyBody(secret: string, body: string, signature: string): boolean {
-  const want = Buffer.from(signBody(secret, body));
-  const got = Buffer.from(signature);
-  return want.length === got.length && timingSafeEqual(want, got);
+/** `whsec_<base64>`: the key as the operator hands it over and a receiver configures it. */
+export function keyText(key: Buffer): string {
+  return `${KEY_PREFIX}${key.toString("base64")}`;
+}
+
+/** `v1,<base64>`: the signature of a delivery with id `id`, tried at `timestamp` (seconds), of the raw `body`. */
+export function signDelivery(key: Buffer, id: string, timestamp: number, body: string): string {
+  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`, "utf8").digest("base64")}`;
 }

@@ -16,7 +16,7 @@ export function webhookBody(event: LeaseEvent, format: WebhookFormat): string {
 }
 
 /**
- * The delivery's id (`X-Issue-Leases-Delivery`): one per event and target,
+ * The delivery's id (`webhook-id`): one per event and target,
  * derived from both, so that every retry, and any replica, sends the same
  * one, and a receiver that sees it twice knows it has the event already.
  */

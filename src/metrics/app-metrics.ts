@@ -221,7 +221,7 @@ export class AppMetrics {
     });
     this.webhookDeliveries = new Counter({
       name: "issue_leases_webhook_deliveries_total",
-      help: "Lease events POSTed to outgoing webhook targets, by outcome (delivered, failed, no_answer, refused) and status (2xx, 3xx, the 4xx code, 5xx, network_error); each retry counts.",
+      help: "Lease events POSTed to outgoing webhook targets, by outcome (delivered, failed, no_answer, refused, held_back: not sent, the receiver held back) and status (2xx, 3xx, the 4xx code, 5xx, network_error, not_sent); each retry counts.",
       labelNames: ["outcome", "status"],
       registers,
     });
@@ -241,7 +241,8 @@ export class AppMetrics {
   }
 
   readonly webhookDelivery = (outcome: WebhookOutcome, status: number | null): void => {
-    this.webhookDeliveries.inc({ outcome, status: outcome === "delivered" && status === null ? "2xx" : statusLabel(status) });
+    const label = outcome === "held_back" ? "not_sent" : outcome === "delivered" && status === null ? "2xx" : statusLabel(status);
+    this.webhookDeliveries.inc({ outcome, status: label });
   };
 
   delivery(event: string, outcome: DeliveryOutcome): void {

@@ -106,7 +106,9 @@ export function nextAfterFailure(error: unknown, attempts: number, now: number, 
  * What the outbox does after a webhook delivery failed (its receiver is not
  * GitHub: no installation is paused, and nothing is dropped as gone). A
  * receiver that did not answer, answered 5xx, 408 or 429 is tried again with
- * backoff (a `Retry-After` waited out, within `maxBackoffMs`); any other
+ * backoff (a `Retry-After` waited out, within `maxBackoffMs`, and so is the
+ * end of a receiver's hold: a delivery held back, unsent, is retried when the
+ * hold is over, or later by its own backoff); any other
  * answer (a 4xx, a redirect, which is not followed) and a refused target are
  * given up on (parked): sending the same body again would get the same answer.
  */

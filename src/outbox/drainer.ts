@@ -27,6 +27,11 @@
  *   `sendEvent`, not through GitHub: they take no budget slot, no
  *   installation's limit holds them, and they do not count among the
  *   `batchSize` effects in flight, so a slow receiver holds up no issue.
+ *   They are taken as the sender can send them: no more of an
+ *   installation's than its share of the sender's slots, nor more than all
+ *   its slots, so that none waits in this process holding its lock while
+ *   another replica could send it, and one installation's backlog is not
+ *   taken in the place of another's deliveries.
  * - No error ends the process: a ledger that does not answer is logged and
  *   retried with backoff; effects it could not record are taken again when
  *   their lock expires.
@@ -38,6 +43,7 @@ import type { Effect, Hold } from "../ledger/types.js";
 import { EffectApplier } from "./apply-effect.js";
 import { Attempts } from "./attempts.js";
 import { type DrainerOptions, type DrainerSettings, drainerSettings } from "./drainer-options.js";
+import { DEFAULT_DELIVERY_SHARES } from "../events/delivery-slots.js";
 import { WEBHOOK } from "./effects.js";
 import { SerialPasses } from "./serial-passes.js";
 
@@ -54,6 +60,8 @@ export class Drainer {
   /** Effects taken and not yet completed or failed, by id. */
   private readonly applying: Attempts;
   private readonly applier: EffectApplier;
+  /** Webhook effects in hand (being sent, or waiting for a slot), by their outbox partition: one per installation. */
+  private readonly delivering = new Map<number, number>();
 
   constructor(opts: DrainerOptions) {
     this.o = drainerSettings(opts);
@@ -136,7 +144,7 @@ export class Drainer {
 
   private async pass(): Promise<number> {
     const effects = await this.take(this.o.batchSize);
-    await Promise.all(effects.map((effect) => this.applier.apply(effect)));
+    await Promise.all(effects.map((effect) => this.apply(effect)));
     return effects.length;
   }
 
@@ -145,14 +153,44 @@ export class Drainer {
     const now = this.o.clock();
     const hold: Hold[] = this.paused(now).map((installation) => ({ installation, fromPriority: 0 }));
     for (const h of this.o.budget?.held() ?? []) if (!hold.some((p) => p.installation === h.installation)) hold.push(h);
+    hold.push(...this.deliveriesHeld());
     return this.o.ledger.takeEffects(now, room, this.o.lockMs, hold, this.applying.ids());
+  }
+
+  /**
+   * The webhook partitions not to take from now: an installation's with its
+   * share of the sender in hand, and, with every slot in hand, all those in
+   * hand. A take may still bring up to a batch more (the ledger counts no
+   * kind); those wait for a slot, bounded by the batch.
+   */
+  private deliveriesHeld(): Hold[] {
+    if (!this.o.sendEvent) return [];
+    const shares = this.o.sendEvent.shares ?? DEFAULT_DELIVERY_SHARES;
+    let total = 0;
+    for (const n of this.delivering.values()) total += n;
+    return [...this.delivering]
+      .filter(([, n]) => total >= shares.total || n >= shares.perInstallation)
+      .map(([installation]) => ({ installation, fromPriority: 0 }));
+  }
+
+  /** Applies a taken effect, counting the webhook effects in hand. */
+  private apply(effect: Effect): Promise<void> {
+    if (effect.kind !== WEBHOOK) return this.applier.apply(effect);
+    const partition = effect.installation;
+    this.delivering.set(partition, (this.delivering.get(partition) ?? 0) + 1);
+    return this.applier.apply(effect).finally(() => {
+      const n = (this.delivering.get(partition) ?? 1) - 1;
+      if (n > 0) this.delivering.set(partition, n);
+      else this.delivering.delete(partition);
+    });
   }
 
   /**
    * The background loop: keeps up to `batchSize` effects in flight, taking
    * more as soon as one finishes, so that one slow effect (a long retry, a
    * throttled write) holds back only its own issue. Webhook deliveries are
-   * not counted: a receiver that does not answer holds only its own target's.
+   * not counted: a receiver that does not answer holds only its own target's
+   * (and its installation's share of the sender's slots: `take`).
    */
   private async loop(): Promise<void> {
     const { log } = this.o;
@@ -169,7 +207,7 @@ export class Drainer {
           taken = effects.length;
           for (const effect of effects) {
             const set = effect.kind === WEBHOOK ? delivering : running;
-            const p: Promise<void> = this.applier.apply(effect).finally(() => {
+            const p: Promise<void> = this.apply(effect).finally(() => {
               set.delete(p);
               this.wake?.();
             });

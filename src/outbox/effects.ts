@@ -147,15 +147,19 @@ export function configCheckEffect(installation: number, repo: string, run: Check
 export const WEBHOOK = "webhook";
 
 /**
- * The outbox's partition of webhook effects: no GitHub installation, so no
- * installation's rate limit or budget holds them back. The installation
- * whose config named the target is in the payload.
+ * The outbox's partition of an installation's webhook effects: the
+ * installation's id, negated. Not the installation's own partition, so that
+ * no rate limit or budget of GitHub's holds them back; one per installation,
+ * so that the drainer can hold back the deliveries of an installation that
+ * has its share of the sender in hand (drainer.ts) and take another's.
+ * Deliveries queued before partitions per installation are in partition 0.
  */
-export const WEBHOOK_PARTITION = 0;
-
-export interface WebhookPayload extends WebhookDelivery {
-  installation: number;
+export function webhookPartition(installation: number): number {
+  return -installation;
 }
+
+/** A webhook effect's payload: the delivery as the sender sends it (its installation's key signs it). */
+export type WebhookPayload = WebhookDelivery;
 
 /**
  * The outbox applies one key's effects in order, oldest first, and an issue's
@@ -178,6 +182,6 @@ export function webhookEffect(stored: StoredEvent, target: { url: string; format
     event: stored.event,
     installation: stored.installation,
   };
-  // After replies to commands (0), beside notices: GitHub's tiers do not apply to it (see WEBHOOK_PARTITION).
-  return { repoId: stored.repoId, issue: webhookLane(target.url), effect: { installation: WEBHOOK_PARTITION, kind: WEBHOOK, payload, priority: 1 } };
+  // After replies to commands (0), beside notices: GitHub's tiers do not apply to it (see webhookPartition).
+  return { repoId: stored.repoId, issue: webhookLane(target.url), effect: { installation: webhookPartition(stored.installation), kind: WEBHOOK, payload, priority: 1 } };
 }

@@ -4,8 +4,11 @@
  *
  * - a config naming `127.0.0.1` or `169.254.169.254` gets one `invalid`
  *   reply naming `webhooks`, and nothing changes;
- * - the README's receiver, run as the README prints it, verifies the
- *   signature of what the app sends, and a Slack target gets `{"text"}`;
+ * - the README's receiver, run as the README prints it, takes what the app
+ *   sends (signed as Standard Webhooks with the installation's key) once,
+ *   and refuses it replayed under a new id, signed for another
+ *   installation, tampered, or re-sent past the 5 minutes' tolerance (or
+ *   from further ahead); a Slack target gets `{"text"}`;
  * - a receiver that does not answer holds up neither the issue's next reply
  *   nor anything else: the reply reaches GitHub while the delivery hangs.
  */
@@ -16,16 +19,17 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
+import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/github/render.js";
-import { signBody } from "../../src/events/sign.js";
+import { installationKey, keyText } from "../../src/events/sign.js";
 import { deliveryId } from "../../src/events/webhook-body.js";
 import type { LeaseEvent } from "../../src/ledger/event-types.js";
 import { GitHubMock, type Harness, startApp, strictNock } from "../support/app-harness.js";
-import { alice, commentPayload, REPO } from "../support/payloads.js";
+import { alice, commentPayload, INSTALLATION_ID, REPO } from "../support/payloads.js";
 import { waitFor } from "../support/server-process.js";
 
-const SECRET = "a secret the operator set";
+const SECRET = "a secret the operator set, long enough to derive keys from";
 const ROOT = join(import.meta.dirname, "../..");
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
 
@@ -117,13 +121,15 @@ async function heldReceiver(): Promise<{ url: string; got: Array<{ headers: Inco
 }
 
 describe("the README's receiver", () => {
-  it("verifies what the app sends, handles each delivery once, and refuses a forged one; a Slack target gets {text}", async () => {
+  it("takes what the app sends once, and refuses it replayed: under a new id, for another installation, tampered, or past 5 minutes either way", async () => {
+    // The key the operator gives the repository's maintainers (`issue-leases webhook-key`).
+    const key = keyText(installationKey(SECRET, INSTALLATION_ID));
     // The README's code, written to a file and run by Node as a reader would run it.
     const dir = mkdtempSync(join(tmpdir(), "issue-leases-receiver-"));
     writeFileSync(join(dir, "receiver.mjs"), readmeReceiver());
     const port = await freePort();
     const lines: string[] = [];
-    const child: ChildProcess = spawn(process.execPath, ["receiver.mjs"], { cwd: dir, env: { ...process.env, EVENTS_WEBHOOK_SECRET: SECRET, PORT: String(port) } });
+    const child: ChildProcess = spawn(process.execPath, ["receiver.mjs"], { cwd: dir, env: { ...process.env, ISSUE_LEASES_WEBHOOK_KEY: key, PORT: String(port) } });
     let out = "";
     child.stdout!.on("data", (c: Buffer) => {
       out += c.toString("utf8");
@@ -141,7 +147,8 @@ describe("the README's receiver", () => {
 
     const slack = await heldReceiver();
     process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE = "1";
-    await app({ webhooks: { secret: SECRET } });
+    // The receiver checks the time against its own clock: the app's is today's.
+    await app({ webhooks: { secret: SECRET }, start: Date.now() });
     const hook = `http://127.0.0.1:${port}/hooks/leases`;
     gh.config(`webhooks:\n  - url: ${hook}\n  - url: ${slack.url}\n    format: slack\n    events: [lease.acquired]\n`);
     await h!.receive("issue_comment", commentPayload({ body: "/claim 2h", author: alice }));
@@ -154,7 +161,7 @@ describe("the README's receiver", () => {
     await draining;
     await waitFor("the receiver's line", () => lines.length === 1, 20_000, 20);
 
-    const printed = JSON.parse(lines[0]!) as { delivery: string; type: string; event: LeaseEvent };
+    const printed = JSON.parse(lines[0]!) as { id: string; type: string; event: LeaseEvent };
     expect(printed.type).toBe("lease.acquired");
     expect(printed.event).toMatchObject({
       type: "lease.acquired",
@@ -166,19 +173,39 @@ describe("the README's receiver", () => {
       actor: { login: alice.login, id: alice.id },
       cause: "command",
     });
-    expect(printed.delivery).toBe(deliveryId(printed.event.id, hook, "json"));
-    expect(JSON.parse(slack.got[0]!.body)).toEqual({ text: `alice claimed ${REPO.owner}/${REPO.name}#1 (lease #1, until 14:00 UTC)` });
-    expect(slack.got[0]!.headers["x-issue-leases-signature-256"]).toBe(signBody(SECRET, slack.got[0]!.body));
+    expect(printed.id).toBe(deliveryId(printed.event.id, hook, "json"));
+    expect((await h!.ledger.outboxStats()).pending).toBe(0);
+    const s = slack.got[0]!;
+    expect(JSON.parse(s.body)).toEqual({ text: expect.stringMatching(new RegExp(`^alice claimed ${REPO.owner}/${REPO.name}#1 \\(lease #1, until [0-9: -]+ UTC\\)$`)) });
+    expect(new Webhook(key).verify(s.body, s.headers as Record<string, string>)).toEqual(JSON.parse(s.body));
 
-    // The same delivery again, signed: answered, not handled twice. A forged one: refused.
+    // What a receiver of the installation could send, signed as the standardwebhooks package signs.
     const body = JSON.stringify(printed.event);
-    const headers = { "content-type": "application/json", "x-issue-leases-delivery": printed.delivery, "x-issue-leases-event": printed.type };
-    expect(await post(port, body, { ...headers, "x-issue-leases-signature-256": signBody(SECRET, body) })).toBe(204);
-    expect(await post(port, body, { ...headers, "x-issue-leases-delivery": "forged", "x-issue-leases-signature-256": signBody("another secret", body) })).toBe(401);
-    expect(await post(port, `${body} `, { ...headers, "x-issue-leases-delivery": "tampered", "x-issue-leases-signature-256": signBody(SECRET, body) })).toBe(401);
+    const signed = (id: string, at: Date, k = key, text = body) => ({
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": new Webhook(k).sign(id, at, text),
+    });
+    const sent = signed(printed.id, new Date());
+    // The same delivery again, as a retry would come: answered, not handled twice.
+    expect(await post(port, body, sent)).toBe(204);
+    // Replayed under a new id (the id is signed): refused.
+    expect(await post(port, body, { ...sent, "webhook-id": "a-new-id" })).toBe(401);
+    // Re-sent past the tolerance, or from further ahead than it, each well signed under a new id: refused.
+    expect(await post(port, body, signed("from-6-minutes-ago", new Date(Date.now() - 6 * 60_000)))).toBe(401);
+    expect(await post(port, body, signed("from-6-minutes-ahead", new Date(Date.now() + 6 * 60_000)))).toBe(401);
+    // Signed with another installation's key, or tampered: refused.
+    expect(await post(port, body, signed("other-installation", new Date(), keyText(installationKey(SECRET, INSTALLATION_ID + 1))))).toBe(401);
+    expect(await post(port, `${body} `, signed("tampered", new Date()))).toBe(401);
     await new Promise((r) => setTimeout(r, 200));
     expect(lines).toHaveLength(1);
-    expect((await h!.ledger.outboxStats()).pending).toBe(0);
+
+    // A fresh delivery, within the tolerance and never seen: taken.
+    const fresh = { ...printed.event, id: "999999" };
+    expect(await post(port, JSON.stringify(fresh), signed("a-fresh-one", new Date(Date.now() - 60_000), key, JSON.stringify(fresh)))).toBe(204);
+    await waitFor("the fresh one's line", () => lines.length === 2, 20_000, 20);
+    expect(JSON.parse(lines[1]!)).toMatchObject({ id: "a-fresh-one", type: "lease.acquired", event: { id: "999999" } });
   });
 });
 

@@ -825,6 +825,19 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await take(T0 + 40, [])).toEqual(["labels", "notice", "other", "reply"]);
     });
 
+    it("a held installation's backlog, however long, holds back no other installation's effect, nor do effects being applied", async () => {
+      // A webhook partition (a negative installation) with 40 due deliveries, each on an issue of its own, older than the other's.
+      for (let i = 1; i <= 40; i++) await ledger.acquire(key(i), alice, HOUR, T0, { effects: () => [effect(`held-${i}`, {}, -1)] });
+      await ledger.acquire(key(41), bob, HOUR, T0 + 1, { effects: () => [effect("other", {}, -2)] });
+      const taken = await ledger.takeEffects(T0 + 10, 3, MIN, [{ installation: -1, fromPriority: 0 }]);
+      expect(taken.map((e) => e.kind)).toEqual(["other"]);
+      // Skipped by id (a drainer's own, being applied): as many as there are, the next are taken.
+      const first = await ledger.takeEffects(T0 + 10, 30, 1);
+      expect(first).toHaveLength(30);
+      const next = await ledger.takeEffects(T0 + 20, 5, MIN, [], first.map((e) => e.id));
+      expect(next.map((e) => e.kind)).toEqual(["held-31", "held-32", "held-33", "held-34", "held-35"]);
+    });
+
     it("an issue's earlier effects go at the priority of a later one ahead of theirs: a reply never waits behind its issue's label-only work", async () => {
       const at = (kind: string, priority: number): NewEffect => ({ ...effect(kind, {}, 9), priority });
       await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [at("labels", 2)] });

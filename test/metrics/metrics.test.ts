@@ -217,9 +217,11 @@ describe("the lease events' metrics", () => {
     metrics.webhookDelivery("failed", 503);
     metrics.webhookDelivery("no_answer", null);
     metrics.webhookDelivery("delivered", null);
+    metrics.webhookDelivery("held_back", null);
     expect(await value(metrics, "issue_leases_webhook_deliveries_total", { outcome: "failed", status: "5xx" })).toBe(2);
     expect(await value(metrics, "issue_leases_webhook_deliveries_total", { outcome: "no_answer", status: "network_error" })).toBe(1);
     expect(await value(metrics, "issue_leases_webhook_deliveries_total", { outcome: "delivered", status: "2xx" })).toBe(1);
+    expect(await value(metrics, "issue_leases_webhook_deliveries_total", { outcome: "held_back", status: "not_sent" })).toBe(1);
   });
 });
 

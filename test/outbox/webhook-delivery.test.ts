@@ -11,16 +11,17 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import type { NewEffect } from "../../src/ledger/types.js";
 import type { StoredEvent } from "../../src/ledger/event-types.js";
 import { eventSender } from "../../src/events/send-event.js";
-import { verifyBody } from "../../src/events/sign.js";
+import { installationKey, keyText } from "../../src/events/sign.js";
 import { GitHubBudget } from "../../src/github/budget.js";
 import { Drainer } from "../../src/outbox/drainer.js";
 import { nextAfterDeliveryFailure } from "../../src/outbox/after-failure.js";
-import { WEBHOOK, WEBHOOK_PARTITION, webhookEffect, webhookLane } from "../../src/outbox/effects.js";
+import { WEBHOOK, webhookEffect, webhookLane, webhookPartition } from "../../src/outbox/effects.js";
 import { leaseEvent } from "../support/lease-events.js";
 
 const SECRET = "s3cret";
@@ -38,8 +39,8 @@ let ledger: QueueingLedger;
 let server: Server;
 let url: string;
 let now: number;
-/** What the receiver got, in order: the delivery id, the body, the status it answered. */
-let got: Array<{ delivery: string; body: string; signature: string; status: number }>;
+/** What the receiver got, in order: the delivery id, the try's time, the body, the status it answered. */
+let got: Array<{ delivery: string; timestamp: number; body: string; signature: string; status: number }>;
 let statusFor: (n: number) => number;
 
 beforeEach(async () => {
@@ -53,7 +54,13 @@ beforeEach(async () => {
     req.on("data", (c: Buffer) => (body += c.toString("utf8")));
     req.on("end", () => {
       const status = statusFor(got.length + 1);
-      got.push({ delivery: String(req.headers["x-issue-leases-delivery"]), body, signature: String(req.headers["x-issue-leases-signature-256"]), status });
+      got.push({
+        delivery: String(req.headers["webhook-id"]),
+        timestamp: Number(req.headers["webhook-timestamp"]),
+        body,
+        signature: String(req.headers["webhook-signature"]),
+        status,
+      });
       res.writeHead(status).end();
     });
   });
@@ -85,17 +92,19 @@ const rows = () =>
   ledger.db.prepare("SELECT repo_id, issue, installation, kind, priority, state, attempts FROM outbox ORDER BY id").all() as Array<Record<string, unknown>>;
 
 describe("a webhook effect", () => {
-  it("is queued on its target's lane, not on the issue's key, in no installation's partition", () => {
+  it("is queued on its target's lane, not on the issue's key, in its installation's partition of webhooks, not the installation's own", () => {
     const item = webhookEffect(stored(1), { url, format: "json" });
     expect(item.repoId).toBe(500);
     expect(item.issue).toBe(webhookLane(url));
     expect(item.issue).toBeLessThan(0);
     expect(webhookLane(url)).toBe(webhookLane(url));
     expect(webhookLane(`${url}2`)).not.toBe(webhookLane(url));
-    expect(item.effect).toMatchObject({ installation: WEBHOOK_PARTITION, kind: WEBHOOK, payload: { url, format: "json", installation: 1, event: { id: "1" } } });
+    expect(item.effect).toMatchObject({ installation: -1, kind: WEBHOOK, payload: { url, format: "json", installation: 1, event: { id: "1" } } });
+    expect(webhookEffect(stored(1, 7), { url, format: "json" }).effect.installation).toBe(webhookPartition(7));
+    expect(webhookPartition(7)).toBe(-7);
   });
 
-  it("from a receiver failing 5 times then answering 204: delivered once, every try with the same id and signed body", async () => {
+  it("from a receiver failing 5 times then answering 204: delivered once, every try with the same id and body, signed at its own time", async () => {
     statusFor = (n) => (n <= 5 ? 503 : 204);
     ledger.enqueueAt([webhookEffect(stored(1), { url, format: "json" })], now);
     const outcomes: string[] = [];
@@ -107,7 +116,10 @@ describe("a webhook effect", () => {
     expect(got.map((g) => g.status)).toEqual([503, 503, 503, 503, 503, 204]);
     expect(new Set(got.map((g) => g.delivery)).size).toBe(1);
     expect(new Set(got.map((g) => g.body)).size).toBe(1);
-    for (const g of got) expect(verifyBody(SECRET, g.body, g.signature)).toBe(true);
+    // Each try signed anew, as the standardwebhooks package signs the same id, time and body with the installation's key.
+    const receiver = new Webhook(keyText(installationKey(SECRET, 1)));
+    for (const g of got) expect(g.signature).toBe(receiver.sign(g.delivery, new Date(g.timestamp * 1000), g.body));
+    expect(new Set(got.map((g) => g.timestamp)).size).toBe(6);
     // Counted by delivery id: one body answered 2xx.
     const delivered = new Map<string, number>();
     for (const g of got) if (g.status < 300) delivered.set(g.delivery, (delivered.get(g.delivery) ?? 0) + 1);

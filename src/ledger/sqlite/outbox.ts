@@ -44,9 +44,14 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
         `INSERT INTO outbox (repo_id, issue, installation, kind, payload, next_at, created_at, priority, nonce)
          VALUES (@repoId, @issue, @installation, @kind, @payload, @now, @now, @priority, lower(hex(randomblob(12))))`,
       ),
-      heads: db.prepare<{ now: number; limit: number }, Record<string, unknown>>(
+      // What is held back and what is skipped are left out here, not after: a held installation's backlog,
+      // however long, does not fill the LIMIT and starve the others. `@hold`: [[installation, fromPriority], …].
+      heads: db.prepare<{ now: number; limit: number; hold: string; skip: string }, Record<string, unknown>>(
         `SELECT o.* FROM outbox o
          WHERE o.state = 'pending' AND o.next_at <= @now AND o.locked_until <= @now
+           AND NOT EXISTS (SELECT 1 FROM json_each(@hold) h
+                           WHERE h.value ->> 0 = o.installation AND o.priority >= h.value ->> 1)
+           AND o.id NOT IN (SELECT value FROM json_each(@skip))
            AND o.id = (SELECT MIN(p.id) FROM outbox p WHERE p.state = 'pending' AND p.repo_id = o.repo_id AND p.issue = o.issue)
          ORDER BY o.priority, o.next_at, o.id LIMIT @limit`,
       ),
@@ -114,23 +119,17 @@ export class SqliteOutbox implements OutboxStore, Pick<LedgerHealth, "outboxStat
   /** Taken in one BEGIN IMMEDIATE: the heads read and locked together. */
   async takeEffects(now: number, limit: number, lockMs: number, hold: Hold[] = [], skipIds: number[] = []): Promise<Effect[]> {
     // Nothing due: no write transaction (a drained outbox is asked after every pass).
-    if (this.st.anyDue.get({ now }) === undefined) return [];
-    const skip = new Map(hold.map((h) => [h.installation, h.fromPriority]));
-    const applying = new Set(skipIds);
-    return this.immediate(() => this.take(now, limit, lockMs, skip, applying));
+    if (limit <= 0 || this.st.anyDue.get({ now }) === undefined) return [];
+    const held = JSON.stringify(hold.map((h) => [h.installation, h.fromPriority]));
+    const skip = JSON.stringify(skipIds);
+    return this.immediate(() => this.take(now, limit, lockMs, held, skip));
   }
 
-  private take(now: number, limit: number, lockMs: number, skip: Map<number, number>, applying: Set<number>): Effect[] {
-    // Over-fetch a little so that held installations and effects do not starve the others.
-    const rows = this.st.heads.all({ now, limit: limit + skip.size * limit + applying.size });
-    const taken: Effect[] = [];
-    for (const r of rows) {
-      if (taken.length >= limit) break;
-      if ((skip.get(r.installation as number) ?? Number.POSITIVE_INFINITY) <= (r.priority as number) || applying.has(r.id as number)) continue;
+  private take(now: number, limit: number, lockMs: number, hold: string, skip: string): Effect[] {
+    return this.st.heads.all({ now, limit, hold, skip }).map((r) => {
       this.st.lock.run({ id: r.id, until: now + lockMs });
-      taken.push(toEffect(r));
-    }
-    return taken;
+      return toEffect(r);
+    });
   }
 
   async takeFollowers(head: Pick<Effect, "id" | "repoId" | "issue" | "attempts">, kind: string, now: number, limit: number, lockMs: number): Promise<Effect[]> {
