@@ -58,6 +58,8 @@ export interface GitHubPort extends Partial<GraphqlPort> {
    * request. `more`: GitHub names a next page.
    */
   openIssues(r: Repo, page: number): Promise<{ issues: IssueJson[]; more: boolean }>;
+  /** Whether the issue (or pull request) is open now (`GET …/issues/{n}`, a read); deleted or unknown (404, 410) is not. */
+  issueOpen(r: Repo, issue: number): Promise<boolean>;
 }
 
 export interface CheckRun {
@@ -300,6 +302,10 @@ export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): Git
       // Oldest first: an issue opened during a fill lands on a later page rather than shifting the pages already read.
       const res = await octokit.rest.issues.listForRepo({ ...r, state: "open", sort: "created", direction: "asc", per_page: 100, page, ...request() });
       return { issues: res.data as IssueJson[], more: /rel="next"/.test(String(res.headers.link ?? "")) };
+    },
+    async issueOpen(r, issue) {
+      const res = await ignoring([404, 410], () => octokit.rest.issues.get({ ...r, issue_number: issue, ...request() }));
+      return res?.data.state === "open";
     },
   };
 }

@@ -12,6 +12,7 @@
  * assigns a holder) never get here (issue-event-routes.ts).
  */
 import type { ConfigResult } from "../config/config.js";
+import { decide } from "../ledger/decide.js";
 import type { ForceReleaseResult, Holder } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
 import { handoffExtra } from "./handoff.js";
@@ -154,7 +155,7 @@ export async function handleUnassigned(ev: AssignmentEvent, deps: AssignmentDeps
   const live = await ledger.current(key, now);
   if (!live || live.holder.id !== ev.assignee.id) return null;
   // Unassigned before this tenure began (a late or redelivered event): not about this lease.
-  if (ev.at !== undefined && ev.at + 1000 <= live.acquiredAt) return null;
+  if (ev.at !== undefined && decide.eventBeside(ev.at, live.acquiredAt) === "before") return null;
   const config = await deps.config();
   if (!config.ok || config.config.assignment !== "claims") return null;
 

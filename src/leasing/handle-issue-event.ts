@@ -10,6 +10,7 @@ import { type ReflectPayload, reflectEffect } from "../outbox/effects.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { desiredLabels, labelKind } from "../github/labels.js";
 import { leaseView, type Reply } from "../github/render.js";
+import { decide } from "../ledger/decide.js";
 import { handoffReply } from "./handoff.js";
 import { withinBudget } from "./reply-limit.js";
 
@@ -19,7 +20,7 @@ export interface IssueEvent {
   repo: { id: number; owner: string; name: string };
   issue: number;
   actor: Holder;
-  /** When GitHub says it happened (closed_at, or updated_at), ms; the ledger ignores an event older than the live tenure. */
+  /** When GitHub says it happened (closed_at, or updated_at), ms, whole seconds; the ledger ignores an event older than the live tenure. */
   at?: number;
 }
 
@@ -31,22 +32,34 @@ function keyOf(ev: { repo: { id: number; owner?: string; name?: string; full?: s
   return { repoId: ev.repo.id, repo: ev.repo.full ?? `${ev.repo.owner}/${ev.repo.name}`, issue: ev.issue };
 }
 
-/** Closing an issue ends its lease: the work is done (or abandoned). Nothing is posted when there was no lease. */
+/**
+ * Closing an issue ends its lease: the work is done (or abandoned). Nothing
+ * is posted when there was no lease. A close that GitHub's stamp (whole
+ * seconds) cannot place before or after the live tenure's start is checked
+ * with GitHub (`issueOpen`): a close delivered late, after the issue was
+ * reopened and claimed again in the same second, ends nothing.
+ */
 export async function handleIssueClosed(
   ev: IssueEvent & { merged: boolean },
-  deps: { ledger: LeaseBook & LeaseReads; now: number },
+  deps: { ledger: LeaseBook & LeaseReads; now: number; issueOpen: () => Promise<boolean> },
 ): Promise<boolean> {
   const key = keyOf(ev);
   const seen = await deps.ledger.current(key, deps.now);
   // A line waits only for a held issue, but one whose lease ran out before the sweep still has it: the close ends it too.
   if (!seen && (await deps.ledger.queue(key, deps.now)).length === 0) return false;
+  // Asked of GitHub only then: any other close is placed by its stamp alone. A read that
+  // fails fails the delivery (GitHub lists it, to redeliver): a guess either way could take a
+  // newer holder's lease, or keep one on a closed issue.
+  const near = seen !== null && ev.at !== undefined && decide.eventBeside(ev.at, seen.acquiredAt) === "near";
+  const undone = near ? await deps.issueOpen() : undefined;
   const res = await deps.ledger.forceRelease(key, ev.actor, deps.now, {
     delivery: ev.delivery,
     cause: "close",
     installation: ev.installation,
-    // The tenure this close is about: a late or redelivered close must not end a newer holder's lease.
+    // The tenure read here, whose start the close was placed beside: one that began since is newer than the close.
     ...(seen ? { ifToken: seen.token } : {}),
     eventAt: ev.at,
+    ...(undone !== undefined ? { undone } : {}),
     // The work is done: nobody in line is handed it, and the line ends.
     closing: true,
     effects: (r) =>
@@ -114,7 +127,7 @@ export async function handleLabelRemoved(
   const lease = await ledger.current(key, now);
   if (!lease) return removedWithoutLease(ev, ledger, now);
   // Removed before this tenure began (a late or redelivered event): not about this lease.
-  if (ev.at !== undefined && ev.at + 1000 <= lease.acquiredAt) return false;
+  if (ev.at !== undefined && decide.eventBeside(ev.at, lease.acquiredAt) === "before") return false;
   const config = await deps.config();
   if (!config.ok) return false;
   const templates = config.config.labels;

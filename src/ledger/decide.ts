@@ -38,6 +38,16 @@ export interface Row {
   termMs?: number | null;
 }
 
+/**
+ * How far apart GitHub's clock and the one a tenure's start is read from
+ * (the app's, or PostgreSQL's) may be. Both keep to NTP, well within this;
+ * it only widens the time in which a close is checked with GitHub.
+ */
+export const CLOCKS_APART_MS = 2_000;
+
+/** Where an event GitHub stamped falls beside a tenure's start (decide.eventBeside). */
+export type EventPlace = "before" | "near" | "after";
+
 function expiry(ttl: Ttl, now: number): number | null {
   return ttl === null ? null : now + ttl;
 }
@@ -68,8 +78,24 @@ export function sameHolder(a: Holder, b: Holder): boolean {
   return a.id === b.id && (a.instance ?? null) === (b.instance ?? null);
 }
 
+/**
+ * Where an event GitHub stamped at `eventAt` (whole seconds, GitHub's
+ * clock) falls beside a tenure that began at `acquiredAt` (ms, the app's
+ * or the database's clock). `before`: its second ended before the tenure
+ * began. `after`: its second began later than the clocks can be apart.
+ * `near`: either is possible. A close, a reopen, a release and a new
+ * claim can all fall in one second (bots act that fast), and a stamp in
+ * whole seconds cannot order them: only GitHub's state now can (`undone`).
+ */
+function eventBeside(eventAt: number, acquiredAt: number): EventPlace {
+  if (eventAt + 1000 <= acquiredAt) return "before";
+  return eventAt < acquiredAt + CLOCKS_APART_MS ? "near" : "after";
+}
+
 export const decide = {
   live,
+
+  eventBeside,
 
   acquire(
     key: IssueKey,
@@ -116,14 +142,16 @@ export const decide = {
     key: IssueKey,
     row: Row | null,
     now: number,
-    guard: Pick<ForceReleaseOptions, "ifHolder" | "ifToken" | "eventAt"> = {},
+    guard: Pick<ForceReleaseOptions, "ifHolder" | "ifToken" | "eventAt" | "undone"> = {},
   ): ForceReleaseResult {
     const current = live(key, row, now);
     if (current && guard.ifToken !== undefined && current.token !== guard.ifToken) return { outcome: "stale", lease: current };
-    // GitHub's times are whole seconds: an event stamped in the second the
-    // tenure began may have come after it, so only an earlier second is stale.
-    if (current && guard.eventAt !== undefined && guard.eventAt + 1000 <= current.acquiredAt) {
-      return { outcome: "stale", lease: current };
+    // An event from before the tenure is not about it. One near its start
+    // may be either: it ends the tenure unless GitHub says it was undone
+    // since (a close of an earlier tenure, then a reopen, then this claim).
+    if (current && guard.eventAt !== undefined) {
+      const place = eventBeside(guard.eventAt, current.acquiredAt);
+      if (place === "before" || (place === "near" && guard.undone === true)) return { outcome: "stale", lease: current };
     }
     if (guard.ifHolder !== undefined && current?.holder.login.toLowerCase() !== guard.ifHolder.toLowerCase()) {
       return { outcome: "not_holder", lease: current };

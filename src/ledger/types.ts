@@ -287,9 +287,18 @@ export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
   /**
    * When GitHub says the event happened (its `closed_at` or `updated_at`,
    * whole seconds). An event from before the live tenure began (a late or
-   * redelivered close of an earlier tenure) is `stale`.
+   * redelivered close of an earlier tenure) is `stale`; one GitHub's stamp
+   * cannot place before or after the tenure's start (decide.eventBeside:
+   * `near`) is `stale` only when `undone`.
    */
   eventAt?: number;
+  /**
+   * What GitHub says now: the event's change was undone since (the closed
+   * issue is open again). Asked by the caller only for an event `near` the
+   * tenure's start, where it tells a close of an earlier tenure (reopened,
+   * then claimed) from one of this tenure.
+   */
+  undone?: boolean;
   /**
    * The issue closed, or is gone: every place in line ends (`closed`) and
    * nobody is handed the lease.

@@ -91,6 +91,7 @@ export class WriteBatch {
       openPullRequests: (...a) => github.openPullRequests(...a),
       closingIssues: (...a) => github.closingIssues(...a),
       openIssues: (...a) => github.openIssues(...a),
+      issueOpen: (...a) => github.issueOpen(...a),
     };
   }
 

@@ -61,22 +61,23 @@ export function routeIssueEvents(app: Probot, deps: IssueEventDeps): void {
   };
 
   /** An issue or a pull request was closed: its lease ends, if it is still the tenure the close was about. */
-  const closed = (id: string, payload: Payload, issue: number, merged: boolean, closedAt: string | null | undefined) =>
+  const closed = (context: Context, id: string, payload: Payload, issue: number, merged: boolean, closedAt: string | null | undefined) =>
     track(async () => {
       const ev = await base(id, payload, issue, eventTime(closedAt));
       if (!ev) return;
       await deps.rememberRepo(payload.repository.id, payload.repository.full_name, ev.installation);
-      if (await handleIssueClosed({ ...ev, merged }, { ledger, now: clock() })) deps.kick();
+      const issueOpen = () => octokitPort(context.octokit, deps.port).issueOpen({ owner: ev.repo.owner, repo: ev.repo.name }, issue);
+      if (await handleIssueClosed({ ...ev, merged }, { ledger, now: clock(), issueOpen })) deps.kick();
     });
   app.on("issues.closed", (context) => {
     const issue = context.payload.issue as { number: number; closed_at?: string | null; pull_request?: { merged_at?: string | null } };
-    return closed(context.id, context.payload, issue.number, Boolean(issue.pull_request?.merged_at), issue.closed_at);
+    return closed(context, context.id, context.payload, issue.number, Boolean(issue.pull_request?.merged_at), issue.closed_at);
   });
   // GitHub sends no `issues.closed` for a pull request: closing or merging one ends its lease here.
   // The lease check handles the same delivery, hence a delivery key of this handler's own.
   app.on("pull_request.closed", (context) => {
     const pr = context.payload.pull_request;
-    return closed(`${context.id}/close`, context.payload, pr.number, Boolean(pr.merged), pr.closed_at);
+    return closed(context, `${context.id}/close`, context.payload, pr.number, Boolean(pr.merged), pr.closed_at);
   });
 
   app.on(["issues.transferred", "issues.deleted"], (context) =>

@@ -54,6 +54,8 @@ describe("lease events through the app", () => {
   it("the issue closed: lease.ended, cause close", async () => {
     const { h, gh } = t;
     await claimFor(h, gh, alice, { first: true });
+    // Closed in the second the lease began: GitHub is asked whether it still is.
+    gh.issue(1, "closed");
     await h.receive("issues", issuesPayload("closed", { at: h.now(), sender: maintainer, labels: ["claimed", "claimed-by: alice", "lease #1"] }));
     gh.release(1, "alice", 1);
     await h.drain();

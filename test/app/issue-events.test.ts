@@ -19,11 +19,13 @@ describe("issues.closed", () => {
     await claimFor(h, gh, alice, { first: true });
 
     const before = gh.mark();
+    // Closed in the second the lease began: GitHub is asked whether it still is.
+    gh.issue(1, "closed");
     await h.receive("issues", issuesPayload("closed", { at: h.now(), sender: maintainer, labels: ["claimed", "claimed-by: alice", "lease #1"] }));
     gh.release(1, "alice", 1);
     await h.drain();
 
-    expect(gh.routes(before)).toEqual(releaseRoutes(1, "alice", 1));
+    expect(gh.routes(before)).toEqual(["GET /issues/1", ...releaseRoutes(1, "alice", 1)]);
     const reply = gh.lastComment();
     // Nobody "released" it: the headline says the lease ended, the reason why.
     expect(reply).toContain("**alice**'s lease (token **1**) ended. The issue is free.");
@@ -56,10 +58,12 @@ describe("pull_request.closed", () => {
     await h.drain();
 
     const before = gh.mark();
+    // Closed in the second the lease began: GitHub is asked whether it still is (a pull request is an issue there).
+    gh.issue(2, "closed");
     await h.receive("pull_request", pullRequestPayload("closed", { at: h.now(), number: 2, author: alice, sender: maintainer, merged }));
     gh.release(2, "alice", 1);
     await h.drain();
-    expect(gh.routes(before)).toEqual(releaseRoutes(2, "alice", 1));
+    expect(gh.routes(before)).toEqual(["GET /issues/2", ...releaseRoutes(2, "alice", 1)]);
     const reply = gh.lastComment();
     expect(reply).toContain(reason);
     expect(parseMarker(reply)).toMatchObject({ op: "release", outcome: "released", issue: 2, holder: "alice", token: 1 });

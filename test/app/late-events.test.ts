@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/github/render.js";
-import { claimFor, useApp } from "../support/app-harness.js";
+import { claimFor, releaseRoutes, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, issuesPayload, maintainer, pullRequestPayload, REPO } from "../support/payloads.js";
 
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
@@ -39,6 +39,65 @@ describe("events about an earlier tenure", () => {
     expect(gh.calls.slice(before)).toEqual([]);
     expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { login: "bob" }, token: 2 });
     expect((await h.ledger.history(key(1))).pop()).toMatchObject({ op: "force_release", outcome: "stale", holder: { login: "bob" }, token: 2 });
+  });
+
+  it("a close held back while the issue was reopened and claimed again in its second leaves the new lease alone, and posts nothing", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true });
+    h.advance(MIN);
+    // Within one second, as bots act: closed, reopened, alice releases, bob claims. The close's delivery is held back.
+    const close = issuesPayload("closed", { at: h.now(), sender: maintainer });
+    h.advance(150);
+    await h.receive("issues", issuesPayload("reopened", { at: h.now(), sender: maintainer }));
+    h.advance(150);
+    await h.receive("issue_comment", commentPayload({ body: "/release", author: alice }));
+    gh.release(1, "alice", 1);
+    await h.drain();
+    h.advance(150);
+    await claimFor(h, gh, bob);
+    expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { login: "bob" }, token: 2 });
+
+    // The close comes now, stamped in the second bob's lease began: its stamp cannot say which came first, GitHub can.
+    h.advance(MIN);
+    const before = gh.mark();
+    gh.issue(1, "open");
+    await h.receive("issues", close);
+    await h.drain();
+    expect(await h.ledger.current(key(1), h.now())).toMatchObject({ holder: { login: "bob" }, token: 2 });
+    expect((await h.ledger.history(key(1))).pop()).toMatchObject({ op: "force_release", outcome: "stale", holder: { login: "bob" }, token: 2 });
+    expect(gh.routes(before)).toEqual(["GET /issues/1"]);
+  });
+
+  it("a close in the second a lease began ends it when GitHub shows the issue closed", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true });
+    h.advance(400);
+
+    const before = gh.mark();
+    gh.issue(1, "closed");
+    await h.receive("issues", issuesPayload("closed", { at: h.now(), sender: maintainer }));
+    gh.release(1, "alice", 1);
+    await h.drain();
+    expect(gh.routes(before)).toEqual(["GET /issues/1", ...releaseRoutes(1, "alice", 1)]);
+    expect(await h.ledger.current(key(1), h.now())).toBeNull();
+    expect((await h.ledger.history(key(1))).pop()).toMatchObject({ op: "force_release", outcome: "released", holder: { login: "alice" }, token: 1 });
+  });
+
+  it("a late pull_request.closed from the second the lease began, of a pull request reopened since, leaves the lease alone", async () => {
+    const { h, gh } = t;
+    gh.config(null);
+    const close = pullRequestPayload("closed", { at: h.now(), number: 2, author: alice, sender: maintainer });
+    h.advance(300);
+    await h.receive("issue_comment", commentPayload({ body: "/claim", author: alice, issue: 2, pullRequest: true }));
+    gh.claim(2, "alice", { createClaimed: true, token: 1 });
+    await h.drain();
+
+    const before = gh.mark();
+    gh.issue(2, "open");
+    await h.receive("pull_request", close);
+    await h.drain();
+    expect(await h.ledger.current(key(2), h.now())).toMatchObject({ holder: { login: "alice" }, token: 1 });
+    expect(gh.routes(before)).toEqual(["GET /issues/2"]);
   });
 
   it("a late pull_request.closed of an earlier tenure leaves the live lease alone", async () => {

@@ -131,6 +131,8 @@ describe.concurrent("Nothing lost: GitHub's faults and the sweeper", () => {
       const server = await live.start();
       await live.comment(server, "/claim", alice, 1);
       await waitFor("alice's lease", () => replies(fake, 1).length === 1 && labels(fake, 1).length === 3);
+      // Closed on GitHub, as the delivery says: the app may ask GitHub whether it still is.
+      fake.addIssue(FULL, 1, { state: "closed" });
       expect(await server.send("issues", issuesPayload("closed", { at: Date.now(), issue: 1, sender: maintainer, labels: leaseLabels("alice", 1) }))).toBe(200);
       await waitFor("the release reply", () => replies(fake, 1).length === 2, 30_000);
       await live.settled(server);

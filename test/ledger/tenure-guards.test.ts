@@ -1,7 +1,8 @@
 /**
  * Ledger contract, both backends: a force release carrying the tenure its
- * event saw (`ifToken`) or the time of the event (`eventAt`) ends only that
- * tenure, decided inside the transaction.
+ * event saw (`ifToken`) or the time of the event (`eventAt`, and whether
+ * GitHub says it was `undone` since) ends only that tenure, decided inside
+ * the transaction.
  */
 import { describe, expect, it } from "vitest";
 import type { Holder, IssueKey } from "../../src/ledger/types.js";
@@ -40,6 +41,24 @@ describe.each(backends)("force release guards: $name", (backend) => {
     expect(await ledger.current(k, T0 + 2_000)).toEqual(live);
     // Stamped T0 + 1000 (GitHub truncates to the second): it may have come after the claim.
     expect(await ledger.forceRelease(k, maint, T0 + 2_000, { eventAt: T0 + 1_000 })).toMatchObject({ outcome: "released", lease: live });
+  });
+
+  it("undone: an event near the tenure's start is stale when GitHub says it was undone since; not undone, or clearly after the start, it ends the tenure", async () => {
+    const acquiredAt = T0 + 1_500;
+    await ledger.acquire(k, bob, HOUR, acquiredAt);
+    const live = await ledger.current(k, acquiredAt);
+
+    // Stamped in the second the tenure began: a close of an earlier tenure, the issue reopened since, is not about this one.
+    expect(await ledger.forceRelease(k, maint, T0 + 2_000, { eventAt: T0 + 1_000, undone: true })).toEqual({ outcome: "stale", lease: live, duplicate: false });
+    // Within the clocks' allowance after the start (GitHub's clock may run ahead of the app's): still GitHub's state decides.
+    expect(await ledger.forceRelease(k, maint, T0 + 3_000, { eventAt: T0 + 3_000, undone: true })).toMatchObject({ outcome: "stale" });
+    expect(await ledger.current(k, T0 + 3_000)).toEqual(live);
+    // Seconds after the start, the event was in this tenure: it ends it though the issue was reopened since.
+    expect(await ledger.forceRelease(k, maint, T0 + 4_000, { eventAt: T0 + 4_000, undone: true })).toMatchObject({ outcome: "released", lease: live });
+
+    await ledger.acquire(k, alice, HOUR, acquiredAt + 10_000);
+    const alices = await ledger.current(k, acquiredAt + 10_000);
+    expect(await ledger.forceRelease(k, maint, T0 + 12_000, { eventAt: T0 + 11_000, undone: false })).toMatchObject({ outcome: "released", lease: alices });
   });
 
   it("the stale outcome is recorded with the delivery, and a redelivery replays it", async () => {

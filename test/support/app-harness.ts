@@ -261,6 +261,10 @@ export class GitHubMock {
   deleteLabel(name: string): this {
     return this.expect("DELETE", `/labels/${name}`, 204, "");
   }
+  /** GET the issue, as the app asks when a close falls in the second a lease began: whether it is open again. */
+  issue(issue: number, state: "open" | "closed"): this {
+    return this.expect("GET", `/issues/${issue}`, 200, { number: issue, state });
+  }
   comment(issue = 1): this {
     return this.expect("POST", `/issues/${issue}/comments`, 201, { id: Math.floor(Math.random() * 1e9) });
   }
