@@ -13,6 +13,7 @@ import { parseEnv } from "node:util";
 import { run } from "probot";
 import { checkEnvironment } from "./check-environment.js";
 import { redactedLog } from "./redacted-log.js";
+import { runSetupMode } from "./setup-mode.js";
 import { exitOnStartupError, StartupError } from "./startup-error.js";
 
 /** .env over the environment, as Probot's own `applyEnv` does, so that both see the same values. */
@@ -29,8 +30,14 @@ try {
   checkEnvironment(process.env);
   // The app function itself, not its path: Probot then loads no default app
   // (whose GET / would redirect to its /probot page), so / is the board's.
-  const { default: app } = await import("../index.js");
-  await run(app, { env: process.env, log: await redactedLog(process.env) });
+  const log = await redactedLog(process.env);
+  if (!process.env.APP_ID && process.env.NODE_ENV !== "production") {
+    // Not registered yet: Probot's setup pages, and a /health that says so (setup-mode.ts). In production Probot's `run` refuses, naming APP_ID.
+    await runSetupMode(process.env, log);
+  } else {
+    const { default: app } = await import("../index.js");
+    await run(app, { env: process.env, log });
+  }
 } catch (error) {
   // The smee client rejects with an EventSource error event (not an Error)
   // when it cannot reach the channel: the last step of Probot's start.
