@@ -4,7 +4,8 @@
  * everywhere else, `/health` included, so a newcomer following the Quick
  * start, or a load balancer, met a dead app. Here the same server is built
  * as `run` builds it in that mode (Probot's own setup app, a Probot that is
- * never used, the same host, port and webhook proxy), with `/health` added:
+ * never used, the same host, port and webhook proxy; no webhook is handled
+ * in this mode, so its path does not matter), with `/health` added:
  * 503, since no webhook can be handled yet, and a body that says why and
  * what to do.
  */
@@ -36,7 +37,6 @@ export async function runSetupMode(env: NodeJS.ProcessEnv, log: Logger): Promise
   const server = new Server({
     host: env.HOST || "localhost",
     port: Number(env.PORT) || 3000,
-    ...(env.WEBHOOK_PATH ? { webhookPath: env.WEBHOOK_PATH } : {}),
     ...(env.WEBHOOK_PROXY_URL ? { webhookProxy: env.WEBHOOK_PROXY_URL } : {}),
     log,
     // As Probot's `run` does (its #1512): a Probot is built, but nothing in setup mode uses it.
