@@ -6,9 +6,10 @@
 #
 # The base is a build argument so that the image can be built where Docker Hub
 # is out of reach (CI builds it on a Debian image made locally with the
-# machine's own Node: .ci/node-base-image). Any Debian-based image with Node 20
-# and npm in /usr/local will do.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# machine's own Node: .ci/node-base-image). Node 24, the LTS, by default (Node 20
+# reached its end of life on 2026-04-30); any Debian-based image with Node
+# 20.18.1 or later and npm in /usr/local will do.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---------------------------------------------------------------------------
 # The build: TypeScript into dist/. No install scripts: compiling needs no

@@ -19,7 +19,8 @@ await build({
   outExtension: { ".js": ".mjs" },
   bundle: true,
   platform: "node",
-  target: "node20",
+  // The Node action.yml's `runs.using` names (GitHub's runners bring it); test/action/bundle.test.ts keeps the two the same.
+  target: "node24",
   format: "esm",
   // The client's sources, not its dist/: the bundle does not depend on a build of the package being fresh.
   alias: { "@issue-leases/client": "./packages/client/src/index.ts" },

@@ -333,12 +333,16 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       addHandler(health);
       if (metrics && metricsServed) addHandler(metricsHandler(metrics, metricsServed));
       addHandler(await rootWebhookHandler(app));
+      const api = serveApi(app, { ledger, clock, configs, rateLimit, rememberRepo, kick: () => drainer.kick(), track, log });
       addHandler(
         eventsHandler({
           hub: events,
           repos: ledger,
           settings: streams,
           ...viewers,
+          // A `repo=` the app has not seen yet is asked of GitHub with the caller's token, as the API asks.
+          lookup: api.lookup,
+          remember: rememberRepo,
           perAddress: rateLimit.perAddress,
           trustProxyHops: rateLimit.trustProxyHops,
           clock,
@@ -346,7 +350,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         }),
       );
       streaming = true;
-      addHandler(serveApi(app, { ledger, clock, configs, rateLimit, rememberRepo, kick: () => drainer.kick(), track, log }));
+      addHandler(api.handler);
     } catch {
       // No HTTP server (tests through probot.receive): no /health or /metrics route, no webhooks at /.
     }

@@ -13,6 +13,14 @@
  * (API_ADDRESS_RATE_LIMIT's); past any, 429.
  * What the caller may see is asked again every few minutes while the stream
  * lasts: a token GitHub no longer accepts ends it.
+ *
+ * A `repo=` the app's memory does not show the caller (a repository where
+ * nothing has happened yet, so no webhook told the app it is public) is
+ * asked of GitHub with the caller's token, as the API asks before a claim
+ * (access.ts): one it sees, on which the app is installed, is streamed, and
+ * what GitHub said of it is remembered, as a claim through the API does. A
+ * private one still needs the listing's visibility. An anonymous stream has
+ * no token to ask with: it names only repositories the app knows public.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -21,10 +29,11 @@ import { EventStream, type StreamEnd } from "../events/event-stream.js";
 import type { StreamFilter } from "../events/stream-filter.js";
 import type { EventStreamSettings } from "../events/stream-settings.js";
 import type { BoardReads } from "../ledger/roles.js";
+import type { ApiRepo } from "./access.js";
 import { type Answer, errorAnswer, NOT_FOUND } from "./answers.js";
 import { clientAddress } from "./client-address.js";
 import { type EventsQuery, eventsQuery } from "./events-request.js";
-import { bearerToken } from "./identity.js";
+import { bearerToken, GitHubUnavailable } from "./identity.js";
 import { RateLimited, RateLimiter, type RateLimitSettings } from "./rate-limit.js";
 import { isAnswer } from "./requests.js";
 import { send } from "./respond.js";
@@ -52,6 +61,13 @@ export interface EventsRouteDeps {
   bearer?: (token: string, address: string) => Promise<StreamViewer | null>;
   /** The board's signed-in session the request carries, if any. */
   session?: (req: IncomingMessage) => StreamViewer | null;
+  /**
+   * A repository as a bearer token sees it, when the app is installed on it (the API's RepoAccess.repo); null
+   * otherwise. Absent: a `repo=` is looked up in the app's memory only.
+   */
+  lookup?: (token: string, owner: string, name: string) => Promise<ApiRepo | null>;
+  /** Remembers what GitHub said of a repository looked up, as a claim through the API does (leasing/remember-repos.ts). */
+  remember?: (repoId: number, full: string, installation: number, isPrivate?: boolean) => Promise<void>;
   /** Stream openings per client address (the listing's API_ADDRESS_RATE_LIMIT). */
   perAddress: RateLimitSettings;
   /** Proxies whose X-Forwarded-For names the client (client-address.ts). */
@@ -97,15 +113,36 @@ export function eventsHandler(deps: EventsRouteDeps): (req: IncomingMessage, res
     if (query.repos.length > 0) {
       repoIds = new Set();
       for (const name of query.repos) {
-        const found = await deps.repos.boardRepo(name);
+        let id: number | null;
+        try {
+          id = await repoIdFor(name, credential, visible);
+        } catch (error) {
+          if (!(error instanceof GitHubUnavailable)) throw error;
+          deps.log.warn({ err: error }, "events: GitHub did not say whether a token sees a repository");
+          return errorAnswer(502, "github_unavailable", "GitHub did not say whether the token sees the repository; try again.", { headers: { "retry-after": "5" } });
+        }
         // A private repository the caller may not see is answered as one that does not exist.
-        if (!found || (found.private !== false && !visible.has(found.repoId))) return NOT_FOUND;
-        repoIds.add(found.repoId);
+        if (id === null) return NOT_FOUND;
+        repoIds.add(id);
       }
     }
     const holder = query.holder === null ? null : "me" in query.holder ? { id: who!.id } : { login: query.holder.login };
     const caller = who === null ? null : who.scope === undefined ? String(who.id) : `${who.id}:${who.scope}`;
     return { filter: { visible, repoIds, holder, issue: query.issue }, caller };
+  };
+
+  /** The id of repository `name` when the caller may watch it; null when not (or when it is not the app's). */
+  const repoIdFor = async (name: string, credential: Credential, visible: ReadonlySet<number>): Promise<number | null> => {
+    const found = await deps.repos.boardRepo(name);
+    if (found && (found.private === false || visible.has(found.repoId))) return found.repoId;
+    if (credential.kind !== "token" || !deps.lookup) return null;
+    const [owner, repo] = name.split("/") as [string, string];
+    const seen = await deps.lookup(credential.token, owner, repo);
+    // Private (or not said): as the listing decides, by what the caller's installations show it.
+    if (!seen || (seen.private !== false && !visible.has(seen.id))) return null;
+    // Its public flag reaches the ledger before its first event: the stream's hub then shows that event to anyone.
+    await deps.remember?.(seen.id, `${seen.owner}/${seen.name}`, seen.installation, seen.private);
+    return seen.id;
   };
 
   return async (req, res) => {

@@ -60,6 +60,9 @@ export async function runCommand(
     if (!changed) return null;
     return { op: outcome === "acquired" ? "claim" : "release", outcome, issue: ref.issue, at: now, command: null, actor: who.login, lease, ignored: 0, via: "api", ...extra };
   };
+  // Before the command: its lease event is written in its transaction, and the event stream shows an event to anyone only
+  // once the ledger knows its repository is public (events/public-repos.ts).
+  await deps.rememberRepo(repo.id, `${repo.owner}/${repo.name}`, repo.installation, repo.private);
   const command = new LeaseCommand(
     {
       ...(r.delivery !== undefined ? { delivery: r.delivery } : {}),
@@ -77,7 +80,6 @@ export async function runCommand(
     { ledger: deps.ledger, now, permission: (login) => deps.permission(repo, login) },
   );
   const result = op === "claim" ? await command.claim(r.ttl) : op === "renew" ? await command.renew(r.ttl) : await command.release();
-  await deps.rememberRepo(repo.id, `${repo.owner}/${repo.name}`, repo.installation, repo.private);
   // Only a new tenure or the end of one wrote effects (changesOnly): a heartbeat wakes no drainer.
   const changed =
     (result.outcome === "acquired" && result.newTenure) || (result.outcome === "released" && (result.lease !== null || result.handoff !== undefined));

@@ -10,7 +10,7 @@ import type { ConfigCache } from "../config/cache.js";
 import { octokitPort } from "../github/github-port.js";
 import { githubUrls } from "../github/github-urls.js";
 import { loadConfig, sourceOf } from "../config/repo-config.js";
-import { RepoAccess } from "./access.js";
+import { type ApiRepo, RepoAccess } from "./access.js";
 import { GitHubUnavailable, Identities } from "./identity.js";
 import { Moderation } from "./moderation.js";
 import { type ApiRateLimits, RateLimiter } from "./rate-limit.js";
@@ -29,7 +29,14 @@ export interface ServeApiOptions {
   log: ApiDeps["log"];
 }
 
-export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+/** The API's handler, and its access to GitHub for the event stream (the same caches). */
+export interface ServedApi {
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  /** A repository as a token sees it, when the app is installed on it (RepoAccess.repo); null otherwise. */
+  lookup: (token: string, owner: string, name: string) => Promise<ApiRepo | null>;
+}
+
+export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
   // The app's own client knows GitHub's URL (GHE_HOST, GHE_PROTOCOL): the API asks the same GitHub.
   let appOctokit: Promise<Octokit> | undefined;
   const appClient = () => {
@@ -76,14 +83,18 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
       log: o.log,
     };
   };
+  const built = (): Promise<ApiDeps> => {
+    deps ??= build();
+    deps.catch(() => (deps = undefined));
+    return deps;
+  };
   let handler: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
-  return async (req, res) => {
-    if (!(req.url ?? "").startsWith("/api/v1/")) return false;
-    if (!handler) {
-      deps ??= build();
-      deps.catch(() => (deps = undefined));
-      handler = apiHandler(await deps);
-    }
-    return handler(req, res);
+  return {
+    handler: async (req, res) => {
+      if (!(req.url ?? "").startsWith("/api/v1/")) return false;
+      handler ??= apiHandler(await built());
+      return handler(req, res);
+    },
+    lookup: async (token, owner, name) => (await built()).access.repo(token, owner, name),
   };
 }

@@ -46,7 +46,11 @@ export interface EffectiveKey {
   from: string;
 }
 
-export type ConfigCheck = { ok: true; effective: EffectiveKey[] } | { ok: false; problems: Problem[] };
+/**
+ * `unchecked`: each `_extends` (as written) that was not followed, so that
+ * nothing of its file is in the check (a fork's pull request, files.ts).
+ */
+export type ConfigCheck = ({ ok: true; effective: EffectiveKey[] } | { ok: false; problems: Problem[] }) & { unchecked?: string[] };
 
 /**
  * Checks the files of a config as read (the file checked first, then those it
@@ -55,6 +59,12 @@ export type ConfigCheck = { ok: true; effective: EffectiveKey[] } | { ok: false;
  */
 export function checkConfig(files: readonly ConfigFile[] | UnreadableConfig, name: string): ConfigCheck {
   if (files instanceof UnreadableConfig) return { ok: false, problems: unreadableProblems(files, name) };
+  const unchecked = files.flatMap((f) => (f.unfollowed === undefined ? [] : [f.unfollowed]));
+  const check = checkFiles(files, name);
+  return unchecked.length > 0 ? { ...check, unchecked } : check;
+}
+
+function checkFiles(files: readonly ConfigFile[], name: string): ConfigCheck {
   const raw = mergeFiles(files);
   const locate = locateIn(files);
   let result: ReturnType<typeof configSchema.safeParse>;

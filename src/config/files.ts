@@ -17,7 +17,8 @@
  * (issues.ts): a commenter may not be able to read the others. The config
  * check (config-check.ts) reads the repository's file as it is at a commit
  * (`readConfigFilesAt`), and lists each problem of a file that cannot be
- * used at its line and column (`UnreadableConfig.places`).
+ * used at its line and column (`UnreadableConfig.places`). A commit from a
+ * fork follows an `_extends` only where its gate lets it (fork-extends.ts).
  */
 import type { Context } from "probot";
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type YAMLError } from "yaml";
@@ -44,7 +45,12 @@ export interface ConfigFile {
   config: Record<string, unknown>;
   /** Where the value at `path` (or the deepest part of it present) is written: its key's position, or the item's. */
   position(path: readonly PropertyKey[]): Position | null;
+  /** Its `_extends`, as written, when the gate kept it from being followed (a fork's commit): nothing of that file was read. */
+  unfollowed?: string;
 }
+
+/** Whether the file an `_extends` names may be read (asked before it is); see readConfigFilesAt. */
+export type ExtendsGate = (ref: FileRef) => Promise<boolean>;
 
 type Octokit = Pick<Context, "octokit">["octokit"];
 
@@ -71,15 +77,24 @@ export async function readConfigFiles(octokit: Octokit, owner: string, repo: str
  * The repository's own file as it is at `commit`, and the files it extends
  * (as the app will read them: from their default branches); null when the
  * commit has no such file. For the config check of a push or pull request.
+ * `gate`, for a commit that is not on the repository's own branches: an
+ * `_extends` it refuses is not read, and the chain stops there (its value
+ * kept in `unfollowed`).
  */
-export async function readConfigFilesAt(octokit: Octokit, owner: string, repo: string, commit: string): Promise<ConfigFile[] | UnreadableConfig | null> {
+export async function readConfigFilesAt(
+  octokit: Octokit,
+  owner: string,
+  repo: string,
+  commit: string,
+  gate?: ExtendsGate,
+): Promise<ConfigFile[] | UnreadableConfig | null> {
   const own = await readConfigFile(octokit, { owner, repo, path: CONFIG_FILE }, true, commit);
   if (own === null || own instanceof UnreadableConfig) return own;
-  return followExtends(octokit, owner, own);
+  return followExtends(octokit, owner, own, gate);
 }
 
 /** `first` and the files its `_extends` lead to, as Probot follows them: from the last file read, each target's own `_extends` next. */
-async function followExtends(octokit: Octokit, owner: string, first: ConfigFile): Promise<ConfigFile[] | UnreadableConfig> {
+async function followExtends(octokit: Octokit, owner: string, first: ConfigFile, gate?: ExtendsGate): Promise<ConfigFile[] | UnreadableConfig> {
   const files = [first];
   let last = first;
   for (let value = last.config["_extends"]; value !== undefined; value = last.config["_extends"]) {
@@ -92,6 +107,10 @@ async function followExtends(octokit: Octokit, owner: string, first: ConfigFile)
     const ref = extendsTarget(value, owner);
     if (ref === null) return refused(NAMES_NO_FILE);
     if (files.some((f) => sameFile(f.ref, ref))) return refused("has an `_extends` that leads back to a file already read.");
+    if (gate !== undefined && !(await gate(ref))) {
+      last.unfollowed = value as string;
+      return files;
+    }
     const next = await readConfigFile(octokit, ref, false);
     // A target that does not exist adds nothing, as in Probot.
     if (next === null) return files;

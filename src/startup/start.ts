@@ -14,6 +14,7 @@ import { ProbotOctokit, run } from "probot";
 import { githubApiUrl } from "../github/github-urls.js";
 import { checkEnvironment } from "./check-environment.js";
 import { redactedLog } from "./redacted-log.js";
+import { runSetupMode } from "./setup-mode.js";
 import { exitOnStartupError, StartupError } from "./startup-error.js";
 
 /** .env over the environment, as Probot's own `applyEnv` does, so that both see the same values. */
@@ -30,11 +31,17 @@ try {
   checkEnvironment(process.env);
   // The app function itself, not its path: Probot then loads no default app
   // (whose GET / would redirect to its /probot page), so / is the board's.
-  const { default: app } = await import("../index.js");
-  // Probot knows github.com and GHE_HOST; GITHUB_API_URL (GHE.com, a proxy) is given to its Octokit, which every client of the app's is.
-  const api = process.env.GITHUB_API_URL ? githubApiUrl(process.env) : null;
-  const Octokit = api === null ? undefined : ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, baseUrl: api }));
-  await run(app, { env: process.env, log: await redactedLog(process.env), ...(Octokit ? { Octokit } : {}) });
+  const log = await redactedLog(process.env);
+  if (!process.env.APP_ID && process.env.NODE_ENV !== "production") {
+    // Not registered yet: Probot's setup pages, and a /health that says so (setup-mode.ts). In production Probot's `run` refuses, naming APP_ID.
+    await runSetupMode(process.env, log);
+  } else {
+    const { default: app } = await import("../index.js");
+    // Probot knows github.com and GHE_HOST; GITHUB_API_URL (GHE.com, a proxy) is given to its Octokit, which every client of the app's is.
+    const api = process.env.GITHUB_API_URL ? githubApiUrl(process.env) : null;
+    const Octokit = api === null ? undefined : ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, baseUrl: api }));
+    await run(app, { env: process.env, log, ...(Octokit ? { Octokit } : {}) });
+  }
 } catch (error) {
   // The smee client rejects with an EventSource error event (not an Error)
   // when it cannot reach the channel: the last step of Probot's start.

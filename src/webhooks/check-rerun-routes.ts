@@ -6,12 +6,15 @@
  * queued again, as when the pull request changes. A run of another app, or
  * of another name, is not the app's to run. GitHub names only the
  * repository's own pull requests in the payload: a fork's is checked again
- * by its next push or edit.
+ * by its next push or edit. A run on a fork's commit (GitHub leaves its
+ * suite's `head_branch` null) is read with the fork's gate, as its pull
+ * request's was (config/fork-extends.ts).
  */
 import type { Probot } from "probot";
 import { CHECK_NAME } from "../checks/lease-check.js";
 import { CONFIG_CHECK_NAME } from "../config/config-check-run.js";
 import { readConfigFilesAt } from "../config/files.js";
+import { forkExtendsGate } from "../config/fork-extends.js";
 import { handleConfigCheck } from "../leasing/handle-config-check.js";
 import { rerunPullCheck } from "../leasing/handle-pull-request.js";
 import type { LeaseBook } from "../ledger/roles.js";
@@ -40,7 +43,10 @@ export function routeCheckReruns(app: Probot, deps: CheckRerunDeps): void {
       if (run.name === CONFIG_CHECK_NAME) {
         const pull = run.pull_requests[0]?.number;
         const ev = { installation: installation.id, repo, sha: run.head_sha, actor, rerun: context.id, ...(pull !== undefined ? { pull } : {}) };
-        const read = () => readConfigFilesAt(context.octokit, repo.owner, repo.name, run.head_sha);
+        // Null (or absent: not told) unless the commit is on one of the repository's own branches.
+        const fromFork = (run.check_suite?.head_branch ?? null) === null;
+        const gate = fromFork ? forkExtendsGate(context.octokit, { owner: repo.owner, repo: repo.name }) : undefined;
+        const read = () => readConfigFilesAt(context.octokit, repo.owner, repo.name, run.head_sha, gate);
         queued = await handleConfigCheck(ev, { ledger, now: clock(), changes: async () => true, read });
       } else if (run.name === CHECK_NAME) {
         for (const pr of run.pull_requests) {

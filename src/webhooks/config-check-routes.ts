@@ -7,10 +7,15 @@
  *
  * The lease check handles the same pull request deliveries; this handler's
  * record is keyed by the commit instead (see handle-config-check.ts).
+ *
+ * A pull request from a fork (its head repository another, or deleted) is
+ * checked with the fork's gate (config/fork-extends.ts): its check run is
+ * public, and its file is anyone's to write.
  */
 import type { Context, Probot } from "probot";
 import { pullChangesConfig, pushChangesConfig } from "../config/config-changes.js";
-import { readConfigFilesAt } from "../config/files.js";
+import { type ExtendsGate, readConfigFilesAt } from "../config/files.js";
+import { forkExtendsGate } from "../config/fork-extends.js";
 import { type ConfigCheckEvent, handleConfigCheck } from "../leasing/handle-config-check.js";
 import type { LeaseBook } from "../ledger/roles.js";
 
@@ -32,7 +37,7 @@ interface Payload {
 export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void {
   const { ledger, clock, track } = deps;
 
-  const check = (context: Context, payload: Payload, sha: string, changes: () => Promise<boolean>, pull?: number) =>
+  const check = (context: Context, payload: Payload, sha: string, changes: () => Promise<boolean>, pull?: { number: number; fromFork: boolean }) =>
     track(async () => {
       const { repository, installation, sender } = payload;
       if (!installation || !sender || !repository.owner) return;
@@ -40,10 +45,11 @@ export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void
         installation: installation.id,
         repo: { id: repository.id, owner: repository.owner.login, name: repository.name },
         sha,
-        ...(pull !== undefined ? { pull } : {}),
+        ...(pull !== undefined ? { pull: pull.number } : {}),
         actor: { id: sender.id, login: sender.login },
       };
-      const read = () => readConfigFilesAt(context.octokit, ev.repo.owner, ev.repo.name, sha);
+      const gate: ExtendsGate | undefined = pull?.fromFork ? forkExtendsGate(context.octokit, { owner: ev.repo.owner, repo: ev.repo.name }) : undefined;
+      const read = () => readConfigFilesAt(context.octokit, ev.repo.owner, ev.repo.name, sha, gate);
       if (await handleConfigCheck(ev, { ledger, now: clock(), changes, read })) deps.kick();
     });
 
@@ -58,6 +64,7 @@ export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void
     const p = context.payload;
     const pr = p.pull_request;
     const changes = () => pullChangesConfig(context.octokit, p.repository.owner.login, p.repository.name, pr.number, pr.changed_files ?? 0);
-    return check(context, p, pr.head.sha, changes, pr.number);
+    const fromFork = pr.head.repo === null || pr.head.repo.id !== p.repository.id;
+    return check(context, p, pr.head.sha, changes, { number: pr.number, fromFork });
   });
 }

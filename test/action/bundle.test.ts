@@ -48,8 +48,16 @@ describe("the action's bundle", () => {
 });
 
 describe("action.yml", () => {
-  it("runs the bundles on node20, the post step always", () => {
-    expect(ACTION.runs).toEqual({ using: "node20", main: "action/dist/main.mjs", post: "action/dist/post.mjs", "post-if": "always()" });
+  it("runs the bundles on node24, the post step always", () => {
+    expect(ACTION.runs).toEqual({ using: "node24", main: "action/dist/main.mjs", post: "action/dist/post.mjs", "post-if": "always()" });
+  });
+
+  it("runs on a Node that has not reached its end of life, the one the bundles are built for", () => {
+    // node20's life ended on 2026-04-30: GitHub's runners run such actions on node24 anyway, with a warning.
+    const retired = new Set(["node12", "node16", "node20"]);
+    expect(retired.has(ACTION.runs.using), `runs.using: ${ACTION.runs.using}`).toBe(false);
+    const target = /\btarget: "(node\d+)"/.exec(readFileSync(join(ROOT, "scripts/build-action.mjs"), "utf8"))?.[1];
+    expect(target).toBe(ACTION.runs.using);
   });
 
   it("declares every input the code reads, and reads every input it declares", () => {

@@ -59,7 +59,7 @@ export async function withBoard(test: (world: BoardWorld) => Promise<void>, env:
   const fake = await startFakeGitHub();
   fake.setOAuthApp(CLIENT_ID, CLIENT_SECRET);
   // The ids the webhook payloads carry.
-  for (const r of [PUBLIC, SECRET]) fake.addRepo(full(r), { id: r.id });
+  for (const r of [PUBLIC, SECRET]) fake.addRepo(full(r), { id: r.id, private: r.private });
   // bob can see both repositories of the installation; alice only the public one.
   fake.setUserInstallations("bob", [{ id: INSTALLATION_ID, repos: [{ repo: full(PUBLIC), private: false }, { repo: full(SECRET), private: true }] }]);
   fake.setUserInstallations("alice", [{ id: INSTALLATION_ID, repos: [{ repo: full(PUBLIC), private: false }] }]);

@@ -42,8 +42,8 @@ describe("Dockerfile", () => {
   const file = stages(readFileSync(join(ROOT, "Dockerfile"), "utf8"));
   const runtime = file.stages.at(-1)!;
 
-  it("builds every stage on NODE_IMAGE, the official slim Node 20 unless given", () => {
-    expect(file.args).toEqual([{ op: "ARG", args: "NODE_IMAGE=node:20-bookworm-slim" }]);
+  it("builds every stage on NODE_IMAGE, the official slim Node 24 unless given (Node 20's life ended on 2026-04-30)", () => {
+    expect(file.args).toEqual([{ op: "ARG", args: "NODE_IMAGE=node:24-bookworm-slim" }]);
     expect(file.stages.map((stage) => stage[0]!.args)).toEqual(["${NODE_IMAGE} AS build", "${NODE_IMAGE} AS deps", "${NODE_IMAGE}"]);
   });
 

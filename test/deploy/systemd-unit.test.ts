@@ -4,7 +4,8 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join, posix } from "node:path";
+import { parseEnv } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../support/server-process.js";
 
@@ -31,6 +32,26 @@ function parseUnit(text: string): Map<string, Map<string, string[]>> {
   return sections;
 }
 
+/**
+ * The environment the service runs with, as systemd builds it: Environment= assignments in order (a later one wins),
+ * then each EnvironmentFile=, whose settings override Environment= wherever they are written (systemd.exec(5)).
+ */
+function serviceEnvironment(service: Map<string, string[]>, files: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const assignment of service.get("Environment") ?? []) {
+    const eq = assignment.indexOf("=");
+    env[assignment.slice(0, eq)] = assignment.slice(eq + 1);
+  }
+  for (const file of service.get("EnvironmentFile") ?? []) Object.assign(env, parseEnv(files[file.replace(/^-/, "")] ?? ""));
+  return env;
+}
+
+/** Where a service under ProtectSystem=strict may write: its StateDirectory= (under /var/lib) and ReadWritePaths=. */
+function writablePaths(service: Map<string, string[]>): string[] {
+  const state = (service.get("StateDirectory") ?? []).flatMap((v) => v.split(/\s+/)).map((d) => `/var/lib/${d}`);
+  return [...state, ...(service.get("ReadWritePaths") ?? []).flatMap((v) => v.split(/\s+/))];
+}
+
 const hasSystemdAnalyze = spawnSync("systemd-analyze", ["--version"]).status === 0;
 
 describe("deploy/issue-leases.service", () => {
@@ -51,6 +72,19 @@ describe("deploy/issue-leases.service", () => {
     expect(service.get("Environment")).toContain("DATABASE_URL=/var/lib/issue-leases/leases.db");
     expect(service.get("NoNewPrivileges")).toEqual(["true"]);
     expect(unit.get("Install")?.get("WantedBy")).toEqual(["multi-user.target"]);
+  });
+
+  it("keeps the ledger under its writable state directory when its environment file is .env.example, as its comment says", () => {
+    expect(service.get("ProtectSystem")).toEqual(["strict"]);
+    const [file] = service.get("EnvironmentFile")!;
+    const example = readFileSync(join(ROOT, ".env.example"), "utf8");
+    // The file as the unit reads it, and the same file copied to the working directory's .env (npm start applies it over the environment).
+    for (const env of [serviceEnvironment(service, { [file!]: example }), { ...serviceEnvironment(service, {}), ...parseEnv(example) }]) {
+      const url = env["DATABASE_URL"];
+      expect(url).toBeDefined();
+      const path = isAbsolute(url!) ? url! : posix.join(service.get("WorkingDirectory")![0]!, url!);
+      expect(writablePaths(service).some((dir) => path.startsWith(`${dir}/`)), `DATABASE_URL ${url} (${path})`).toBe(true);
+    }
   });
 
   it.runIf(hasSystemdAnalyze)("passes systemd-analyze verify", () => {

@@ -102,6 +102,28 @@ describe.concurrent("Registering and receiving", () => {
   }, 90_000);
 });
 
+describe("Before the app is registered (setup mode)", () => {
+  it("/health answers 503 saying the app is not registered yet, and the setup page is still served", async () => {
+    const setup = await startSetupServer();
+    try {
+      const res = await fetch(`${setup.url}/health`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ status: "setup", registered: false });
+      expect(body["message"]).toMatch(/not registered yet.*APP_ID/);
+      // Probot's pages as before: / leads to the registration page, which answers, and other paths are 404.
+      const root = await fetch(`${setup.url}/`, { redirect: "manual" });
+      expect([root.status, root.headers.get("location")]).toEqual([302, "/probot"]);
+      expect((await fetch(`${setup.url}/probot`)).status).toBe(200);
+      expect((await fetch(`${setup.url}/nothing-here`)).status).toBe(404);
+      expect(setup.stdout()).toMatch(/setup mode/i);
+    } finally {
+      await setup.stop();
+    }
+  }, 60_000);
+});
+
 describe.concurrent("A wrong variable ends the start-up with one line naming it", () => {
   it("a PRIVATE_KEY that is not a key: no stack, no setup page", async () => {
     expectOneLine(await failedStart(await registered({ PRIVATE_KEY: "garbage" })), /PRIVATE_KEY is not a readable private key/);
