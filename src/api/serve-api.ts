@@ -12,6 +12,7 @@ import { githubUrls } from "../github/github-urls.js";
 import { loadConfig, sourceOf } from "../config/repo-config.js";
 import { RepoAccess } from "./access.js";
 import { GitHubUnavailable, Identities } from "./identity.js";
+import { LookupGate } from "./lookup-gate.js";
 import { Moderation } from "./moderation.js";
 import { type ApiRateLimits, RateLimiter } from "./rate-limit.js";
 import { type ApiDeps, apiHandler } from "./routes.js";
@@ -62,7 +63,7 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
     return {
       ledger: o.ledger,
       clock: o.clock,
-      identities: new Identities({ graphqlUrl: urls.graphql, restUrl, clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
+      identities: new Identities({ graphqlUrl: urls.graphql, restUrl, clock: o.clock, lookups: new LookupGate({ refused: o.rateLimit.unknownTokens }, o.clock) }),
       access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
       moderation: new Moderation({ graphqlUrl: urls.graphql, permission, clock: o.clock }),
       limiter: new RateLimiter<string>(o.rateLimit, o.clock),
