@@ -25,6 +25,7 @@ export interface ServeApiOptions {
   configs: ConfigCache;
   rateLimit: ApiRateLimits;
   rememberRepo: ApiDeps["rememberRepo"];
+  fillInventory: ApiDeps["fillInventory"];
   kick: () => void;
   track: ApiDeps["track"];
   log: ApiDeps["log"];
@@ -72,6 +73,7 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
         loadConfig(o.configs, repo.id, async () => sourceOf(await installationClient(repo.installation), repo.owner, repo.name)),
       permission,
       rememberRepo: o.rememberRepo,
+      fillInventory: o.fillInventory,
       kick: o.kick,
       track: o.track,
       log: o.log,

@@ -91,6 +91,8 @@ export class WriteBatch {
       openPullRequests: (...a) => github.openPullRequests(...a),
       closingIssues: (...a) => github.closingIssues(...a),
       openIssues: (...a) => github.openIssues(...a),
+      blockedIssues: (...a) => github.blockedIssues(...a),
+      issue: (...a) => github.issue(...a),
     };
   }
 
