@@ -17,6 +17,7 @@ import { routeCheckReruns } from "./webhooks/check-rerun-routes.js";
 import { routeConfigChecks } from "./webhooks/config-check-routes.js";
 import { routeInventory } from "./webhooks/inventory-routes.js";
 import { InventoryFiller, type InventorySettings, inventorySettings } from "./leasing/inventory-fill.js";
+import { InventoryRelations } from "./leasing/inventory-relations.js";
 import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/roles.js";
 import { Drainer } from "./outbox/drainer.js";
@@ -291,8 +292,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
 
     routeIssueEvents(app, routed);
 
-    // The inventory of open issues (issue 22): kept from `issues` events, filled on install.
-    routeInventory(app, { ledger, clock, track, filler: inventory, rememberRepo, log });
+    // The inventory of open issues (issue 22): kept from `issues` events, filled on install; dependencies and sub-issues
+    // from their own events, and what a closed issue blocked read again (issue 39).
+    routeInventory(app, { ledger, clock, track, filler: inventory, relations: new InventoryRelations({ ledger, clock, github, budget }), rememberRepo, log });
 
     routeWork(app, {
       ledger,
@@ -333,7 +335,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       addHandler(health);
       if (metrics && metricsServed) addHandler(metricsHandler(metrics, metricsServed));
       addHandler(await rootWebhookHandler(app));
-      const api = serveApi(app, { ledger, clock, configs, rateLimit, rememberRepo, kick: () => drainer.kick(), track, log });
+      const fillInventory = inventory.fillSoon.bind(inventory);
+      const api = serveApi(app, { ledger, clock, configs, rateLimit, rememberRepo, fillInventory, kick: () => drainer.kick(), track, log });
       addHandler(
         eventsHandler({
           hub: events,

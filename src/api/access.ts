@@ -31,6 +31,8 @@ export interface SeenRepo {
   ownerType: string;
   /** Whether GitHub showed it private (`GET /repos/{owner}/{repo}`); absent when it did not say. */
   private?: boolean;
+  /** GitHub's `open_issues_count` (open issues and pull requests) when it was read: how long a first fill may take. */
+  openIssues?: number;
 }
 
 /** A repository the caller may act on through the API. */
@@ -157,6 +159,7 @@ export class RepoAccess {
       id?: number;
       name?: string;
       private?: boolean;
+      open_issues_count?: number;
       owner?: { login?: string; type?: string };
     } | null;
     if (body === null) return null;
@@ -170,7 +173,8 @@ export class RepoAccess {
       if ((await this.get(token, path, "whether the caller may read the repository's issues")) === null) return null;
     }
     const flag = typeof body.private === "boolean" ? { private: body.private } : {};
-    return { id: body.id, owner: body.owner.login, name: body.name, ownerType: body.owner.type ?? "User", ...flag };
+    const open = typeof body.open_issues_count === "number" ? { openIssues: body.open_issues_count } : {};
+    return { id: body.id, owner: body.owner.login, name: body.name, ownerType: body.owner.type ?? "User", ...flag, ...open };
   }
 
   /**

@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { ConfigResult } from "../config/config.js";
 import type { Inventory, LeaseBook, LeaseReads } from "../ledger/roles.js";
+import type { RepoInfo } from "../ledger/types.js";
 import type { Permission } from "../github/github-port.js";
 import type { ApiRepo, RepoAccess } from "./access.js";
 import type { Identities } from "./identity.js";
@@ -29,6 +30,11 @@ export interface ApiDeps {
    * showed it private (for who may see its lease events when no webhook has shown it yet).
    */
   rememberRepo: (repoId: number, full: string, installation: number, isPrivate?: boolean) => Promise<void>;
+  /**
+   * Starts the first fill of a repository's inventory, unless one is under way (`next` on a repository never filled):
+   * how long until it is likely done (ms), or null when fills do not run in this process.
+   */
+  fillInventory: (repo: RepoInfo, openIssues?: number) => number | null;
   /** Wakes the outbox drainer: effects were written. */
   kick: () => void;
   /** Runs a request's work so that shutdown waits for its transaction. */

@@ -13,13 +13,16 @@
  * for as long, so that a client retrying a bad token does not cost a GitHub
  * call each time, in a cache of its own: random tokens fill that one, never
  * pushing good identities out. And a token not known either way costs calls
- * to GitHub (one, or a bot's two and more), so those are limited per client
- * address (`unknownLimit`).
+ * to GitHub (one, or a bot's two and more), so its look-up goes through the
+ * client address's gate (`lookups`, lookup-gate.ts): look-ups run a bounded
+ * number at once, and only those GitHub refuses use up the address's limit,
+ * so that a fleet of fresh, valid tokens is asked about at once and a spray
+ * of made-up ones is not.
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { GitHubUnavailable } from "./github-unavailable.js";
-import { RateLimited, type RateLimiter } from "./rate-limit.js";
+import type { LookupGate } from "./lookup-gate.js";
 import { type TokenScope, tokenScope } from "./token-scope.js";
 import { TtlCache } from "./ttl-cache.js";
 
@@ -64,8 +67,8 @@ export interface IdentitiesOptions {
   maxEntries?: number;
   /** How long GitHub may take to answer; default 10 s. */
   timeoutMs?: number;
-  /** Look-ups of tokens not known yet, per client address; default none. */
-  unknownLimit?: RateLimiter<string>;
+  /** Look-ups of tokens not known yet, per client address (lookup-gate.ts); default none. */
+  lookups?: LookupGate;
 }
 
 /** The bearer token of a request: null when there is none, "malformed" for another scheme or an empty one. */
@@ -84,7 +87,7 @@ export function tokenHash(token: string): string {
 export const VIEWER = "query { viewer { __typename login databaseId } }";
 
 export class Identities {
-  private readonly o: Required<Omit<IdentitiesOptions, "unknownLimit">> & Pick<IdentitiesOptions, "unknownLimit">;
+  private readonly o: Required<Omit<IdentitiesOptions, "lookups">> & Pick<IdentitiesOptions, "lookups">;
   /** Token hash -> identity. */
   private readonly known: TtlCache<Identity>;
   /** Scope key -> scope: the tokens of one installation (a fresh one an hour) share one list of its repositories. */
@@ -110,7 +113,7 @@ export class Identities {
   /**
    * The account behind `token`, or null when GitHub refuses the token (401).
    * Throws GitHubUnavailable when GitHub does not answer, and RateLimited when
-   * `address` has asked about too many unknown tokens.
+   * GitHub refused too many tokens from `address` (lookup-gate.ts).
    */
   async who(token: string, address?: string): Promise<Identity | null> {
     const key = tokenHash(token);
@@ -119,18 +122,27 @@ export class Identities {
     if (this.refused.get(key)) return null;
     let pending = this.asking.get(key);
     if (!pending) {
-      const wait = address === undefined ? 0 : (this.o.unknownLimit?.take(address) ?? 0);
-      if (wait > 0) throw new RateLimited(wait, "Too many tokens GitHub has not been asked about yet from this address");
-      const at = this.o.clock();
-      pending = this.lookUp(token).then((who) => {
-        if (who) this.known.set(key, who, at);
-        else this.refused.set(key, true, at);
-        return who;
-      });
+      pending = this.gated(token, key, address);
       this.asking.set(key, pending);
       void pending.finally(() => this.asking.delete(key)).catch(() => undefined);
     }
     return pending;
+  }
+
+  /** The look-up, once the address's gate lets it run; what it learns is cached, and told to the gate. */
+  private async gated(token: string, key: string, address: string | undefined): Promise<Identity | null> {
+    const done = address === undefined || !this.o.lookups ? null : await this.o.lookups.acquire(address);
+    let who: Identity | null = null;
+    try {
+      const at = this.o.clock();
+      who = await this.lookUp(token);
+      if (who) this.known.set(key, who, at);
+      else this.refused.set(key, true, at);
+      return who;
+    } finally {
+      // GitHub not answering counts as a refusal: a spray must not cost more look-ups while GitHub struggles.
+      done?.(who ? "known" : "unknown");
+    }
   }
 
   /** The viewer, and for a bot what its token reaches: one look-up, cached and limited as one. */

@@ -71,6 +71,19 @@ async function reposOf(deps: ApiDeps, token: string, who: Identity, scope: NextS
   return seen.filter((r) => r !== null);
 }
 
+/**
+ * The repository's inventory was never filled (installed just now, added while the app ran, or an event missed): its
+ * fill starts now, unless one is under way, and the answer says when to come back.
+ */
+async function filling(deps: ApiDeps, repo: ApiRepo): Promise<Answer> {
+  const full = `${repo.owner}/${repo.name}`;
+  await deps.rememberRepo(repo.id, full, repo.installation, repo.private);
+  const ms = deps.fillInventory({ repoId: repo.id, repo: full, installation: repo.installation }, repo.openIssues);
+  const seconds = ms === null ? 60 : Math.max(1, Math.ceil(ms / 1000));
+  const message = `The app is reading this repository's open issues for the first time; try again in ${seconds} s.`;
+  return errorAnswer(503, "inventory_filling", message, { headers: { "retry-after": String(seconds) } });
+}
+
 /** A claim's answer, for the issue its lease names (a duplicate's may be another than the one tried). */
 function answerOf(result: LeaseResult, repo: ApiRepo, tried?: number): Answer {
   const lease = "lease" in result ? result.lease : null;
@@ -96,10 +109,7 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
   const repos = await reposOf(deps, token, who, scope);
   if (repos.length === 0) return NOT_FOUND;
   if (scope.kind === "repo" && !reaches(who, repos[0]!.id)) return outsideScope(who, `${repos[0]!.owner}/${repos[0]!.name}`);
-  if (scope.kind === "repo" && (await deps.ledger.lastFill(repos[0]!.id)) === null) {
-    // Installed before the inventory existed, or just now: the first fill is under way (or at the next reconcile).
-    return errorAnswer(503, "inventory_filling", "The app is still reading this repository's open issues; try again in a minute.", { headers: { "retry-after": "60" } });
-  }
+  if (scope.kind === "repo" && (await deps.ledger.lastFill(repos[0]!.id)) === null) return await filling(deps, repos[0]!);
   const { instance, ttl } = asked;
   const now = deps.clock();
   const scopeId = scope.kind === "repo" ? String(repos[0]!.id) : scope.org.toLowerCase();

@@ -4,8 +4,8 @@
  * so that one client (or one leaked token) cannot flood the ledger and,
  * through it, GitHub, nor another installation of a shared bot account use
  * up its limit; and per client address (client-address.ts) for what comes before
- * an identity is known: tokens GitHub has not been asked about yet (each
- * costs a call to GitHub), the board's listing and its pages. `perMinute`
+ * an identity is known: tokens GitHub refused (each cost a call to GitHub;
+ * lookup-gate.ts), the board's listing and its pages. `perMinute`
  * tokens are added a minute, up to `burst`; a request takes one. Past it
  * the answer is 429 with the seconds to wait in `Retry-After`. In memory,
  * per replica: behind N replicas a caller gets up to N times the rate.
@@ -19,7 +19,7 @@ export interface RateLimitSettings {
 
 /** Every limit of the API and the board, from the environment. */
 export interface ApiRateLimits extends RateLimitSettings {
-  /** Identity look-ups of tokens not known yet, per client address (API_UNKNOWN_TOKEN_LIMIT). */
+  /** Identity look-ups GitHub refused (or did not answer), per client address (API_UNKNOWN_TOKEN_LIMIT; lookup-gate.ts). */
   unknownTokens: RateLimitSettings;
   /** The listing (GET /api/v1/leases) and the board's pages, per client address (API_ADDRESS_RATE_LIMIT). */
   perAddress: RateLimitSettings;
@@ -37,7 +37,7 @@ function count(env: NodeJS.ProcessEnv, name: string, fallback: number, what = "a
 
 /**
  * From API_RATE_LIMIT (requests per minute per identity, default 120; 0 turns the limit off) and API_RATE_BURST (default 60);
- * API_UNKNOWN_TOKEN_LIMIT (unknown tokens per minute per address, default 20, burst 10); API_ADDRESS_RATE_LIMIT (listing and
+ * API_UNKNOWN_TOKEN_LIMIT (tokens GitHub refused per minute per address, default 20, burst 10); API_ADDRESS_RATE_LIMIT (listing and
  * board requests per minute per address, default 120, burst 60); TRUST_PROXY_HOPS (default 0).
  */
 export function rateLimitSettings(env: NodeJS.ProcessEnv): ApiRateLimits {

@@ -32,7 +32,7 @@ export function send(res: ServerResponse, answer: Answer): void {
     .end(body);
 }
 
-/** Too many unknown tokens from one address (429), an error of GitHub's (502, retry), shutting down (503, retry), or a fault of ours or the database's (500, logged). */
+/** Too many tokens GitHub refused from one address (429), an error of GitHub's (502, retry), shutting down (503, retry), or a fault of ours or the database's (500, logged). */
 export function failure(deps: Pick<ApiDeps, "log">, error: unknown, op: string): Answer {
   if (error instanceof RateLimited) {
     return errorAnswer(429, "rate_limited", `${error.message}.`, { headers: { "retry-after": String(error.retryAfter) } });

@@ -12,6 +12,7 @@ import { githubUrls } from "../github/github-urls.js";
 import { loadConfig, sourceOf } from "../config/repo-config.js";
 import { type ApiRepo, RepoAccess } from "./access.js";
 import { GitHubUnavailable, Identities } from "./identity.js";
+import { LookupGate } from "./lookup-gate.js";
 import { Moderation } from "./moderation.js";
 import { type ApiRateLimits, RateLimiter } from "./rate-limit.js";
 import { type ApiDeps, apiHandler } from "./routes.js";
@@ -24,6 +25,7 @@ export interface ServeApiOptions {
   configs: ConfigCache;
   rateLimit: ApiRateLimits;
   rememberRepo: ApiDeps["rememberRepo"];
+  fillInventory: ApiDeps["fillInventory"];
   kick: () => void;
   track: ApiDeps["track"];
   log: ApiDeps["log"];
@@ -69,7 +71,7 @@ export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
     return {
       ledger: o.ledger,
       clock: o.clock,
-      identities: new Identities({ graphqlUrl: urls.graphql, restUrl, clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
+      identities: new Identities({ graphqlUrl: urls.graphql, restUrl, clock: o.clock, lookups: new LookupGate({ refused: o.rateLimit.unknownTokens }, o.clock) }),
       access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
       moderation: new Moderation({ graphqlUrl: urls.graphql, permission, clock: o.clock }),
       limiter: new RateLimiter<string>(o.rateLimit, o.clock),
@@ -78,6 +80,7 @@ export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
         loadConfig(o.configs, repo.id, async () => sourceOf(await installationClient(repo.installation), repo.owner, repo.name)),
       permission,
       rememberRepo: o.rememberRepo,
+      fillInventory: o.fillInventory,
       kick: o.kick,
       track: o.track,
       log: o.log,

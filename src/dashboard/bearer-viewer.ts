@@ -17,11 +17,12 @@
  * and must not learn from the board what it could not read on GitHub.
  *
  * The list is cached for a minute by the token's hash, as the API caches
- * which repositories a token sees. Tokens not known yet are limited per
- * client address (`unknownLimit`), as on the API.
+ * which repositories a token sees. Look-ups of tokens not known yet go
+ * through the client address's gate (`lookups`, api/lookup-gate.ts), as on
+ * the API: bounded at once, and limited by how many GitHub refused.
  */
 import { Identities, tokenHash } from "../api/identity.js";
-import type { RateLimiter } from "../api/rate-limit.js";
+import type { LookupGate } from "../api/lookup-gate.js";
 import { TtlCache } from "../api/ttl-cache.js";
 import { githubUrls } from "../github/github-urls.js";
 import { type Fetch, GitHubUserError, type PrivateRepos, privateReposOfInstallation, privateReposOfUser, readsIssues } from "./github-user.js";
@@ -40,8 +41,8 @@ async function unlessRefused(list: () => Promise<PrivateRepos>): Promise<Private
   }
 }
 
-export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch; unknownLimit?: RateLimiter<string> }): BearerViewer {
-  const identities = new Identities({ graphqlUrl: githubUrls(o.api).graphql, restUrl: o.api, clock: o.clock, ...(o.unknownLimit ? { unknownLimit: o.unknownLimit } : {}) });
+export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch; lookups?: LookupGate }): BearerViewer {
+  const identities = new Identities({ graphqlUrl: githubUrls(o.api).graphql, restUrl: o.api, clock: o.clock, ...(o.lookups ? { lookups: o.lookups } : {}) });
   const seen = new TtlCache<PrivateRepos>(ACCESS_TTL_MS, MAX_ENTRIES, o.clock);
   const loading = new Map<string, Promise<PrivateRepos>>();
   const privateRepos = async (token: string): Promise<PrivateRepos> => {

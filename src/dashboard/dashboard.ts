@@ -19,6 +19,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
 import { clientAddress } from "../api/client-address.js";
+import { LookupGate } from "../api/lookup-gate.js";
 import { type ApiRateLimits, RateLimiter, rateLimitSettings } from "../api/rate-limit.js";
 import type { BoardMemory, BoardReads, Inventory } from "../ledger/roles.js";
 import { bearerViewer } from "./bearer-viewer.js";
@@ -136,9 +137,9 @@ export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOption
   const track = o.track ?? ((work) => work());
   app.onAny((context) => track(() => remember(context.name, context.payload)));
   const f = o.fetch ?? fetch;
-  const unknownLimit = new RateLimiter<string>(limits.unknownTokens, o.clock);
+  const lookups = new LookupGate({ refused: limits.unknownTokens }, o.clock);
   // One viewer (and its cache of what each token may see) for the listing and the stream.
-  const bearer = o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, fetch: f, unknownLimit });
+  const bearer = o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, fetch: f, lookups });
   try {
     addHandler(dashboardHandler({ ...o, settings, limits, fetch: f, bearer }));
   } catch {

@@ -11,7 +11,7 @@ import type { DashboardSettings } from "./settings.js";
 /**
  * The account behind a bearer token and the private repositories it may
  * see; null when GitHub refuses the token. Throws when GitHub does not
- * answer, and RateLimited when `address` has sent too many unknown tokens.
+ * answer, and RateLimited when GitHub refused too many tokens from `address`.
  */
 export type BearerViewer = (token: string, address?: string) => Promise<Viewer | null>;
 

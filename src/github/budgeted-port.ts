@@ -24,7 +24,8 @@ export const PORT_COSTS: Record<keyof GitHubPort, Cost> = {
   openPullRequests: READ,
   closingIssues: READ,
   openIssues: READ,
-  issueOpen: READ,
+  blockedIssues: READ,
+  issue: READ,
   // One document, however many mutations it holds: GitHub counts a request with mutations as 5 points and one content request.
   mutate: CONTENT,
   lookupIds: READ,

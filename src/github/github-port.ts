@@ -8,6 +8,7 @@
 import type { ProbotOctokit } from "probot";
 import { type ClosingIssues, readClosingIssues } from "./closing-issues.js";
 import type { IssueJson } from "./issue-snapshot.js";
+import { readBlockedIssues, readIssue } from "./issue-relations.js";
 import { type GraphqlPort, graphqlPort } from "./graphql-port.js";
 
 export interface Repo {
@@ -57,9 +58,11 @@ export interface GitHubPort extends Partial<GraphqlPort> {
    * oldest first, pull requests included (GitHub lists them too): one
    * request. `more`: GitHub names a next page.
    */
-  openIssues(r: Repo, page: number): Promise<{ issues: IssueJson[]; more: boolean }>;
-  /** Whether the issue (or pull request) is open now (`GET …/issues/{n}`, a read); deleted or unknown (404, 410) is not. */
-  issueOpen(r: Repo, issue: number): Promise<boolean>;
+  openIssues(r: Repo, page: number): Promise<{ issues: IssueJson[]; more: boolean; lastPage?: number }>;
+  /** One page (from 1) of the issues `issue` blocks, in GitHub's issue JSON (issue-relations.ts): one request. */
+  blockedIssues(r: Repo, issue: number, page: number): Promise<{ issues: IssueJson[]; more: boolean }>;
+  /** The issue in GitHub's JSON, or null when it is gone (404, 410): one request. */
+  issue(r: Repo, issue: number): Promise<IssueJson | null>;
 }
 
 export interface CheckRun {
@@ -301,11 +304,11 @@ export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): Git
     async openIssues(r, page) {
       // Oldest first: an issue opened during a fill lands on a later page rather than shifting the pages already read.
       const res = await octokit.rest.issues.listForRepo({ ...r, state: "open", sort: "created", direction: "asc", per_page: 100, page, ...request() });
-      return { issues: res.data as IssueJson[], more: /rel="next"/.test(String(res.headers.link ?? "")) };
+      const link = String(res.headers.link ?? "");
+      const last = /[?&]page=(\d+)[^>]*>;\s*rel="last"/.exec(link);
+      return { issues: res.data as IssueJson[], more: /rel="next"/.test(link), ...(last ? { lastPage: Number(last[1]) } : {}) };
     },
-    async issueOpen(r, issue) {
-      const res = await ignoring([404, 410], () => octokit.rest.issues.get({ ...r, issue_number: issue, ...request() }));
-      return res?.data.state === "open";
-    },
+    blockedIssues: (r, issue, page) => readBlockedIssues(octokit, r, issue, page, request()),
+    issue: (r, issue) => readIssue(octokit, r, issue, request()),
   };
 }

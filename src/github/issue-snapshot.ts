@@ -21,7 +21,11 @@ export interface IssueJson {
   updated_at?: string;
   pull_request?: unknown;
   sub_issues_summary?: { total?: number; completed?: number } | null;
-  issue_dependencies_summary?: { blocked_by?: number } | null;
+  issue_dependencies_summary?: { blocked_by?: number; blocking?: number; total_blocking?: number } | null;
+  /** GitHub's API URL of the repository: which one an issue listed among another's dependencies is in. */
+  repository_url?: string;
+  /** The parent's API URL, for a sub-issue (GitHub's REST issue JSON). */
+  parent_issue_url?: string | null;
 }
 
 const ms = (iso: string | undefined): number | null => {

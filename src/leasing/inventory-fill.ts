@@ -67,8 +67,25 @@ const START_GAP_MS = 10 * 60_000;
 /** How long a replica's fill lock outlives it on SQLite (PostgreSQL's ends with its connection). */
 const FILL_LOCK_MS = 60_000;
 
-/** One repository's fill. */
-export async function fillRepo(deps: FillDeps, repo: RepoInfo, signal?: AbortSignal): Promise<FillResult> {
+/** How long a page of GitHub's issue list is thought to take before one was timed (its budget slot included). */
+const FIRST_PAGE_MS = 1_000;
+
+/** Pages a fill of a repository with `openIssues` open issues and pull requests (GitHub's `open_issues_count`) reads. */
+export function pagesFor(openIssues: number | undefined, maxPages: number): number {
+  return Math.min(maxPages, Math.max(1, Math.ceil((openIssues ?? 0) / 100)));
+}
+
+/**
+ * One repository's fill. `onPage` hears of each page read: how many so far,
+ * how long the page took (its budget slot included), and how many pages
+ * GitHub says there are (its Link header's last), when it says.
+ */
+export async function fillRepo(
+  deps: FillDeps,
+  repo: RepoInfo,
+  signal?: AbortSignal,
+  onPage?: (read: number, tookMs: number, lastPage?: number) => void,
+): Promise<FillResult> {
   const { ledger, clock } = deps;
   const maxPages = deps.settings?.maxPages ?? DEFAULT_INVENTORY.maxPages;
   const started = clock();
@@ -78,6 +95,7 @@ export async function fillRepo(deps: FillDeps, repo: RepoInfo, signal?: AbortSig
   const result: FillResult = { repoId: repo.repoId, requests: 0, issues: 0, closed: 0, complete: false };
   for (let page = 1; page <= maxPages; page++) {
     signal?.throwIfAborted();
+    const pageStarted = clock();
     const slot = deps.budget ? await deps.budget.acquire(repo.installation, FILL_TIER, READ, signal) : null;
     let listed: Awaited<ReturnType<GitHubPort["openIssues"]>>;
     try {
@@ -96,6 +114,7 @@ export async function fillRepo(deps: FillDeps, repo: RepoInfo, signal?: AbortSig
     const snaps = listed.issues.map((i) => issueSnapshot(repo.repoId, i)).filter((s) => s !== null);
     await ledger.rememberIssues(snaps, clock());
     for (const s of snaps) seen.push(s.issue);
+    onPage?.(page, clock() - pageStarted, listed.lastPage);
     if (!listed.more) {
       result.complete = true;
       break;
@@ -125,6 +144,10 @@ export class InventoryFiller {
   /** Aborted at stop: a fill under way stops before its next page. */
   private readonly stopping = new AbortController();
   private readonly settings: InventorySettings;
+  /** Fills queued or under way, by repository, in the order queued: the pages each is thought to need, and has read. */
+  private readonly underway = new Map<number, { installation: number; pages: number; read: number }>();
+  /** How long a page took, on average of those timed here: what an estimate counts per page. */
+  private msPerPage = FIRST_PAGE_MS;
 
   constructor(private readonly deps: FillDeps & { onFilled?: (r: FillResult) => void }) {
     this.settings = { ...DEFAULT_INVENTORY, ...deps.settings };
@@ -135,12 +158,38 @@ export class InventoryFiller {
     if (this.started) void this.fill(repo);
   }
 
+  /**
+   * A `next` found the repository never filled: its fill now, unless one is
+   * queued or under way already (the first is started anyway: on install, or
+   * at the next reconcile). Answers how long until it is likely done (ms):
+   * the pages it and the fills queued before it on the installation are
+   * thought to need (from `openIssues`, GitHub's `open_issues_count`, until
+   * GitHub's Link header says), at the time a page has taken. Null while the
+   * loops do not run (`start`).
+   */
+  fillSoon(repo: RepoInfo, openIssues?: number): number | null {
+    if (!this.started || this.stopped) return null;
+    if (!this.underway.has(repo.repoId)) void this.fill(repo);
+    const mine = this.underway.get(repo.repoId);
+    if (mine && mine.read === 0) mine.pages = Math.max(mine.pages, pagesFor(openIssues, this.settings.maxPages));
+    let pages = 0;
+    for (const [repoId, u] of this.underway) {
+      if (u.installation === repo.installation) pages += Math.max(1, u.pages - u.read);
+      if (repoId === repo.repoId) break;
+    }
+    return Math.max(1, pages) * this.msPerPage;
+  }
+
   /** Queues a fill of `repo` behind its installation's; one already queued is not queued twice. Resolves when it is done (null: not run). */
   fill(repo: RepoInfo): Promise<FillResult | null> {
     if (this.stopped || this.queued.has(repo.repoId)) return Promise.resolve(null);
     this.queued.add(repo.repoId);
+    if (!this.underway.has(repo.repoId)) this.underway.set(repo.repoId, { installation: repo.installation, pages: 1, read: 0 });
     const before = this.chains.get(repo.installation) ?? Promise.resolve();
-    const run = before.then(() => this.fillNow(repo));
+    const run = before.then(() => this.fillNow(repo)).finally(() => {
+      // Unless another fill of it was queued meanwhile (it then keeps the entry).
+      if (!this.queued.has(repo.repoId)) this.underway.delete(repo.repoId);
+    });
     const chain = run.catch(() => undefined);
     this.chains.set(repo.installation, chain);
     void chain.then(() => {
@@ -155,7 +204,12 @@ export class InventoryFiller {
     const lock = await ledger.holdLock(`inventory-fill:${repo.repoId}`, this.owner, clock, FILL_LOCK_MS);
     if (!lock) return null; // another replica fills it now
     try {
-      const r = await fillRepo({ ...this.deps, settings: this.settings }, repo, AbortSignal.any([lock.signal, this.stopping.signal]));
+      const onPage = (read: number, tookMs: number, lastPage?: number) => {
+        const u = this.underway.get(repo.repoId);
+        if (u) Object.assign(u, { read, pages: lastPage ?? Math.max(u.pages, read + 1) });
+        this.msPerPage = Math.round(0.7 * this.msPerPage + 0.3 * tookMs);
+      };
+      const r = await fillRepo({ ...this.deps, settings: this.settings }, repo, AbortSignal.any([lock.signal, this.stopping.signal]), onPage);
       log.info({ repo: repo.repo, ...r }, "inventory filled");
       this.deps.onFilled?.(r);
       return r;

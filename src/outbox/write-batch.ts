@@ -91,7 +91,8 @@ export class WriteBatch {
       openPullRequests: (...a) => github.openPullRequests(...a),
       closingIssues: (...a) => github.closingIssues(...a),
       openIssues: (...a) => github.openIssues(...a),
-      issueOpen: (...a) => github.issueOpen(...a),
+      blockedIssues: (...a) => github.blockedIssues(...a),
+      issue: (...a) => github.issue(...a),
     };
   }
 

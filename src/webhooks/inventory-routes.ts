@@ -4,21 +4,31 @@
  * never overwrites a newer one; deleted or transferred, it is gone), an
  * install or a repository added is filled from GitHub's issue list, and a
  * repository removed is forgotten. A repository the app served before the
- * inventory existed is filled by the next reconcile pass (one runs at start).
- * Whether a pull request closes an issue is the ledger's pull links, kept
- * by the lease check: nothing to route here.
+ * inventory existed is filled by the next reconcile pass (one runs at start),
+ * or by the first `next` on it (api/next.ts).
+ *
+ * Dependencies and sub-issues (issue 39) as GitHub says them: an
+ * `issue_dependencies` event writes the blocked issue, a `sub_issues` event
+ * the parent, each as the payload shows it (its summary after the change),
+ * and an issue closed or reopened has the issues it blocks and its parent
+ * read again (inventory-relations.ts): GitHub sends them no event of their
+ * own. Whether a pull request closes an issue is the ledger's pull links,
+ * kept by the lease check: nothing to route here.
  */
 import type { Probot } from "probot";
 import { type IssueJson, issueSnapshot } from "../github/issue-snapshot.js";
 import type { InventoryFiller } from "../leasing/inventory-fill.js";
-import type { Inventory } from "../ledger/roles.js";
+import type { InventoryRelations } from "../leasing/inventory-relations.js";
+import type { Inventory, RepoMemory } from "../ledger/roles.js";
 import type { IssueSnapshot } from "../ledger/inventory-types.js";
+import { routeRelations } from "./relation-routes.js";
 
 export interface InventoryRouteDeps {
-  ledger: Inventory;
+  ledger: Inventory & Pick<RepoMemory, "repoInfo">;
   clock: () => number;
   track: <T>(work: () => Promise<T>) => Promise<T>;
   filler: InventoryFiller;
+  relations: InventoryRelations;
   rememberRepo: (repoId: number, full: string, installation: number) => Promise<void>;
   log: { warn(o: object, m: string): void };
 }
@@ -52,8 +62,18 @@ export function routeInventory(app: Probot, deps: InventoryRouteDeps): void {
           // The next event of the issue, or the next reconcile, writes it again.
           deps.log.warn({ err: error, repo: repository.full_name, issue: issue.number }, "the inventory could not remember this issue");
         }
+        const installation = context.payload.installation?.id;
+        if ((action !== "closed" && action !== "reopened") || installation === undefined) return;
+        try {
+          await deps.relations.afterStateChange({ repoId: repository.id, repo: repository.full_name, installation }, issue);
+        } catch (error) {
+          // What it blocks and its parent are corrected by the next reconcile.
+          deps.log.warn({ err: error, repo: repository.full_name, issue: issue.number }, "the inventory could not read the issues this one blocks or its parent");
+        }
       }),
   );
+
+  routeRelations(app, deps);
 
   const fillAll = (repos: RepoRef[] | undefined, installation: number) =>
     track(async () => {

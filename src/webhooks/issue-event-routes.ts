@@ -66,7 +66,7 @@ export function routeIssueEvents(app: Probot, deps: IssueEventDeps): void {
       const ev = await base(id, payload, issue, eventTime(closedAt));
       if (!ev) return;
       await deps.rememberRepo(payload.repository.id, payload.repository.full_name, ev.installation);
-      const issueOpen = () => octokitPort(context.octokit, deps.port).issueOpen({ owner: ev.repo.owner, repo: ev.repo.name }, issue);
+      const issueOpen = async () => (await octokitPort(context.octokit, deps.port).issue({ owner: ev.repo.owner, repo: ev.repo.name }, issue))?.state === "open";
       if (await handleIssueClosed({ ...ev, merged }, { ledger, now: clock(), issueOpen })) deps.kick();
     });
   app.on("issues.closed", (context) => {

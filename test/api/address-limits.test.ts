@@ -2,8 +2,8 @@
  * The limits per client address, against the real server behind one
  * trusted proxy (TRUST_PROXY_HOPS=1, X-Forwarded-For naming the client):
  * tokens GitHub has not been asked about cost a GitHub call each, so past
- * API_UNKNOWN_TOKEN_LIMIT they are answered 429 without one, while a known
- * token goes on; the listing and the board's pages answer 429 past
+ * API_UNKNOWN_TOKEN_LIMIT tokens GitHub refused they are answered 429
+ * without one, while a known token goes on; the listing and the board's pages answer 429 past
  * API_ADDRESS_RATE_LIMIT. Each address has its own buckets.
  */
 import { describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ const BOT = { token: "ghs_limitsBotTokenXXXXXXXXXXXXXXXXXXXXXXX", login: "agent[
 const from = (address: string) => ({ "x-forwarded-for": address });
 
 describe("limits per client address", () => {
-  it("unknown tokens are limited per address without asking GitHub, known ones are not; the listing and the board answer 429 with Retry-After", () =>
+  it("tokens GitHub refused are limited per address without asking GitHub past the limit, known ones are not; the listing and the board answer 429 with Retry-After", () =>
     withLiveApp(async (live) => {
       live.fake.addRepo(FULL, { id: REPO.id });
       live.fake.addToken(BOT.token, BOT);
@@ -26,11 +26,12 @@ describe("limits per client address", () => {
       const a = from("203.0.113.1");
 
       expect((await call(server, "GET", leasePath(1), { token: BOT.token, headers: a })).status).toBe(200);
-      for (let i = 0; i < 2; i++) expect((await call(server, "GET", leasePath(1), { token: `ghp_random${i}`, headers: a })).status).toBe(401);
+      // The known token took nothing of the limit, which counts the tokens GitHub refused: three, then 429.
+      for (let i = 0; i < 3; i++) expect((await call(server, "GET", leasePath(1), { token: `ghp_random${i}`, headers: a })).status).toBe(401);
       const before = asked();
       const over = await call(server, "GET", leasePath(1), { token: "ghp_random9", headers: a });
       expect([over.status, over.body.error.code]).toEqual([429, "rate_limited"]);
-      expect(over.body.error.message).toContain("Too many tokens GitHub has not been asked about yet from this address");
+      expect(over.body.error.message).toContain("Too many tokens GitHub refused from this address");
       expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(asked()).toBe(before);
       // The known token is answered from the cache, and a token already refused stays a 401.

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callerKey, GitHubUnavailable, Identities, MAX_IDENTITY_TTL_MS, reaches } from "../../src/api/identity.js";
-import { RateLimited, RateLimiter } from "../../src/api/rate-limit.js";
+import { LookupGate } from "../../src/api/lookup-gate.js";
+import { RateLimited } from "../../src/api/rate-limit.js";
 import { githubUrls } from "../../src/github/github-urls.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
 
@@ -86,24 +87,37 @@ describe("Identities", () => {
     expect(asked()).toBe(before);
   });
 
-  it("limits tokens not known yet per client address, without asking GitHub past the limit; known tokens and other addresses go on", async () => {
+  it("limits the tokens GitHub refused per client address, without asking GitHub past the limit; good tokens take nothing of it", async () => {
     let now = 1_000_000;
-    const unknownLimit = new RateLimiter<string>({ perMinute: 6, burst: 2 }, () => now);
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, clock: () => now, unknownLimit });
+    const lookups = new LookupGate({ refused: { perMinute: 6, burst: 2 } }, () => now);
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, clock: () => now, lookups });
+    // A good token, fresh: asked, and nothing taken of the address's limit.
     expect(await ids.who("ghp_personalToken", "203.0.113.9")).toMatchObject({ login: "alice" });
     expect(await ids.who("ghp_random1", "203.0.113.9")).toBeNull();
-    const over = await ids.who("ghp_random2", "203.0.113.9").catch((e: unknown) => e);
+    expect(await ids.who("ghp_random2", "203.0.113.9")).toBeNull();
+    const over = await ids.who("ghp_random3", "203.0.113.9").catch((e: unknown) => e);
     expect(over).toBeInstanceOf(RateLimited);
     expect((over as RateLimited).retryAfter).toBe(10);
-    expect(asked()).toBe(2);
+    expect((over as RateLimited).message).toContain("Too many tokens GitHub refused from this address");
+    expect(asked()).toBe(3);
     // What is known either way costs nothing and takes nothing of the limit.
     expect(await ids.who("ghp_personalToken", "203.0.113.9")).toMatchObject({ login: "alice" });
     expect(await ids.who("ghp_random1", "203.0.113.9")).toBeNull();
     // Another address has its own bucket; this one refills with time.
     expect(await ids.who("ghs_installationToken", "198.51.100.7")).toMatchObject({ login: "agent[bot]" });
     now += 10_000;
-    expect(await ids.who("ghp_random2", "203.0.113.9")).toBeNull();
-    expect(asked()).toBe(4);
+    expect(await ids.who("ghp_random3", "203.0.113.9")).toBeNull();
+    expect(asked()).toBe(5);
+  });
+
+  it("twenty fresh good tokens from one address at once are all asked about, none refused by the limit", async () => {
+    const lookups = new LookupGate({ refused: { perMinute: 20, burst: 10 } });
+    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, lookups });
+    for (let i = 0; i < 20; i++) fake.addToken(`ghp_fleet${i}`, { login: `fleet-${i}`, id: 2000 + i });
+    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => ids.who(`ghp_fleet${i}`, "203.0.113.9")));
+    expect(all.map((w) => w?.login)).toEqual(Array.from({ length: 20 }, (_, i) => `fleet-${i}`));
+    expect(asked()).toBe(20);
+    expect(lookups.inFlight).toBe(0);
   });
 
   it("GitHub not answering is GitHubUnavailable, and is not remembered", async () => {

@@ -48,9 +48,6 @@ async function install(servers: ServerProcess[]): Promise<void> {
   }, 30_000, 200);
 }
 
-/** Twenty new tokens from one address in a moment: over the default limit on unknown tokens per address (0: none). */
-const ENV = { API_UNKNOWN_TOKEN_LIMIT: "0" };
-
 const issues = (answers: ApiAnswer[]) => answers.filter((a) => a.status === 200).map((a) => a.body.issue as number);
 
 async function twentyThenForty(servers: ServerProcess[]): Promise<void> {
@@ -83,7 +80,7 @@ describe.concurrent("POST …/leases/next", () => {
   it("SQLite: 20 agents at once get 20 different issues, token 1 each; 40 more over the 30 left: 30 leases and 10 nothing_ready", () =>
     withLiveApp(async (live) => {
       seed(live.fake);
-      const server = await live.start(ENV);
+      const server = await live.start();
       await install([server]);
       await twentyThenForty([server]);
     }), 120_000);
@@ -91,7 +88,7 @@ describe.concurrent("POST …/leases/next", () => {
   it("PostgreSQL, two replicas: the same", () =>
     withCluster(async (c) => {
       seed(c.fake);
-      const servers = await Promise.all([c.start(ENV), c.start(ENV)]);
+      const servers = await Promise.all([c.start(), c.start()]);
       await install(servers);
       await twentyThenForty(servers);
     }), 120_000);

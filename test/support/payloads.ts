@@ -241,3 +241,56 @@ export function checkRunRerequestedPayload(spec: { name: string; appId: number; 
   p.installation = { id: INSTALLATION_ID, node_id: "I_1" };
   return p;
 }
+
+/**
+ * An `issue_dependencies.<action>` payload, in GitHub's shape (its webhook
+ * description: @octokit/openapi-webhooks-types; @octokit/webhooks-examples
+ * has no example of it): `blocked` and `blocking` are GitHub's issue JSON
+ * (as the fake's REST answers it, summaries after the change), both of REPO.
+ * blocked_by_*: sent for the blocked issue, the other repository
+ * `blocking_issue_repo`; blocking_*: for the blocking one, `blocked_issue_repo`.
+ */
+export function issueDependenciesPayload(
+  action: "blocked_by_added" | "blocked_by_removed" | "blocking_added" | "blocking_removed",
+  spec: { blocked: Record<string, any>; blocking: Record<string, any>; sender?: UserSpec },
+): Record<string, any> {
+  const base = example("issues", "reopened");
+  const repository = base.repository;
+  const other = action.startsWith("blocked_by") ? { blocking_issue_repo: repository } : { blocked_issue_repo: repository };
+  return {
+    action,
+    blocked_issue_id: spec.blocked.id,
+    blocked_issue: spec.blocked,
+    blocking_issue_id: spec.blocking.id,
+    blocking_issue: spec.blocking,
+    ...other,
+    repository,
+    sender: user(base.sender, spec.sender ?? maintainer),
+    installation: { id: INSTALLATION_ID, node_id: "I_1" },
+  };
+}
+
+/**
+ * A `sub_issues.<action>` payload, in GitHub's shape (as issueDependenciesPayload): `parent` and `sub` GitHub's issue
+ * JSON of REPO. sub_issue_*: sent for the parent, the other repository `sub_issue_repo`; parent_issue_*: for the
+ * sub-issue, `parent_issue_repo`.
+ */
+export function subIssuesPayload(
+  action: "sub_issue_added" | "sub_issue_removed" | "parent_issue_added" | "parent_issue_removed",
+  spec: { parent: Record<string, any>; sub: Record<string, any>; sender?: UserSpec },
+): Record<string, any> {
+  const base = example("issues", "reopened");
+  const repository = base.repository;
+  const other = action.startsWith("sub_issue") ? { sub_issue_repo: repository } : { parent_issue_repo: repository };
+  return {
+    action,
+    parent_issue_id: spec.parent.id,
+    parent_issue: spec.parent,
+    sub_issue_id: spec.sub.id,
+    sub_issue: spec.sub,
+    ...other,
+    repository,
+    sender: user(base.sender, spec.sender ?? maintainer),
+    installation: { id: INSTALLATION_ID, node_id: "I_1" },
+  };
+}

@@ -1,5 +1,5 @@
 /**
- * Issues (list, read, update), their assignees and their comments. Issues
+ * Issues (list, read, update, the issues each blocks), their assignees and their comments. Issues
  * spring into existence on first use (state.ts, issueOf). What GraphQL's
  * assignee and comment mutations share with these routes is exported here.
  */
@@ -48,6 +48,14 @@ export function issueRoutes(t: RouteTable, d: RouteDeps): void {
     return { status: 200, json: shapes.issueJson(repo, data.issueOf(repo, Number(ctx.params.n))) };
   });
   t.add("PATCH", `${R}/issues/:n`, "write", (ctx) => updateIssue(d, ctx));
+  // The issues this one blocks (GitHub's issue dependencies), in any repository.
+  t.add("GET", `${R}/issues/:n/dependencies/blocking`, "read", (ctx) => {
+    const refused = data.issuesRefusal(ctx);
+    if (refused) return refused;
+    const repo = data.repoOf(ctx);
+    const blocked = (repo.issues.get(Number(ctx.params.n))?.blocking ?? []).map((k) => data.issueAt(k)).filter((x) => x !== undefined);
+    return shapes.list(ctx, blocked, (x) => shapes.issueJson(x.repo, x.issue));
+  });
 }
 
 export function assigneeRoutes(t: RouteTable, { data, shapes }: RouteDeps): void {

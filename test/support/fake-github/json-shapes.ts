@@ -55,6 +55,8 @@ export class JsonShapes {
       id: repo.id, node_id: `R_${repo.id}`, name: repo.name, full_name: `${repo.owner}/${repo.name}`,
       owner: this.userJson(repo.owner), private: repo.private, visibility: repo.private ? "private" : "public", archived: false, disabled: false,
       html_url: this.htmlRepoUrl(repo), url: this.apiRepoUrl(repo), default_branch: repo.defaultBranch,
+      // GitHub's count: open issues and pull requests.
+      open_issues_count: [...repo.issues.values()].filter((i) => i.state === "open").length,
     };
   }
 
@@ -83,7 +85,21 @@ export class JsonShapes {
       closed_at: issue.closedAt === null ? null : iso(issue.closedAt),
       ...(issue.pull
         ? { pull_request: { url: `${api}/pulls/${issue.number}`, html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: null } }
-        : {}),
+        : this.relationsJson(issue)),
+    };
+  }
+
+  /** An issue's dependencies and sub-issues as GitHub's issue JSON sums them up: open ones, and all. */
+  private relationsJson(issue: IssueRecord): Record<string, unknown> {
+    const others = (keys: string[]) => keys.map((k) => this.state.issueAt(k)).filter((x) => x !== undefined);
+    const open = (xs: Array<{ issue: IssueRecord }>) => xs.filter((x) => x.issue.state === "open").length;
+    const [blockers, blocked, subs] = [others(issue.blockedBy), others(issue.blocking), others(issue.subIssues)];
+    const parent = issue.parent === null ? undefined : this.state.issueAt(issue.parent);
+    const completed = subs.length - open(subs);
+    return {
+      issue_dependencies_summary: { blocked_by: open(blockers), blocking: open(blocked), total_blocked_by: blockers.length, total_blocking: blocked.length },
+      sub_issues_summary: { total: subs.length, completed, percent_completed: subs.length === 0 ? 0 : Math.floor((completed * 100) / subs.length) },
+      parent_issue_url: parent ? `${this.apiRepoUrl(parent.repo)}/issues/${parent.issue.number}` : null,
     };
   }
 

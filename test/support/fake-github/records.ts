@@ -23,6 +23,12 @@ export interface IssueRecord {
   locked: boolean;
   /** GitHub's `active_lock_reason`: off-topic, too heated, resolved, spam, or null. */
   lockReason: string | null;
+  /** Issue dependencies, both ways, by key (state.ts issueKey: `owner/name#number`, the repository lower-cased). */
+  blockedBy: string[];
+  blocking: string[];
+  /** Sub-issues, both ways, by key. */
+  parent: string | null;
+  subIssues: string[];
 }
 
 export interface CommentRecord { id: number; issue: number; body: string; user: string; createdAt: number; updatedAt: number }

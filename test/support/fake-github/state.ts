@@ -82,6 +82,39 @@ export class FakeState {
       record.labelIds = ids;
     }
     if (seed.assignees !== undefined) record.assignees = this.assignable(seed.assignees, []);
+    const key = this.issueKey(r, issue);
+    const keyOf = (other: { repo?: string; issue: number }) => {
+      const repo = other.repo === undefined ? r : this.repoByFullName(other.repo);
+      this.issueOf(repo, other.issue);
+      return this.issueKey(repo, other.issue);
+    };
+    if (seed.blockedBy !== undefined) {
+      for (const old of record.blockedBy) this.drop(this.issueAt(old)?.issue.blocking, key);
+      record.blockedBy = [...new Set(seed.blockedBy.map(keyOf))];
+      for (const blocker of record.blockedBy) this.issueAt(blocker)!.issue.blocking.push(key);
+    }
+    if (seed.parent !== undefined) {
+      if (record.parent !== null) this.drop(this.issueAt(record.parent)?.issue.subIssues, key);
+      record.parent = seed.parent === null ? null : keyOf(seed.parent);
+      if (record.parent !== null) this.issueAt(record.parent)!.issue.subIssues.push(key);
+    }
+  }
+
+  /** An issue's key in the relations (records.ts): its repository lower-cased, and its number. */
+  issueKey(repo: RepoRecord, n: number): string {
+    return `${repo.owner}/${repo.name}#${n}`.toLowerCase();
+  }
+
+  issueAt(key: string): { repo: RepoRecord; issue: IssueRecord } | undefined {
+    const at = key.lastIndexOf("#");
+    const repo = this.repos.get(key.slice(0, at));
+    const issue = repo?.issues.get(Number(key.slice(at + 1)));
+    return repo && issue ? { repo, issue } : undefined;
+  }
+
+  private drop(keys: string[] | undefined, key: string): void {
+    const i = keys?.indexOf(key) ?? -1;
+    if (i >= 0) keys!.splice(i, 1);
   }
 
   addPullRequest(repo: string, pr: PullRequestSeed): void {
@@ -280,7 +313,7 @@ export class FakeState {
       issue = {
         number: n, title: `Issue ${n}`, body: "", state: "open", stateReason: null, user: "octocat",
         labelIds: [], assignees: [], commentCount: 0, createdAt: t, updatedAt: t, closedAt: null, pull: null,
-        locked: false, lockReason: null,
+        locked: false, lockReason: null, blockedBy: [], blocking: [], parent: null, subIssues: [],
       };
       repo.issues.set(n, issue);
     }

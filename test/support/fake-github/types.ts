@@ -60,6 +60,10 @@ export interface IssueSeed {
   state?: "open" | "closed";
   labels?: string[];
   assignees?: string[];
+  /** The issues that block it (GitHub's issue dependencies), replacing those it had; `repo` defaults to its own. */
+  blockedBy?: Array<{ repo?: string; issue: number }>;
+  /** Its parent (GitHub's sub-issues), or null for none; `repo` defaults to its own. */
+  parent?: { repo?: string; issue: number } | null;
 }
 
 /** An API caller's token, as addToken takes it. */
