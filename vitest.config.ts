@@ -34,6 +34,17 @@ export default defineConfig({
           env: { E2E_GITHUB_WRITES: "graphql" },
         },
       },
+      // The fake serves Enterprise Server's layout unless told (REST under /api/v3, GraphQL at /api/graphql):
+      // the whole-path tests run again against github.com's (REST at the root, GraphQL at /graphql), writing on
+      // GraphQL as the app does by default.
+      {
+        extends: true,
+        test: {
+          name: "github.com-layout",
+          include: ["test/e2e/*.test.ts", "test/api/*.test.ts", "test/outbox/graphql-writes.test.ts", "test/outbox/both-paths.test.ts"],
+          env: { FAKE_GITHUB_LAYOUT: "github.com", E2E_GITHUB_WRITES: "graphql" },
+        },
+      },
     ],
   },
 });

@@ -374,7 +374,10 @@ describe("doctor", () => {
       ["ok", "schema"],
       ["ok", "pending"],
       ["ok", "parked"],
+      ["ok", "github"],
     ]);
+    // No GHE_HOST nor GITHUB_API_URL: github.com, named and not asked.
+    expect(lines[4]).toMatch(/^ok\s+github\s+github\.com \(REST https:\/\/api\.github\.com, GraphQL https:\/\/api\.github\.com\/graphql\)$/);
     const json = JSON.parse((await run("doctor", "--json")).stdout) as {
       ok: boolean;
       checks: Array<{ name: string; status: string }>;
@@ -402,7 +405,7 @@ describe("doctor", () => {
     expect(r.stdout).toMatch(/^warn\s+parked\s+1 effect parked after repeated failures/m);
     const json = JSON.parse((await run("doctor", "--json")).stdout) as { ok: boolean; checks: Array<{ status: string }> };
     expect(json.ok).toBe(true);
-    expect(json.checks.map((c) => c.status)).toEqual(["ok", "ok", "warn", "warn"]);
+    expect(json.checks.map((c) => c.status)).toEqual(["ok", "ok", "warn", "warn", "ok"]);
   });
 
   it("warns when the database was migrated by a newer issue-leases", async () => {
@@ -447,7 +450,10 @@ describe("doctor", () => {
     expect(r.code).toBe(1);
     const json = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ name: string; status: string; message: string }> };
     expect(json.ok).toBe(false);
-    expect(json.checks).toEqual([{ name: "database", status: "fail", message: expect.stringContaining("check DATABASE_URL") }]);
+    expect(json.checks).toEqual([
+      { name: "database", status: "fail", message: expect.stringContaining("check DATABASE_URL") },
+      { name: "github", status: "ok", message: expect.stringMatching(/^github\.com/) },
+    ]);
     expect(r.stdout).not.toContain("s3cret");
   });
 });
@@ -531,7 +537,7 @@ describe.skipIf(skipPostgres)("on PostgreSQL", () => {
     expect(doctor.code).toBe(0);
     const report = JSON.parse(doctor.stdout) as { ok: boolean; checks: Array<{ name: string; status: string }> };
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual(["database:ok", "schema:ok", "pending:ok", "parked:ok"]);
+    expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual(["database:ok", "schema:ok", "pending:ok", "parked:ok", "github:ok"]);
 
     const unknown = await cli(["force-release", "octo-org/nope#1", "--reason", "x"], env);
     expect(unknown.code).toBe(3);
@@ -547,7 +553,7 @@ describe.skipIf(skipPostgres)("on PostgreSQL", () => {
       const doctor = await cli(["doctor", "--json"], at);
       expect(doctor.code).toBe(1);
       const report = JSON.parse(doctor.stdout) as { ok: boolean; checks: Array<{ name: string; status: string }> };
-      expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual(["database:ok", "schema:fail"]);
+      expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual(["database:ok", "schema:fail", "github:ok"]);
       const list = await cli(["list"], at);
       expect(list.code).toBe(1);
       expect(list.stderr).toContain(`at schema version ${latest - 1} of ${latest}`);
