@@ -5,6 +5,7 @@
  * host, in a few lines, none with the payload.
  */
 import { describe, expect, it } from "vitest";
+import { defaultLayout, restUrlFor } from "../support/fake-github.js";
 import { alice, commentPayload } from "../support/payloads.js";
 import { logLines, startServer, waitFor } from "../support/server-process.js";
 import { tempDir } from "./issue-view.js";
@@ -38,7 +39,7 @@ describe("A delivery GitHub cannot be reached for", () => {
         delivery: id,
         webhook: "issue_comment.created",
         code: "ENOTFOUND",
-        github: expect.stringMatching(/^POST http:\/\/github\.invalid\/api\/v3\/app\/installations\/\d+\/access_tokens$/),
+        github: expect.stringMatching(new RegExp(`^POST ${restUrlFor("github.invalid", defaultLayout()).replace(/[./]/g, "\\$&")}\\/app\\/installations\\/\\d+\\/access_tokens$`)),
       });
       // Octokit is waiting to retry the request, or (on a slow day) trying it again.
       expect(line!.msg).toMatch(

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeGitHub, startFakeGitHub } from "./fake-github.js";
+import { type FakeGitHub, type Layout, startFakeGitHub } from "./fake-github.js";
 
 const require = createRequire(import.meta.url);
 const NOT_REST = new Set(["POST /graphql", "GET /login/oauth/authorize", "POST /login/oauth/access_token"]);
@@ -27,17 +27,18 @@ function routesOf(description: string): Set<string> {
 /** The routes of `served` that GitHub does not have. */
 const notGitHubs = (served: string[], github: Set<string>) => served.filter((r) => !github.has(r.replace(/\{[^}]+\}/g, "{}")));
 
-let fake: FakeGitHub;
+const fakes: Partial<Record<Layout, FakeGitHub>> = {};
 beforeAll(async () => {
-  fake = await startFakeGitHub();
+  fakes.enterprise = await startFakeGitHub({ layout: "enterprise" });
+  fakes["github.com"] = await startFakeGitHub({ layout: "github.com" });
 });
-afterAll(() => fake.close());
+afterAll(() => Promise.all(Object.values(fakes).map((f) => f.close())));
 
 describe("the fake's REST routes", () => {
-  for (const description of ["api.github.com", "ghes-3.19"]) {
-    it(`are each one of GitHub's, in ${description}'s OpenAPI description`, () => {
+  for (const [layout, description] of [["github.com", "api.github.com"], ["enterprise", "ghes-3.19"]] as const) {
+    it(`are each one of GitHub's, in ${layout}'s layout, by ${description}'s OpenAPI description`, () => {
       const github = routesOf(description);
-      const served = fake.routeList().filter((r) => !NOT_REST.has(r));
+      const served = fakes[layout]!.routeList().filter((r) => !NOT_REST.has(r));
       expect(served.length).toBeGreaterThan(40);
       expect(notGitHubs(served, github)).toEqual([]);
     });

@@ -77,22 +77,23 @@ export function repoRoutes(t: RouteTable, d: RouteDeps): void {
   });
   t.add("GET", `${R}/assignees/:user`, "read", (ctx) =>
     data.refusedAssignees.has(ctx.params.user!.toLowerCase()) ? notFound() : { status: 204 });
-  // Moderation, as GitHub serves it to a token with the permission (administration, blocking users); the app's own
+  // Moderation, as github.com serves it to a token with the permission (administration, blocking users); the app's own
   // token has neither (app.yml), so it is refused as GitHub refuses it, and the app asks GraphQL instead (moderation.ts).
+  // Enterprise Server has no such routes (its OpenAPI description lists none).
   t.add("GET", `${R}/interaction-limits`, "read", (ctx) => {
     if (!data.callerOf(ctx)) return forbidden("Resource not accessible by integration");
     const limit = data.repoOf(ctx).interactionLimit;
     return { status: 200, json: limit ? limitJson(limit, "repository") : {} };
-  });
+  }, "github.com");
   t.add("GET", "/orgs/:org/interaction-limits", "read", (ctx) => {
     if (!data.callerOf(ctx)) return forbidden("Resource not accessible by integration");
     const limit = data.ownerLimits.get(ctx.params.org!.toLowerCase());
     return { status: 200, json: limit ? limitJson(limit, "organization") : {} };
-  });
+  }, "github.com");
   t.add("GET", "/orgs/:org/blocks/:user", "read", (ctx) => {
     if (!data.callerOf(ctx)) return forbidden("Resource not accessible by integration");
     return data.blocks.get(ctx.params.org!.toLowerCase())?.has(ctx.params.user!.toLowerCase()) ? { status: 204 } : notFound();
-  });
+  }, "github.com");
   t.add("GET", "/orgs/:org/members/:user", "read", (ctx) =>
     data.orgMembers.get(ctx.params.org!.toLowerCase())?.has(ctx.params.user!.toLowerCase()) ? { status: 204 } : notFound());
 }

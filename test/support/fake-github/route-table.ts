@@ -3,6 +3,7 @@
  * added (routes.ts), by method and `/`-separated segments, where `:name`
  * takes one percent-decoded segment and a trailing `*name` the rest.
  */
+import type { Layout } from "./layout.js";
 import type { Reply } from "./replies.js";
 
 /**
@@ -31,7 +32,14 @@ export interface Ctx {
 
 export type Handler = (ctx: Ctx) => Reply;
 
-export interface Route { method: string; segments: string[]; kind: KindOf; handle: Handler }
+export interface Route {
+  method: string;
+  segments: string[];
+  kind: KindOf;
+  handle: Handler;
+  /** Only in these layouts (GitHub serves it on github.com, not on Enterprise Server); default both. */
+  only?: Layout;
+}
 
 export interface RouteMatch { route: Route; params: Record<string, string> }
 
@@ -45,19 +53,19 @@ export class RouteTable {
   private readonly routes: Route[] = [];
 
   /** Every route, as GitHub's OpenAPI description names it: `GET /repos/{owner}/{repo}`, a trailing `*path` as `{path}`. */
-  list(): string[] {
-    return this.routes.map((r) => `${r.method} /${r.segments.map((s) => (s.startsWith(":") || s.startsWith("*") ? `{${s.slice(1)}}` : s)).join("/")}`);
+  list(layout: Layout): string[] {
+    return this.routes.filter((r) => r.only === undefined || r.only === layout).map((r) => `${r.method} /${r.segments.map((s) => (s.startsWith(":") || s.startsWith("*") ? `{${s.slice(1)}}` : s)).join("/")}`);
   }
 
-  add(method: string, pattern: string, kind: KindOf, handle: Handler): void {
-    this.routes.push({ method, segments: pattern.split("/").slice(1), kind, handle });
+  add(method: string, pattern: string, kind: KindOf, handle: Handler, only?: Layout): void {
+    this.routes.push({ method, segments: pattern.split("/").slice(1), kind, handle, ...(only ? { only } : {}) });
   }
 
-  match(method: string, path: string): RouteMatch | null {
+  match(method: string, path: string, layout: Layout): RouteMatch | null {
     const parts = path.split("/");
     parts.shift();
     for (const route of this.routes) {
-      if (route.method !== method) continue;
+      if (route.method !== method || (route.only !== undefined && route.only !== layout)) continue;
       const segs = route.segments;
       const last = segs[segs.length - 1] ?? "";
       const rest = last.startsWith("*");

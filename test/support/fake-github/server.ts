@@ -95,7 +95,7 @@ export class FakeGitHubServer implements FakeGitHub {
   }
 
   routeList(): string[] {
-    return this.routes.list();
+    return this.routes.list(this.layout);
   }
 
   takeUnmatched(): RecordedRequest[] {
@@ -245,7 +245,7 @@ export class FakeGitHubServer implements FakeGitHub {
     // Only where GitHub serves it, in this layout: anything else is a 404, recorded as unmatched.
     const routed = routePath(this.layout, rawPath);
     const path = routed ?? rawPath;
-    const match = routed === null ? null : this.routes.match(method, routed);
+    const match = routed === null ? null : this.routes.match(method, routed, this.layout);
     readBody(req, (outcome) => {
       const run = (): void => this.respond(req, res, { method, path, rawPath, query, at, match, outcome });
       if (this.delayMs > 0) setTimeout(run, this.delayMs);

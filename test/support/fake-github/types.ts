@@ -112,7 +112,7 @@ export interface FakeGitHub {
    * tests assert this stays empty, and strict-fake.ts fails any test that leaves one untaken.
    */
   unmatched: RecordedRequest[];
-  /** The routes it serves, as GitHub's OpenAPI description names them (`GET /repos/{owner}/{repo}`); GraphQL's is `POST /graphql`. */
+  /** The routes it serves in its layout, as GitHub's OpenAPI description names them (`GET /repos/{owner}/{repo}`); GraphQL's is `POST /graphql`. */
   routeList(): string[];
   /** The unmatched requests since the last call (reset() keeps them): a test that sends one on purpose takes it. */
   takeUnmatched(): RecordedRequest[];
