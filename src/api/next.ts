@@ -28,7 +28,7 @@ import { bearerToken, callerKey, type Identity, reaches } from "./identity.js";
 import { type NextScope, nextRequest, nextScope } from "./next-request.js";
 import { caller, failure, send } from "./respond.js";
 import { idempotencyKey, isAnswer, readBody } from "./requests.js";
-import { outsideScope, runCommand } from "./run-command.js";
+import { type CommandResult, outsideScope, runCommand } from "./run-command.js";
 
 const NEXT_PATH = /^\/api\/v1\/(?:orgs\/([^/]+)|repos\/([^/]+)\/([^/]+))\/leases\/next$/;
 
@@ -72,9 +72,9 @@ async function reposOf(deps: ApiDeps, token: string, who: Identity, scope: NextS
 }
 
 /** A claim's answer, for the issue its lease names (a duplicate's may be another than the one tried). */
-function answerOf(result: LeaseResult, repo: ApiRepo, tried?: number): Answer {
+function answerOf(result: CommandResult, repo: ApiRepo, tried?: number): Answer {
   const lease = "lease" in result ? result.lease : null;
-  return leaseAnswer(lease?.repo ?? `${repo.owner}/${repo.name}`, lease?.issue ?? tried ?? 0, result);
+  return leaseAnswer(lease?.repo ?? `${repo.owner}/${repo.name}`, lease?.issue ?? tried ?? 0, result, result.about);
 }
 
 async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, req: IncomingMessage, path: RegExpExecArray): Promise<Answer> {
@@ -124,7 +124,14 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
         ...(instance !== undefined ? { instance } : {}),
         ...(base !== undefined ? { delivery: base, recordAcquiredOnly: true } : {}),
         now: deps.clock(),
-        known: { state: "open", labels: issue.labels, createdAt: issue.createdAt, ...(issue.authorId !== null ? { authorId: issue.authorId } : {}) },
+        known: {
+          state: "open",
+          labels: issue.labels,
+          createdAt: issue.createdAt,
+          title: issue.title,
+          ...(deps.web !== undefined ? { url: `${deps.web}/${full}/issues/${issue.issue}` } : {}),
+          ...(issue.authorId !== null ? { authorId: issue.authorId } : {}),
+        },
       });
       if (isAnswer(result)) {
         // GitHub's moderation: a locked issue is that issue's; a block or an interaction limit is the caller's.

@@ -29,7 +29,13 @@ export interface ServeApiOptions {
   log: ApiDeps["log"];
 }
 
-export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+/** The API's handler, and its parts for the other routes that take a caller's token as the API does (the MCP server's). */
+export interface ServedApi {
+  (req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  deps(): Promise<ApiDeps>;
+}
+
+export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
   // The app's own client knows GitHub's URL (GHE_HOST, GHE_PROTOCOL): the API asks the same GitHub.
   let appOctokit: Promise<Octokit> | undefined;
   const appClient = () => {
@@ -62,6 +68,7 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
     return {
       ledger: o.ledger,
       clock: o.clock,
+      web: urls.web,
       identities: new Identities({ graphqlUrl: urls.graphql, restUrl, clock: o.clock, unknownLimit: new RateLimiter(o.rateLimit.unknownTokens, o.clock) }),
       access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
       moderation: new Moderation({ graphqlUrl: urls.graphql, permission, clock: o.clock }),
@@ -76,14 +83,18 @@ export function serveApi(app: Probot, o: ServeApiOptions): (req: IncomingMessage
       log: o.log,
     };
   };
-  let handler: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
-  return async (req, res) => {
-    if (!(req.url ?? "").startsWith("/api/v1/")) return false;
-    if (!handler) {
-      deps ??= build();
+  const depsOnce = (): Promise<ApiDeps> => {
+    if (!deps) {
+      deps = build();
       deps.catch(() => (deps = undefined));
-      handler = apiHandler(await deps);
     }
+    return deps;
+  };
+  let handler: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!(req.url ?? "").startsWith("/api/v1/")) return false;
+    handler ??= apiHandler(await depsOnce());
     return handler(req, res);
   };
+  return Object.assign(serve, { deps: depsOnce });
 }

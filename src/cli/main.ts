@@ -17,11 +17,11 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 });
 
 // Into process.env itself, as Probot does: the ledger reads DATABASE_SCHEMA from there.
-// Not for the client commands (`agent …`): they talk to the API, and the
+// Not for the client commands (`agent …`, `mcp`): they talk to the API, and the
 // app's .env (its own GitHub settings) is none of an agent's business. Nor for
 // `check-config`, run in a repository of the maintainer's, whose .env is not the app's.
 try {
-  if (process.argv[2] !== "agent" && process.argv[2] !== "check-config") applyDotenv(process.env, process.cwd());
+  if (process.argv[2] !== "agent" && process.argv[2] !== "mcp" && process.argv[2] !== "check-config") applyDotenv(process.env, process.cwd());
 } catch (err) {
   process.stderr.write(`issue-leases: cannot read .env (${err instanceof Error ? err.message : String(err)})\n`);
   process.exit(1);
