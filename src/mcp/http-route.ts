@@ -8,8 +8,10 @@
  * a 401 with `WWW-Authenticate: Bearer` for none or a refused one. Each
  * tool call is an API request made in this process (in-process-fetch.ts),
  * so access, GitHub's moderation and the caller's rate limit are exactly
- * the API's, counted once; the other MCP requests (initialize, lists,
- * pings, the notification stream) count against the same limit. A session
+ * the API's, each tool call counted once. MCP's own messages (initialize,
+ * the lists, pings, the notification stream) read neither the ledger nor
+ * GitHub, and are not counted: the sessions they make are bounded per
+ * caller and in all instead (http-sessions.ts). A session
  * belongs to the caller that began it: another caller's request for it is
  * answered as for none (404).
  */
@@ -27,12 +29,10 @@ import type { McpSettings } from "./mcp-settings.js";
 
 export const MCP_PATH = "/mcp";
 const MAX_BODY_BYTES = 256 * 1024;
-/** JSON-RPC methods whose work is an API request, counted there. */
-const API_CALLS = new Set(["tools/call", "resources/read"]);
 
 export interface McpRouteDeps {
   /** The API's parts (serve-api.ts): its identities, rate limiter and trusted proxies. */
-  api: () => Promise<Pick<ApiDeps, "identities" | "limiter" | "trustProxyHops">>;
+  api: () => Promise<Pick<ApiDeps, "identities" | "trustProxyHops">>;
   /** The app's HTTP handlers, which serve the sessions' API requests. */
   handlers: () => readonly HttpHandler[];
   settings: McpSettings;
@@ -76,7 +76,7 @@ async function serve(deps: McpRouteDeps, sessions: McpSessions, req: IncomingMes
     req.resume();
     return rpcError(res, 401, -32001, "Send a GitHub token: `Authorization: Bearer <token>`.", { "www-authenticate": 'Bearer realm="issue-leases"' });
   }
-  const { identities, limiter, trustProxyHops } = await deps.api();
+  const { identities, trustProxyHops } = await deps.api();
   const address = clientAddress(req, trustProxyHops);
   let who: Identity | null;
   try {
@@ -106,11 +106,6 @@ async function serve(deps: McpRouteDeps, sessions: McpSessions, req: IncomingMes
     req.resume();
   }
   const messages = Array.isArray(body) ? body : [body];
-  const callsApi = messages.some((m) => API_CALLS.has((m as { method?: unknown } | null)?.method as string));
-  if (!callsApi) {
-    const wait = limiter.take(caller);
-    if (wait > 0) return rpcError(res, 429, -32000, `Too many requests from ${who.login}; try again in ${wait} s.`, { "retry-after": String(wait) });
-  }
   const forwarded = req.headers["x-forwarded-for"];
   const peer: Peer = {
     address: req.socket.remoteAddress ?? "",

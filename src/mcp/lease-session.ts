@@ -250,6 +250,7 @@ export class LeaseSession {
         stop: this.stop.signal,
         event: (event) => this.onEvent(event),
         recheck: () => this.track(this.recheck()),
+        open: (resumed) => this.o.log("info", `session ${this.instance}: ${resumed ? "resumed" : "watching"} the lease events of its leases`),
         down: (error) => this.o.log("info", `session ${this.instance}: the lease event stream is down (${(error as Error).message}); renewals still notice a lost lease`),
       }),
     );

@@ -19,6 +19,8 @@ export interface SessionWatch {
   event(event: LeaseEvent): void;
   /** The stream (re)started without resuming, or may have missed events: check the leases held. */
   recheck(): void;
+  /** The stream is open (for a log line). */
+  open(resumed: boolean): void;
   /** The stream is down (for a log line). */
   down(error: unknown): void;
 }
@@ -39,6 +41,7 @@ export async function watchSession(w: SessionWatch): Promise<void> {
           ...(lastEventId !== undefined ? { lastEventId } : {}),
           onOpen: (info) => {
             delay = RETRY_MIN_MS;
+            w.open(info.lastEventId !== null);
             if (info.lastEventId === null) w.recheck();
           },
           onGap: () => w.recheck(),
