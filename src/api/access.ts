@@ -41,9 +41,8 @@ export interface ApiRepo extends SeenRepo {
 export interface IssueState {
   state: "open" | "closed";
   labels: string[];
-  /** Its title and page, as GitHub showed them (for the claim's answer). */
+  /** Its title, as GitHub (or the inventory) showed it: for the claim's answer. */
   title?: string;
-  url?: string;
   /** When and by whom it was opened (`author_first`), when GitHub says. */
   createdAt?: number;
   authorId?: number;
@@ -121,7 +120,6 @@ export class RepoAccess {
       created_at?: string;
       user?: { id?: number } | null;
       title?: string;
-      html_url?: string;
     };
     const labels = (body.labels ?? []).map((l) => (typeof l === "string" ? l : (l.name ?? "")));
     const createdAt = Date.parse(body.created_at ?? "");
@@ -129,7 +127,6 @@ export class RepoAccess {
       state: body.state === "closed" ? "closed" : "open",
       labels,
       ...(typeof body.title === "string" ? { title: body.title } : {}),
-      ...(typeof body.html_url === "string" ? { url: body.html_url } : {}),
       ...(Number.isFinite(createdAt) ? { createdAt } : {}),
       ...(typeof body.user?.id === "number" ? { authorId: body.user.id } : {}),
     };

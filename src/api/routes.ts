@@ -28,7 +28,7 @@ import { nextHandler } from "./next.js";
 import openapi from "./openapi.json" with { type: "json" };
 import { caller, failure, send } from "./respond.js";
 import { idempotencyKey, isAnswer, issueRef, leaseRequest, readBody, releaseParams, verifyRequest, waitParam } from "./requests.js";
-import { outsideScope, runCommand } from "./run-command.js";
+import { outsideScope, replayAbout, runCommand } from "./run-command.js";
 
 export type { ApiDeps };
 
@@ -124,7 +124,10 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   const delivery = key === undefined ? undefined : `api:${who.id}:${op}${wait ? "-wait" : ""}:${repo.id}#${ref.issue}:${instance ?? ""}:${key}`;
   if (delivery !== undefined) {
     const first = await deps.ledger.recorded(delivery);
-    if (first !== null) return leaseAnswer(full, ref.issue, leaseResultOf(first, true, issueKey));
+    if (first !== null) {
+      const replay = leaseResultOf(first, true, issueKey);
+      return leaseAnswer(full, ref.issue, replay, replay.outcome === "acquired" ? await replayAbout(deps, token, repo, ref.issue) : undefined);
+    }
   }
   const result = await deps.track(() => runCommand(deps, { token, repo, ref, who, op, ttl, instance, delivery, now, wait, ...(note !== undefined ? { note } : {}) }));
   if (isAnswer(result)) return result;

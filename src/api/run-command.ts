@@ -25,6 +25,20 @@ export function outsideScope(who: Identity, full: string): Answer {
   return errorAnswer(403, "forbidden", message, { reason: "blocked" });
 }
 
+/** An issue's page on GitHub, under the web address the app's GitHub has. */
+function aboutOf(deps: Pick<ApiDeps, "web">, repo: ApiRepo, issue: number, title: string | undefined): IssueAbout {
+  return { ...(title !== undefined ? { title } : {}), ...(deps.web !== undefined ? { url: `${deps.web}/${repo.owner}/${repo.name}/issues/${issue}` } : {}) };
+}
+
+/**
+ * What a replayed claim (a retry with the same Idempotency-Key) says of the issue, as its first answer did: the title
+ * read again (without it when GitHub does not answer: the replay still stands), and the page.
+ */
+export async function replayAbout(deps: Pick<ApiDeps, "web" | "access">, token: string, repo: ApiRepo, issue: number): Promise<IssueAbout> {
+  const seen = await deps.access.issue(token, repo, issue).catch(() => null);
+  return aboutOf(deps, repo, issue, seen?.title);
+}
+
 /** A command's result, and for a claim what GitHub (or the inventory) showed of the issue. */
 export type CommandResult = LeaseResult & { about?: IssueAbout };
 
@@ -54,9 +68,9 @@ export async function runCommand(
     // The issue must exist (for the caller), be open, and keep the labels it had: a label it already has is not the app's to take off.
     const [seen] = await Promise.all([r.known ?? deps.access.issue(r.token, repo, ref.issue), moderated.catch(() => null)]);
     if (!seen) return NOT_FOUND;
-    const { title, url, ...state } = seen;
+    const { title, ...state } = seen;
     issue = { number: ref.issue, ...state };
-    about = { ...(title !== undefined ? { title } : {}), ...(url !== undefined ? { url } : {}) };
+    about = aboutOf(deps, repo, ref.issue, title);
   }
   const refusal = await moderated;
   if (refusal) return errorAnswer(403, "forbidden", refusal.message, { reason: refusal.reason });

@@ -7,6 +7,7 @@
  * Streamable HTTP against the server's `/mcp`.
  */
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -84,8 +85,7 @@ export async function stdioClient(env: Record<string, string>, args: string[] = 
     stderr: "pipe",
   });
   let stderr = "";
-  transport.stderr?.setEncoding("utf8" as never);
-  transport.stderr?.on("data", (chunk: string) => (stderr += chunk));
+  (transport.stderr as Readable | null)?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const client = new Client({ name, version: "1.0.0" });
   const errors: Error[] = [];
   // A line on stdout that is not JSON-RPC is reported here by the SDK's transport.

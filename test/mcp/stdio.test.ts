@@ -11,7 +11,7 @@ import { LeaseClient } from "@issue-leases/client";
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { maintainer } from "../support/payloads.js";
 import { ensureBuilt, freePort, waitFor } from "../support/server-process.js";
-import { FULL } from "../e2e/issue-view.js";
+import { FULL, replies } from "../e2e/issue-view.js";
 import { withLiveApp } from "../e2e/live-app.js";
 import { AGENT, AGENT_TOKEN, BIN, call, OTHER, OTHER_TOKEN, startWorld, stdioClient, stdioEnv, text } from "./mcp-world.js";
 
@@ -95,8 +95,11 @@ describe.concurrent("issue-leases mcp over stdio", () => {
         const free = await call(mcp.client, "lease_status", { issue: `${FULL}#31` });
         expect(free.structuredContent).toMatchObject({ holder: null, token: null });
         await live.settled(server);
-        const replies = live.fake.requests.filter((r) => r.method === "POST" && r.path.includes("/issues/31/comments"));
-        expect(replies.length).toBe(2);
+        // The notes are shown in the app's replies on GitHub, as code (no mention, no markdown).
+        const posted = replies(live.fake, 31);
+        expect(posted.map((r) => r.outcome)).toEqual(["acquired", "released"]);
+        expect(posted[0]!.body).toContain("Note: `taking the parser bug`");
+        expect(posted[1]!.body).toContain("Note: `done, see the pull request`");
       } finally {
         await mcp.close();
       }
