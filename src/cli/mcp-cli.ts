@@ -6,6 +6,7 @@
  * errors go to standard error.
  */
 import { parseArgs } from "node:util";
+import { keepAliveFetch } from "../mcp/keep-alive-fetch.js";
 import { MCP_RETRY } from "../mcp/mcp-server.js";
 import { serveStdio } from "../mcp/stdio-server.js";
 import { type AgentIo, clientFor, instanceOption } from "./agent-args.js";
@@ -64,7 +65,7 @@ export async function runMcpCli(args: string[], io: McpIo): Promise<number> {
     if (instance !== undefined && !/^[A-Za-z0-9._-]{1,40}$/.test(instance)) {
       throw new AgentError("--instance must be 1 to 40 letters, digits, `.`, `_` or `-`", AGENT_EXIT.usage);
     }
-    const client = clientFor(values, { ...io, retry: io.retry ?? MCP_RETRY });
+    const client = clientFor(values, { ...io, retry: io.retry ?? MCP_RETRY, fetch: io.fetch ?? keepAliveFetch() });
     const url = typeof values.url === "string" ? values.url : io.env.ISSUE_LEASES_URL!;
     // Without a user or password the URL may carry.
     const shown = new URL(url);

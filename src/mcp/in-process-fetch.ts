@@ -11,7 +11,8 @@
  * not the server.
  */
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
-import { Duplex, Readable } from "node:stream";
+import { Duplex } from "node:stream";
+import { responseOf } from "./keep-alive-fetch.js";
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void | boolean | Promise<void | boolean>;
 
@@ -93,8 +94,6 @@ export function inProcessServer(handlers: () => readonly HttpHandler[], onError:
   });
 }
 
-const NULL_BODY = new Set([101, 204, 205, 304]);
-
 /** A `fetch` whose requests `server` answers, as if they came from `peer`. */
 export function fetchFor(server: Server, peer: Peer): typeof fetch {
   return async (input, init = {}) => {
@@ -119,16 +118,8 @@ export function fetchFor(server: Server, peer: Peer): typeof fetch {
         reject(signal?.aborted ? signal.reason : error);
       });
       req.once("response", (res) => {
-        const answer = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value === undefined) continue;
-          for (const v of Array.isArray(value) ? value : [value]) answer.append(name, v);
-        }
-        const status = res.statusCode ?? 500;
         res.once("close", () => signal?.removeEventListener("abort", onAbort));
-        if (NULL_BODY.has(status)) res.resume();
-        const stream = NULL_BODY.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
-        resolve(new Response(stream, { status, headers: answer }));
+        responseOf(res).then(resolve, reject);
       });
       req.end(body);
     });

@@ -143,9 +143,8 @@ function unavailableText(error: LeaseUnavailableError, service: ServiceName): st
   return `Nothing answered at ${service.where} (${cause}, after ${error.attempts} attempts): is the issue-leases app running there, and is the URL right? Nothing was changed.`;
 }
 
-/** fetch's "fetch failed" hides the reason (ECONNREFUSED, ENOTFOUND) in its cause. */
+/** The system's reason (ECONNREFUSED, ENOTFOUND): the error's own code, or, from Node's fetch ("fetch failed"), its cause's. */
 function causeText(error: Error): string {
-  const inner = error.cause as { code?: unknown; message?: unknown } | undefined;
-  if (typeof inner?.code === "string") return inner.code;
-  return error.message;
+  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? code : error.message;
 }
