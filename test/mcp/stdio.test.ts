@@ -271,4 +271,22 @@ describe.concurrent("issue-leases mcp over stdio", () => {
         await Promise.all(agents.map((a) => a.close()));
       }
     }), 120_000);
+
+  it("renews each lease at a third of its TTL while the session lives, so it outlasts its first expiry", () =>
+    withLiveApp(async (live) => {
+      const server = await startWorld(live);
+      const mcp = await stdioClient(stdioEnv(server));
+      try {
+        const claimed = await call(mcp.client, "claim_issue", { issue: `${FULL}#20`, ttl: "6s" });
+        const firstExpiry = Date.parse(claimed.structuredContent!.expires_at as string);
+        // Past the first expiry, with room for a renewal or two to come late on a busy machine.
+        await new Promise((r) => setTimeout(r, Math.max(0, firstExpiry - Date.now()) + 1_500));
+        const status = await call(mcp.client, "lease_status", { issue: `${FULL}#20` });
+        expect(status.structuredContent).toMatchObject({ holder: { login: AGENT.login }, token: 1 });
+        expect(Date.parse(status.structuredContent!.expires_at as string)).toBeGreaterThan(firstExpiry);
+        expect(text(status)).toContain("This session holds it and renews it.");
+      } finally {
+        await mcp.close();
+      }
+    }));
 });
