@@ -98,6 +98,8 @@ async function main(): Promise<void> {
     log(`${args.clients} agents (a process each), ${args.pairs} claim-next+release pairs per round, ${args.rounds} interleaved rounds, medians; ${OPEN} open issues`);
 
     const nextMs: number[] = [];
+    /** CPU time the agents' processes used (and, through MCP, their MCP servers'), over the pairs recorded. */
+    const cpu = { mcp: { agent: 0, server: 0, pairs: 0 }, client: { agent: 0, server: 0, pairs: 0 } };
     /** `pairs` pairs over the agents, each through MCP or the client; pairs per second, over the wall clock. */
     const round = async (how: "mcp" | "client", pairs: number, record: boolean): Promise<number> => {
       const per = Math.ceil(pairs / args.clients);
@@ -111,6 +113,14 @@ async function main(): Promise<void> {
       );
       const perS = (per * args.clients) / ((performance.now() - start) / 1000);
       if (record && how === "mcp") for (const a of answers) if ("done" in a) nextMs.push(...a.nextMs);
+      if (record) {
+        for (const a of answers) {
+          if (!("done" in a)) continue;
+          cpu[how].agent += a.cpuMs;
+          if (how === "mcp" && a.serverCpuMs !== null) cpu.mcp.server += a.serverCpuMs;
+          cpu[how].pairs += per;
+        }
+      }
       return perS;
     };
 
@@ -123,7 +133,7 @@ async function main(): Promise<void> {
     const viaClient: number[] = [];
     for (let r = 0; r < args.rounds; r++) {
       viaMcp.push(await round("mcp", args.pairs, true));
-      viaClient.push(await round("client", args.pairs, false));
+      viaClient.push(await round("client", args.pairs, true));
     }
     const mcpPerS = median(viaMcp);
     const clientPerS = median(viaClient);
@@ -139,6 +149,11 @@ async function main(): Promise<void> {
       { label: 24, value: 14 },
     );
     log(`ratio mcp/client: ${ratio.toFixed(2)} (goal >= ${GOAL}: ${ratio >= GOAL ? "met" : "missed"})`);
+    const perPair = (c: { agent: number; server: number; pairs: number }) => (c.pairs === 0 ? 0 : (c.agent + c.server) / c.pairs);
+    log(
+      `CPU per pair outside the app: MCP ${perPair(cpu.mcp).toFixed(2)} ms (agent ${(cpu.mcp.agent / Math.max(1, cpu.mcp.pairs)).toFixed(2)}, ` +
+        `its MCP server ${(cpu.mcp.server / Math.max(1, cpu.mcp.pairs)).toFixed(2)}), client ${perPair(cpu.client).toFixed(2)} ms`,
+    );
     log(`claim_next_issue latency: p50 ${percentile(nextMs, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${nextMs.length} calls, ${args.clients} at once)`);
     if (args.json) {
       console.log(
@@ -150,6 +165,8 @@ async function main(): Promise<void> {
           goal: GOAL,
           p50_ms: round2(percentile(nextMs, 50), 2),
           p99_ms: round2(p99, 2),
+          cpu_ms_per_pair_mcp: round2(perPair(cpu.mcp), 2),
+          cpu_ms_per_pair_client: round2(perPair(cpu.client), 2),
           open_issues: OPEN,
           clients: args.clients,
           pairs: args.pairs,

@@ -6,6 +6,7 @@
  * client package directly, `pairs` claim-next+release pairs at a time, and
  * answers with the time each claim-next took.
  */
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,7 +14,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { LeaseClient } from "@issue-leases/client";
 
 export type AgentOrder = { run: "mcp" | "client"; pairs: number } | { close: true };
-export type AgentAnswer = { ready: true } | { done: true; nextMs: number[] } | { failed: string };
+export type AgentAnswer = { ready: true } | { done: true; nextMs: number[]; cpuMs: number; serverCpuMs: number | null } | { failed: string };
 
 const [url = "", token = "", index = "0", cli = "", repo = ""] = process.argv.slice(2);
 const direct = new LeaseClient({ baseUrl: url, token, userAgent: "bench-mcp" });
@@ -43,13 +44,30 @@ async function run(how: "mcp" | "client", pairs: number): Promise<number[]> {
   return nextMs;
 }
 
+/** CPU time (ms) a process has used, from /proc (Linux); null elsewhere. */
+function cpuOf(pid: number | null | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 process.on("message", (order: AgentOrder) => {
   if ("close" in order) {
     void mcp.close().finally(() => process.exit(0));
     return;
   }
+  const cpu = process.cpuUsage();
+  const server = cpuOf(transport.pid);
   run(order.run, order.pairs).then(
-    (nextMs) => say({ done: true, nextMs }),
+    (nextMs) => {
+      const used = process.cpuUsage(cpu);
+      const after = cpuOf(transport.pid);
+      say({ done: true, nextMs, cpuMs: (used.user + used.system) / 1000, serverCpuMs: server === null || after === null ? null : after - server });
+    },
     (error: unknown) => say({ failed: String(error) }),
   );
 });

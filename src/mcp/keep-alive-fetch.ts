@@ -11,29 +11,38 @@
  */
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { Readable } from "node:stream";
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-/** A web `Response` of a node:http answer: read whole, or streamed when it is an event stream. */
+/**
+ * What the client reads of an answer: a web `Response` for an event stream (its body is read as a stream); for
+ * any other, its status, headers and whole text, without the web streams a `Response` reads its body through (a
+ * tool call's JSON is a few hundred bytes: those cost more than the request).
+ */
 export function responseOf(res: IncomingMessage): Promise<Response> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
   const status = res.statusCode ?? 500;
+  const header = (name: string): string | null => {
+    const v = res.headers[name.toLowerCase()];
+    return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+  };
+  if (!NULL_BODY.has(status) && /^text\/event-stream\b/i.test(header("content-type") ?? "")) {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+    }
+    return Promise.resolve(new Response(streamOf(res), { status, headers }));
+  }
+  const answer = (text: string) =>
+    ({ status, ok: status >= 200 && status < 300, headers: { get: header }, body: null, text: () => Promise.resolve(text) }) as unknown as Response;
   if (NULL_BODY.has(status)) {
     res.resume();
-    return Promise.resolve(new Response(null, { status, headers }));
-  }
-  if (/^text\/event-stream\b/i.test(headers.get("content-type") ?? "")) {
-    return Promise.resolve(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status, headers }));
+    return Promise.resolve(answer(""));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on("data", (chunk: Buffer) => chunks.push(chunk));
-    res.once("end", () => resolve(new Response(Buffer.concat(chunks), { status, headers })));
+    res.once("end", () => resolve(answer(Buffer.concat(chunks).toString("utf8"))));
     res.once("error", reject);
     res.once("close", () => {
       if (!res.complete) reject(new Error("the connection closed before the whole answer came"));
@@ -69,4 +78,30 @@ export function keepAliveFetch(): typeof fetch {
       req.end(body);
     });
   };
+}
+
+/** An event stream's body as a web stream: each chunk as it comes (the app writes an event at a time, and few). */
+function streamOf(res: IncomingMessage): ReadableStream<Uint8Array> {
+  // Nothing is handed to the stream once it is closed, errored or cancelled (the web stream would throw).
+  let open = true;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const end = (error?: Error) => {
+        if (!open) return;
+        open = false;
+        if (error) controller.error(error);
+        else controller.close();
+      };
+      res.on("data", (chunk: Buffer) => {
+        if (open) controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      });
+      res.once("end", () => end());
+      res.once("error", (error) => end(error));
+      res.once("close", () => end(res.complete ? undefined : new Error("the event stream's connection closed")));
+    },
+    cancel() {
+      open = false;
+      res.destroy();
+    },
+  });
 }

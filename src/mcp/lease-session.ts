@@ -186,7 +186,8 @@ export class LeaseSession {
     this.held.get(key)?.stop.abort();
     const held: Held = { ref, lease: answer, ttl, stop: new AbortController() };
     this.held.set(key, held);
-    const stop = AbortSignal.any([held.stop.signal, this.stop.signal]);
+    // The session's end aborts each held lease's own signal (shut): one signal, no AbortSignal.any kept per lease.
+    const stop = held.stop.signal;
     this.track(
       keepRenewing(answer, sentAt, {
         renew: (signal) => this.o.client.renew(ref, { instance: this.instance, ...(ttl !== undefined ? { ttl } : {}), signal }),
