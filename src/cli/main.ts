@@ -8,7 +8,6 @@
  * (`src/cli/agent-cli.ts`).
  */
 import { applyDotenv } from "./apply-dotenv.js";
-import { runCli } from "./run-cli.js";
 
 // `issue-leases list | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
@@ -40,10 +39,19 @@ async function readStdin(maxBytes: number): Promise<string | null> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
+const io = {
+  out: (text: string) => process.stdout.write(`${text}\n`),
+  err: (text: string) => process.stderr.write(`${text}\n`),
   clock: Date.now,
   env: process.env,
   readStdin,
-});
+};
+// `mcp` is started by an agent's host for every session: it loads the MCP server alone, not every command's modules
+// (the database drivers, Probot's Octokit), which take a second to load. Its standard output is the protocol's only.
+if (process.argv[2] === "mcp") {
+  const [{ runMcpCli }, { packageVersion }] = await Promise.all([import("./mcp-cli.js"), import("../mcp/package-version.js")]);
+  process.exitCode = await runMcpCli(process.argv.slice(3), { ...io, version: packageVersion() });
+} else {
+  const { runCli } = await import("./run-cli.js");
+  process.exitCode = await runCli(process.argv.slice(2), io);
+}

@@ -12,7 +12,7 @@
  */
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import { Duplex } from "node:stream";
-import { responseOf } from "./keep-alive-fetch.js";
+import { headersOf, responseOf } from "./keep-alive-fetch.js";
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void | boolean | Promise<void | boolean>;
 
@@ -99,8 +99,7 @@ export function fetchFor(server: Server, peer: Peer): typeof fetch {
   return async (input, init = {}) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = init.method ?? (input instanceof Request ? input.method : "GET");
-    const headers: Record<string, string> = { host: url.host, connection: "close" };
-    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    const headers: Record<string, string> = { host: url.host, connection: "close", ...headersOf(init.headers) };
     if (peer.forwardedFor !== undefined) headers["x-forwarded-for"] = peer.forwardedFor;
     const body = init.body === undefined || init.body === null ? undefined : String(init.body);
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));

@@ -55,8 +55,7 @@ export function keepAliveFetch(): typeof fetch {
   return (input, init = {}) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (url.protocol !== "http:" && url.protocol !== "https:") return Promise.reject(new TypeError(`not an http(s) URL: ${url.protocol}`));
-    const headers: Record<string, string> = {};
-    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    const headers = headersOf(init.headers);
     const body = init.body === undefined || init.body === null ? undefined : String(init.body);
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
     const signal = init.signal ?? undefined;
@@ -104,4 +103,13 @@ function streamOf(res: IncomingMessage): ReadableStream<Uint8Array> {
       res.destroy();
     },
   });
+}
+
+/** A request's headers as node:http takes them; the client gives a plain object, read as it is (no `Headers` built). */
+export function headersOf(given: RequestInit["headers"]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (given === undefined || given === null) return headers;
+  if (given instanceof Headers || Array.isArray(given)) new Headers(given).forEach((value, name) => (headers[name] = value));
+  else for (const [name, value] of Object.entries(given as Record<string, string>)) headers[name.toLowerCase()] = value;
+  return headers;
 }
