@@ -14,9 +14,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { LeaseClient } from "@issue-leases/client";
 import { StreamSlots } from "../api/stream-slots.js";
 import { fetchFor, type Peer } from "./in-process-fetch.js";
-import { MCP_RETRY, mcpSession } from "./mcp-server.js";
+import { instanceFor, MCP_RETRY, mcpSession } from "./mcp-server.js";
 import type { McpSettings } from "./mcp-settings.js";
-import { instanceFor } from "./stdio-server.js";
 
 export interface OpenSession {
   id: string | undefined;

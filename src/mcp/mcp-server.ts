@@ -7,6 +7,7 @@
  * for that lease's URI, at once; a lease that came from a place in line is a
  * logging message (`notice`).
  */
+import { randomBytes } from "node:crypto";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { LeaseAnswer, RetryOptions } from "@issue-leases/client";
@@ -20,6 +21,12 @@ export const SERVER_NAME = "issue-leases";
 
 /** A session's calls: a few quick retries; a Retry-After past 5 s is the agent's to wait (its refusal says how long). */
 export const MCP_RETRY: RetryOptions = { retries: 2, maxRetryAfterMs: 5_000, timeoutMs: 15_000 };
+
+/** The host's name as an instance: what the API accepts (1 to 40 of `A-Za-z0-9._-`), then a random suffix. */
+export function instanceFor(clientName: string | undefined): string {
+  const base = (clientName ?? "mcp").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 32) || "mcp";
+  return `${base}-${randomBytes(3).toString("hex")}`;
+}
 
 /** A lease's resource URI: `lease://owner/repo/issues/12`. */
 export function leaseUri(lease: { repo: string; issue: number }): string {

@@ -7,10 +7,9 @@
  * are released then, unless kept), and a process that is killed leaves
  * its leases to expire.
  */
-import { randomBytes } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { LeaseClient } from "@issue-leases/client";
-import { mcpSession } from "./mcp-server.js";
+import { instanceFor, mcpSession } from "./mcp-server.js";
 
 export interface StdioOptions {
   client: LeaseClient;
@@ -26,12 +25,6 @@ export interface StdioOptions {
   stdout?: NodeJS.WritableStream;
   /** End cleanly on SIGTERM and SIGINT (default true). */
   signals?: boolean;
-}
-
-/** The host's name as an instance: what the API accepts (1 to 40 of `A-Za-z0-9._-`), then a random suffix. */
-export function instanceFor(clientName: string | undefined): string {
-  const base = (clientName ?? "mcp").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 32) || "mcp";
-  return `${base}-${randomBytes(3).toString("hex")}`;
 }
 
 /** Serves until the host goes away; resolves once the session's leases are released (or kept). */
