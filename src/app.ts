@@ -49,6 +49,10 @@ import { eventsHandler } from "./api/events-route.js";
 import { EventHub } from "./events/hub.js";
 import { PublicRepos } from "./events/public-repos.js";
 import { eventStreamSettings } from "./events/stream-settings.js";
+import { type HttpHandler } from "./mcp/in-process-fetch.js";
+import { mcpRoute } from "./mcp/http-route.js";
+import { mcpSettings } from "./mcp/mcp-settings.js";
+import { packageVersion } from "./mcp/package-version.js";
 
 
 export interface AppOptions {
@@ -123,8 +127,14 @@ function appSlug(app: Probot): () => Promise<string | null> {
 }
 
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
-  return async (app: Probot, { addHandler }) => {
+  return async (app: Probot, { addHandler: addToServer }) => {
     const clock = opts.clock ?? Date.now;
+    // Every handler added is also what the MCP sessions' API requests go through, in this process (mcp/in-process-fetch.ts).
+    const handlers: HttpHandler[] = [];
+    const addHandler = (handler: HttpHandler) => {
+      addToServer(handler);
+      handlers.push(handler);
+    };
     // GET /metrics: off unless METRICS=1 or METRICS_TOKEN. Nothing is metered when off.
     const metricsServed = metricsSettings(process.env);
     const metrics = opts.metrics !== undefined ? opts.metrics : metricsServed && new AppMetrics();
@@ -317,6 +327,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     // Read before the routes are added: a wrong API_RATE_LIMIT or EVENTS_* ends the start, naming it.
     const rateLimit = rateLimitSettings(process.env);
     const streams = eventStreamSettings(process.env);
+    const mcpConfig = mcpSettings(process.env);
     // The event stream's one reader of the ledger; started when there is a server to stream from.
     const events = new EventHub({
       events: ledger,
@@ -326,6 +337,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       onError: (error) => log.warn({ err: error }, "event stream: reading the ledger's events failed; trying again"),
     });
     let streaming = false;
+    let mcp: ReturnType<typeof mcpRoute> | null = null;
     if (metrics) {
       metrics.watchOutbox(ledger, clock);
       metrics.watchEvents(() => events.counters());
@@ -354,6 +366,10 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       );
       streaming = true;
       addHandler(api.handler);
+      // The lease tools over MCP's Streamable HTTP at /mcp: each tool call is a request to the handlers above.
+      const served = [...handlers];
+      mcp = mcpRoute({ api: api.deps, handlers: () => served, settings: mcpConfig, version: packageVersion(), clock, log });
+      addHandler(mcp.handle);
     } catch {
       // No HTTP server (tests through probot.receive): no /health or /metrics route, no webhooks at /.
     }
@@ -371,6 +387,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       events,
       async shutdown() {
         // Streams end first and cleanly: their clients reconnect (to another replica) while this one finishes.
+        // MCP sessions end without releasing: their agents carry on elsewhere, and claim again (same instance) or let them expire.
+        await mcp?.close();
         await events.close();
         await deliveries.settle();
         await inventory.stop();

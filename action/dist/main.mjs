@@ -119,10 +119,13 @@ var LeaseUnavailableError = class extends Error {
     this.name = "LeaseUnavailableError";
     this.status = options?.status ?? null;
     this.code = options?.code ?? null;
+    this.retryAfterMs = options?.retryAfterMs ?? null;
   }
   attempts;
   status;
   code;
+  /** What the API's last answer asked to wait (`Retry-After`, ms), e.g. a `429 rate_limited`'s; null when it said nothing. */
+  retryAfterMs;
 };
 var LeaseLostError = class extends Error {
   constructor(ref, reason, token, options) {
@@ -191,7 +194,7 @@ async function call(config, spec) {
       throw new LeaseUnavailableError(
         `${spec.method} /${spec.path}: ${describeFailure(failure)} (after ${attempts} attempt${attempts === 1 ? "" : "s"}${why})`,
         attempts,
-        { cause: failure, ...status !== void 0 ? { status } : {}, ...code !== void 0 ? { code } : {} }
+        { cause: failure, retryAfterMs, ...status !== void 0 ? { status } : {}, ...code !== void 0 ? { code } : {} }
       );
     }
     await sleep(retryAfterMs ?? backoff(config.retry, attempt), spec.signal);
@@ -435,13 +438,14 @@ async function* leaseEvents(config, filter, options = {}) {
       failures = 0;
       options.onOpen?.({ lastEventId: lastId === "" ? null : lastId });
       const parser = new SseParser(lastId);
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      const decoder = new TextDecoder();
+      const reader = res.body.getReader();
       try {
         for (; ; ) {
           const { done, value } = await reader.read();
           if (done) break;
           awake();
-          for (const item of parser.feed(value)) {
+          for (const item of parser.feed(decoder.decode(value, { stream: true }))) {
             if (item.kind === "retry") baseDelay = Math.max(1, item.ms);
             if (item.kind !== "event") continue;
             lastId = item.lastEventId;
@@ -1003,7 +1007,7 @@ var LeaseClient = class {
   }
   /** Ends the caller's lease; succeeds when the caller holds nothing. Throws `LeaseNotHolderError` when someone else holds it. */
   async release(ref, options = {}) {
-    return this.#write("DELETE", ref, { query: { instance: options.instance }, ...options });
+    return this.#write("DELETE", ref, { query: { instance: options.instance, note: options.note }, ...options });
   }
   /** The live lease (holder null when the issue is free) and the recent tenures. */
   async status(ref, options = {}) {
@@ -1111,6 +1115,7 @@ function leaseBody(options) {
   const body = {};
   if (options.ttl !== void 0) body.ttl = ttlText(options.ttl);
   if (options.instance !== void 0) body.instance = options.instance;
+  if (options.note !== void 0) body.note = options.note;
   return body;
 }
 function isLeaseAnswer(json) {

@@ -43,6 +43,8 @@ export interface ApiRepo extends SeenRepo {
 export interface IssueState {
   state: "open" | "closed";
   labels: string[];
+  /** Its title, as GitHub (or the inventory) showed it: for the claim's answer. */
+  title?: string;
   /** When and by whom it was opened (`author_first`), when GitHub says. */
   createdAt?: number;
   authorId?: number;
@@ -114,12 +116,19 @@ export class RepoAccess {
     const path = `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}/issues/${number}`;
     const res = await this.get(token, path, "the issue", "manual");
     if (!res) return null;
-    const body = res as { state?: string; labels?: Array<string | { name?: string }>; created_at?: string; user?: { id?: number } | null };
+    const body = res as {
+      state?: string;
+      labels?: Array<string | { name?: string }>;
+      created_at?: string;
+      user?: { id?: number } | null;
+      title?: string;
+    };
     const labels = (body.labels ?? []).map((l) => (typeof l === "string" ? l : (l.name ?? "")));
     const createdAt = Date.parse(body.created_at ?? "");
     return {
       state: body.state === "closed" ? "closed" : "open",
       labels,
+      ...(typeof body.title === "string" ? { title: body.title } : {}),
       ...(Number.isFinite(createdAt) ? { createdAt } : {}),
       ...(typeof body.user?.id === "number" ? { authorId: body.user.id } : {}),
     };

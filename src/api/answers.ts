@@ -57,6 +57,12 @@ export function errorAnswer(status: number, code: string, message: string, extra
   return { status, body: { error }, ...(extra.headers ? { headers: extra.headers } : {}) };
 }
 
+/** What an acquired claim's answer says of the issue, for the agent's next step: its title and its page. */
+export interface IssueAbout {
+  title?: string;
+  url?: string;
+}
+
 /** Every answer that says "no such repository, or not for you": byte for byte the same, so that nobody learns which. */
 export const NOT_FOUND: Answer = errorAnswer(404, "not_found", "Not Found");
 
@@ -65,7 +71,7 @@ export const NOT_FOUND: Answer = errorAnswer(404, "not_found", "Not Found");
  * `not_holder`, 403 and 422 for the rules' refusals; 202 for a place in line
  * (`?wait=true`), with the lease it waits for.
  */
-export function leaseAnswer(repo: string, issue: number, r: LeaseResult): Answer {
+export function leaseAnswer(repo: string, issue: number, r: LeaseResult, about?: IssueAbout): Answer {
   switch (r.outcome) {
     case "queued":
       return {
@@ -78,6 +84,7 @@ export function leaseAnswer(repo: string, issue: number, r: LeaseResult): Answer
       // The first in line got it as it was released: who, with which token.
       return { status: 200, body: { outcome: "released", ...leaseJson(repo, issue, r.lease), ...(r.handoff ? { handed_to: handedJson(r.handoff) } : {}) } };
     case "acquired":
+      return { status: 200, body: { outcome: r.outcome, ...leaseJson(repo, issue, r.lease), ...about } };
     case "renewed":
     case "status":
       return { status: 200, body: { outcome: r.outcome, ...leaseJson(repo, issue, r.lease) } };

@@ -13,6 +13,8 @@ export interface ApiDeps {
   /** The leases, and the inventory of open issues that `next` walks. */
   ledger: LeaseBook & LeaseReads & Inventory;
   clock: () => number;
+  /** GitHub's web address (https://github.com, or Enterprise Server's): an issue's page is under it. */
+  web?: string;
   identities: Identities;
   access: RepoAccess;
   /** What GitHub would not let the caller do by a comment (blocks, locks, interaction limits). */

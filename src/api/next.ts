@@ -28,7 +28,7 @@ import { bearerToken, callerKey, type Identity, reaches } from "./identity.js";
 import { type NextScope, nextRequest, nextScope } from "./next-request.js";
 import { caller, failure, send } from "./respond.js";
 import { idempotencyKey, isAnswer, readBody } from "./requests.js";
-import { outsideScope, runCommand } from "./run-command.js";
+import { type CommandResult, outsideScope, replayAbout, runCommand } from "./run-command.js";
 
 const NEXT_PATH = /^\/api\/v1\/(?:orgs\/([^/]+)|repos\/([^/]+)\/([^/]+))\/leases\/next$/;
 
@@ -85,9 +85,17 @@ async function filling(deps: ApiDeps, repo: ApiRepo): Promise<Answer> {
 }
 
 /** A claim's answer, for the issue its lease names (a duplicate's may be another than the one tried). */
-function answerOf(result: LeaseResult, repo: ApiRepo, tried?: number): Answer {
+function answerOf(result: CommandResult, repo: ApiRepo, tried?: number): Answer {
   const lease = "lease" in result ? result.lease : null;
-  return leaseAnswer(lease?.repo ?? `${repo.owner}/${repo.name}`, lease?.issue ?? tried ?? 0, result);
+  return leaseAnswer(lease?.repo ?? `${repo.owner}/${repo.name}`, lease?.issue ?? tried ?? 0, result, result.about);
+}
+
+/** The answer of a call that took its issue before (a retry): as the first, the issue's title read again. */
+async function replayed(deps: ApiDeps, token: string, result: LeaseResult, repos: ApiRepo[]): Promise<Answer> {
+  const lease = "lease" in result ? result.lease : null;
+  const repo = repos.find((r) => `${r.owner}/${r.name}`.toLowerCase() === lease?.repo.toLowerCase()) ?? repos[0]!;
+  const about = result.outcome === "acquired" && lease ? await replayAbout(deps, token, repo, lease.issue) : undefined;
+  return answerOf({ ...result, ...(about ? { about } : {}) }, repo);
 }
 
 async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, req: IncomingMessage, path: RegExpExecArray): Promise<Answer> {
@@ -117,7 +125,7 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
   const base = key === undefined ? undefined : `api:${callerKey(who)}:next:${scopeId}:${instance ?? ""}:${key}`;
   if (base !== undefined) {
     const first = await deps.ledger.recorded(base);
-    if (first !== null) return answerOf(leaseResultOf(first, true), repos[0]!);
+    if (first !== null) return replayed(deps, token, leaseResultOf(first, true), repos);
   }
   const byId = new Map(repos.map((r) => [r.id, r]));
   const outcome = await deps.track(() =>
@@ -134,7 +142,13 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
         ...(instance !== undefined ? { instance } : {}),
         ...(base !== undefined ? { delivery: base, recordAcquiredOnly: true } : {}),
         now: deps.clock(),
-        known: { state: "open", labels: issue.labels, createdAt: issue.createdAt, ...(issue.authorId !== null ? { authorId: issue.authorId } : {}) },
+        known: {
+          state: "open",
+          labels: issue.labels,
+          createdAt: issue.createdAt,
+          title: issue.title,
+          ...(issue.authorId !== null ? { authorId: issue.authorId } : {}),
+        },
       });
       if (isAnswer(result)) {
         // GitHub's moderation: a locked issue is that issue's; a block or an interaction limit is the caller's.
@@ -143,7 +157,7 @@ async function serveNext(deps: ApiDeps, trying: Map<string, Promise<unknown>>, r
       }
       deps.log.info({ repo: full, issue: issue.issue, op: "next", outcome: result.outcome, login: who.login, instance, duplicate: result.duplicate }, "API command");
       // A duplicate is a retry of this call that took an issue first (maybe another): its lease says which.
-      return attemptOf(result, answerOf(result, repo, issue.issue));
+      return attemptOf(result, result.duplicate ? await replayed(deps, token, result, repos) : answerOf(result, repo, issue.issue));
     }),
   );
   if (outcome.kind === "answer") return outcome.answer;

@@ -24,10 +24,16 @@ export const instance = z
   .nullable()
   .optional();
 
-const leaseBody = z.strictObject({
+/** A line for the people reading the issue, shown in the app's reply (as a code span: no mention, no markdown). */
+export const MAX_NOTE_CHARS = 200;
+const note = z.string().trim().min(1, "must not be empty").max(MAX_NOTE_CHARS, `must be at most ${MAX_NOTE_CHARS} characters`).optional();
+
+const renewBody = z.strictObject({
   ttl: z.string().max(40).nullable().optional(),
   instance,
 });
+
+const claimBody = renewBody.extend({ note });
 
 const verifyBody = z.strictObject({
   token: z.number().int().positive(),
@@ -91,19 +97,24 @@ export function json(text: string): unknown | Answer {
 
 const isAnswer = (v: unknown): v is Answer => typeof v === "object" && v !== null && "status" in v && "body" in v;
 
-/** A claim's or renewal's body: `{"ttl", "instance"}`, both optional. `ttl` null: the repository's default. */
-export function leaseRequest(text: string): { ttl: number | null; instance?: string } | Answer {
+/**
+ * A claim's or renewal's body: `{"ttl", "instance"}`, both optional, and a claim's `note`. `ttl` null: the repository's
+ * default.
+ */
+export function leaseRequest(text: string, op: "claim" | "renew" = "renew"): { ttl: number | null; instance?: string; note?: string } | Answer {
   const raw = json(text);
   if (isAnswer(raw)) return raw;
-  const parsed = leaseBody.safeParse(raw);
+  const parsed = (op === "claim" ? claimBody : renewBody).safeParse(raw);
   if (!parsed.success) return invalid(parsed.error);
   const { ttl, instance } = parsed.data;
+  const written = (parsed.data as { note?: string }).note;
+  const said = written !== undefined ? { note: written } : {};
   let ms: number | null = null;
   if (ttl !== undefined && ttl !== null) {
     ms = parseDuration(ttl.trim());
     if (ms === null) return errorAnswer(422, "invalid_ttl", `\`ttl\` is not a duration; use ${DURATION_FORMS}, or leave it out for the repository's default.`);
   }
-  return { ttl: ms, ...(instance ? { instance } : {}) };
+  return { ttl: ms, ...(instance ? { instance } : {}), ...said };
 }
 
 export function verifyRequest(text: string): { token: number; instance?: string } | Answer {
@@ -114,11 +125,13 @@ export function verifyRequest(text: string): { token: number; instance?: string 
   return { token: parsed.data.token, ...(parsed.data.instance ? { instance: parsed.data.instance } : {}) };
 }
 
-/** `?instance=` of a release. */
-export function instanceParam(value: string | null): { instance?: string } | Answer {
-  if (value === null || value === "") return {};
-  if (!INSTANCE_PATTERN.test(value)) return errorAnswer(422, "invalid_body", "`instance` must be 1 to 40 letters, digits, `.`, `_` or `-`.");
-  return { instance: value };
+/** `?instance=` and `?note=` of a release. */
+export function releaseParams(params: URLSearchParams): { instance?: string; note?: string } | Answer {
+  const value = params.get("instance");
+  const text = params.get("note")?.trim();
+  if (value !== null && value !== "" && !INSTANCE_PATTERN.test(value)) return errorAnswer(422, "invalid_body", "`instance` must be 1 to 40 letters, digits, `.`, `_` or `-`.");
+  if (text !== undefined && text.length > MAX_NOTE_CHARS) return errorAnswer(422, "invalid_body", `\`note\` must be at most ${MAX_NOTE_CHARS} characters.`);
+  return { ...(value ? { instance: value } : {}), ...(text ? { note: text } : {}) };
 }
 
 /** `?wait=` of a claim: `true` waits in line when the issue is held; absent or `false`, it does not. */

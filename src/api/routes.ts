@@ -27,8 +27,8 @@ import { bearerToken, reaches } from "./identity.js";
 import { nextHandler } from "./next.js";
 import openapi from "./openapi.json" with { type: "json" };
 import { caller, failure, send } from "./respond.js";
-import { idempotencyKey, instanceParam, isAnswer, issueRef, leaseRequest, readBody, verifyRequest, waitParam } from "./requests.js";
-import { outsideScope, runCommand } from "./run-command.js";
+import { idempotencyKey, isAnswer, issueRef, leaseRequest, readBody, releaseParams, verifyRequest, waitParam } from "./requests.js";
+import { outsideScope, replayAbout, runCommand } from "./run-command.js";
 
 export type { ApiDeps };
 
@@ -82,7 +82,7 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   // Everything the request says is checked before GitHub is asked who the token is: input that can never succeed is a 422, whatever GitHub's state.
   const ref = issueRef(path[1]!, path[2]!, path[3]!);
   if (isAnswer(ref)) return ref;
-  const asked = op === "claim" || op === "renew" ? leaseRequest(text) : op === "verify" ? verifyRequest(text) : instanceParam(url.searchParams.get("instance"));
+  const asked = op === "claim" || op === "renew" ? leaseRequest(text, op) : op === "verify" ? verifyRequest(text) : releaseParams(url.searchParams);
   if (isAnswer(asked)) return asked;
   const key = op === "status" || op === "verify" ? undefined : idempotencyKey(req);
   if (isAnswer(key)) return key;
@@ -118,20 +118,23 @@ async function serve(deps: ApiDeps, req: IncomingMessage, url: URL, op: Op, path
   }
 
   if (outside) return outsideScope(who, full);
-  const { ttl = null, instance } = asked as { ttl?: number | null; instance?: string };
+  const { ttl = null, instance, note } = asked as { ttl?: number | null; instance?: string; note?: string };
   // Scoped to the caller, the operation and the issue: the same key sent for another issue is another request. (Only
   // one installation of a bot reaches the issue's repository, so its account id names it here.)
   const delivery = key === undefined ? undefined : `api:${who.id}:${op}${wait ? "-wait" : ""}:${repo.id}#${ref.issue}:${instance ?? ""}:${key}`;
   if (delivery !== undefined) {
     const first = await deps.ledger.recorded(delivery);
-    if (first !== null) return leaseAnswer(full, ref.issue, leaseResultOf(first, true, issueKey));
+    if (first !== null) {
+      const replay = leaseResultOf(first, true, issueKey);
+      return leaseAnswer(full, ref.issue, replay, replay.outcome === "acquired" ? await replayAbout(deps, token, repo, ref.issue) : undefined);
+    }
   }
-  const result = await deps.track(() => runCommand(deps, { token, repo, ref, who, op, ttl, instance, delivery, now, wait }));
+  const result = await deps.track(() => runCommand(deps, { token, repo, ref, who, op, ttl, instance, delivery, now, wait, ...(note !== undefined ? { note } : {}) }));
   if (isAnswer(result)) return result;
   deps.log.info(
     { repo: full, issue: ref.issue, op, outcome: result.outcome, login: who.login, instance, duplicate: result.duplicate },
     "API command",
   );
-  return leaseAnswer(full, ref.issue, result);
+  return leaseAnswer(full, ref.issue, result, result.about);
 }
 

@@ -8,7 +8,7 @@
 import { LeaseCommand, type LeaseResult, type ReplyFor } from "../leasing/lease-command.js";
 import type { ApiRepo, IssueState } from "./access.js";
 import type { ApiDeps } from "./api-deps.js";
-import { type Answer, errorAnswer, NOT_FOUND } from "./answers.js";
+import { type Answer, errorAnswer, type IssueAbout, NOT_FOUND } from "./answers.js";
 import type { Identity } from "./identity.js";
 import type { IssueRef } from "./requests.js";
 
@@ -25,6 +25,23 @@ export function outsideScope(who: Identity, full: string): Answer {
   return errorAnswer(403, "forbidden", message, { reason: "blocked" });
 }
 
+/** An issue's page on GitHub, under the web address the app's GitHub has. */
+function aboutOf(deps: Pick<ApiDeps, "web">, repo: ApiRepo, issue: number, title: string | undefined): IssueAbout {
+  return { ...(title !== undefined ? { title } : {}), ...(deps.web !== undefined ? { url: `${deps.web}/${repo.owner}/${repo.name}/issues/${issue}` } : {}) };
+}
+
+/**
+ * What a replayed claim (a retry with the same Idempotency-Key) says of the issue, as its first answer did: the title
+ * read again (without it when GitHub does not answer: the replay still stands), and the page.
+ */
+export async function replayAbout(deps: Pick<ApiDeps, "web" | "access">, token: string, repo: ApiRepo, issue: number): Promise<IssueAbout> {
+  const seen = await deps.access.issue(token, repo, issue).catch(() => null);
+  return aboutOf(deps, repo, issue, seen?.title);
+}
+
+/** A command's result, and for a claim what GitHub (or the inventory) showed of the issue. */
+export type CommandResult = LeaseResult & { about?: IssueAbout };
+
 export async function runCommand(
   deps: ApiDeps,
   r: {
@@ -36,11 +53,14 @@ export async function runCommand(
     recordAcquiredOnly?: boolean;
     /** Wait in line when the issue is held (`?wait=true`); `next` never does. */
     wait?: boolean;
+    /** The caller's line for the people reading the issue, shown in the reply to a claim or release that changes the lease. */
+    note?: string;
   },
-): Promise<LeaseResult | Answer> {
+): Promise<CommandResult | Answer> {
   const { repo, ref, who, op, now } = r;
   const config = await deps.config(repo);
   let issue: { number: number; labels: string[]; state?: string; createdAt?: number; authorId?: number } = { number: ref.issue, labels: [] };
+  let about: IssueAbout | undefined;
   // What a comment could not do, the API does not do either: a release too, since ending a lease (or leaving the line)
   // is acting on the issue, and a caller GitHub shuts out of it must not do that through the app.
   const moderated = deps.moderation.refusal(r.token, repo, ref.issue, who);
@@ -48,7 +68,9 @@ export async function runCommand(
     // The issue must exist (for the caller), be open, and keep the labels it had: a label it already has is not the app's to take off.
     const [seen] = await Promise.all([r.known ?? deps.access.issue(r.token, repo, ref.issue), moderated.catch(() => null)]);
     if (!seen) return NOT_FOUND;
-    issue = { number: ref.issue, ...seen };
+    const { title, ...state } = seen;
+    issue = { number: ref.issue, ...state };
+    about = aboutOf(deps, repo, ref.issue, title);
   }
   const refusal = await moderated;
   if (refusal) return errorAnswer(403, "forbidden", refusal.message, { reason: refusal.reason });
@@ -58,7 +80,8 @@ export async function runCommand(
   const reply: ReplyFor = (outcome, lease, extra = {}) => {
     const changed = outcome === "acquired" ? extra.newTenure !== false : outcome === "released" && lease !== null;
     if (!changed) return null;
-    return { op: outcome === "acquired" ? "claim" : "release", outcome, issue: ref.issue, at: now, command: null, actor: who.login, lease, ignored: 0, via: "api", ...extra };
+    const said = r.note !== undefined ? { note: r.note } : {};
+    return { op: outcome === "acquired" ? "claim" : "release", outcome, issue: ref.issue, at: now, command: null, actor: who.login, lease, ignored: 0, via: "api", ...said, ...extra };
   };
   // Before the command: its lease event is written in its transaction, and the event stream shows an event to anyone only
   // once the ledger knows its repository is public (events/public-repos.ts).
@@ -84,5 +107,5 @@ export async function runCommand(
   const changed =
     (result.outcome === "acquired" && result.newTenure) || (result.outcome === "released" && (result.lease !== null || result.handoff !== undefined));
   if (changed && !result.duplicate) deps.kick();
-  return result;
+  return about === undefined ? result : { ...result, about };
 }

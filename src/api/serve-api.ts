@@ -31,11 +31,12 @@ export interface ServeApiOptions {
   log: ApiDeps["log"];
 }
 
-/** The API's handler, and its access to GitHub for the event stream (the same caches). */
+/** The API's handler, its access to GitHub for the event stream (the same caches), and its parts for the other routes that take a caller's token as the API does (the MCP server's). */
 export interface ServedApi {
   handler: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   /** A repository as a token sees it, when the app is installed on it (RepoAccess.repo); null otherwise. */
   lookup: (token: string, owner: string, name: string) => Promise<ApiRepo | null>;
+  deps(): Promise<ApiDeps>;
 }
 
 export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
@@ -71,6 +72,7 @@ export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
     return {
       ledger: o.ledger,
       clock: o.clock,
+      web: urls.web,
       identities: new Identities({ graphqlUrl: urls.graphql, restUrl, clock: o.clock, lookups: new LookupGate({ refused: o.rateLimit.unknownTokens }, o.clock) }),
       access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
       moderation: new Moderation({ graphqlUrl: urls.graphql, permission, clock: o.clock }),
@@ -99,5 +101,6 @@ export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
       return handler(req, res);
     },
     lookup: async (token, owner, name) => (await built()).access.repo(token, owner, name),
+    deps: built,
   };
 }

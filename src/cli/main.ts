@@ -8,7 +8,6 @@
  * (`src/cli/agent-cli.ts`).
  */
 import { applyDotenv } from "./apply-dotenv.js";
-import { runCli } from "./run-cli.js";
 
 // `issue-leases list | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
@@ -17,11 +16,11 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 });
 
 // Into process.env itself, as Probot does: the ledger reads DATABASE_SCHEMA from there.
-// Not for the client commands (`agent …`): they talk to the API, and the
+// Not for the client commands (`agent …`, `mcp`): they talk to the API, and the
 // app's .env (its own GitHub settings) is none of an agent's business. Nor for
 // `check-config`, run in a repository of the maintainer's, whose .env is not the app's.
 try {
-  if (process.argv[2] !== "agent" && process.argv[2] !== "check-config") applyDotenv(process.env, process.cwd());
+  if (process.argv[2] !== "agent" && process.argv[2] !== "mcp" && process.argv[2] !== "check-config") applyDotenv(process.env, process.cwd());
 } catch (err) {
   process.stderr.write(`issue-leases: cannot read .env (${err instanceof Error ? err.message : String(err)})\n`);
   process.exit(1);
@@ -40,10 +39,19 @@ async function readStdin(maxBytes: number): Promise<string | null> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
+const io = {
+  out: (text: string) => process.stdout.write(`${text}\n`),
+  err: (text: string) => process.stderr.write(`${text}\n`),
   clock: Date.now,
   env: process.env,
   readStdin,
-});
+};
+// `mcp` is started by an agent's host for every session: it loads the MCP server alone, not every command's modules
+// (the database drivers, Probot's Octokit), which take a second to load. Its standard output is the protocol's only.
+if (process.argv[2] === "mcp") {
+  const [{ runMcpCli }, { packageVersion }] = await Promise.all([import("./mcp-cli.js"), import("../mcp/package-version.js")]);
+  process.exitCode = await runMcpCli(process.argv.slice(3), { ...io, version: packageVersion() });
+} else {
+  const { runCli } = await import("./run-cli.js");
+  process.exitCode = await runCli(process.argv.slice(2), io);
+}

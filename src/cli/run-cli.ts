@@ -17,6 +17,7 @@ import { ADOPT_HELP, runAdopt } from "./adopt.js";
 import { BACKUP_HELP } from "./backup.js";
 import { CHECK_CONFIG_HELP, runCheckConfig } from "./check-config.js";
 import { runAgentCli } from "./agent-cli.js";
+import { runMcpCli } from "./mcp-cli.js";
 import { AGENT_SUMMARY } from "./agent-help.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { DOCTOR_HELP, runDoctor } from "./doctor.js";
@@ -93,6 +94,9 @@ For maintainers of a repository (offline: no database, no network):
 
 ${AGENT_SUMMARY}
 
+For agent hosts (Claude Code, Codex, VS Code, …):
+  mcp [--instance NAME] [--keep-leases]                the lease tools as an MCP server over stdio
+
 Options:
 ${DATABASE_HELP}
   -h, --help      this help, or a command's own: \`issue-leases <command> --help\`
@@ -151,6 +155,8 @@ function noArgs(positionals: string[], command: CommandName): void {
 
 async function run(args: string[], io: CliIo): Promise<number> {
   if (args[0] === "agent") return await runAgentCli(args.slice(1), io);
+  // Standard output is the protocol's: mcp writes its help and errors to standard error.
+  if (args[0] === "mcp") return await runMcpCli(args.slice(1), { ...io, version: version() });
   // A first, lenient pass only finds the command: option values are not mistaken for it.
   const allOptions: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS };
   for (const spec of Object.values(COMMANDS)) Object.assign(allOptions, spec.options);

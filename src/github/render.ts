@@ -78,6 +78,8 @@ export interface Reply {
   comment?: number;
   /** The command came through the HTTP API, not a comment (there is no comment to quote or name). */
   via?: "api";
+  /** The API caller's note (user text: shown as a code span, which mentions nobody and breaks no markdown). */
+  note?: string;
   /** For `help`: what this repository reads (render-help.ts). */
   help?: HelpView;
   /** For `queued`: the place in line (1 for the first) and until when it lasts; `waiter`, who waits, when not the actor (`/claim @user`). */
@@ -304,6 +306,7 @@ export function renderReply(r: Reply, extras: RenderExtras = {}): string {
   if (r.via === "api") {
     const done = r.op === "release" || r.op === "handoff" ? "Released" : r.op === "renew" ? "Renewed" : r.outcome === "queued" ? "Queued" : "Claimed";
     parts.push(`_${done} through the issue-leases API._`);
+    if (r.note) parts.push(`Note: ${codeSpan(r.note, 200)}`);
   }
   if (r.reason) parts.push(safeText(r.reason));
   if (extras.assignRefused && r.lease) {

@@ -46,7 +46,10 @@ describe.concurrent("The HTTP API", () => {
       const lost = a.status === 200 ? b : a;
       expect([a.status, b.status].sort()).toEqual([200, 409]);
       expect(won.body).toMatchObject({ outcome: "acquired", repo: FULL, issue: 1, token: 1 });
-      expect(lost.body).toEqual({ ...won.body, outcome: "held" });
+      // The acquired answer names the issue for the winner's next step (its title and page); the refusal names the lease.
+      const { title, url, ...lease } = won.body;
+      expect({ title, url }).toEqual({ title: "Issue 1", url: expect.stringMatching(new RegExp(`/${FULL}/issues/1$`)) });
+      expect(lost.body).toEqual({ ...lease, outcome: "held" });
       const winner = won === a ? BOT : OTHER;
       expect(won.body.holder).toEqual({ login: winner.login, id: winner.id, instance: won === a ? "worker-1" : null });
 

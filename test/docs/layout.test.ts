@@ -17,7 +17,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
  * GitHub; what the app writes on GitHub knows nothing of commands' flow; the
  * outbox applies effects through github/; leasing decides and queues; the
  * edges (webhooks, the API, the board, the CLI) call leasing; the GitHub
- * Action runs the CLI's `agent run`. The client is a package of its own
+ * Action runs the CLI's `agent run`. The MCP server (mcp/) is an edge over
+ * the client package and the API's parts; the CLI's `mcp` and app.ts start it. The client is a package of its own
  * (packages/client/), imported by its name: it is in no folder here.
  */
 const ORDER = [
@@ -31,6 +32,7 @@ const ORDER = [
   "leasing",
   "webhooks",
   "api",
+  "mcp",
   "metrics",
   "startup",
   "dashboard",

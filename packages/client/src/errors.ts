@@ -120,16 +120,19 @@ export class LeaseRefusedError extends LeaseApiError {
 export class LeaseUnavailableError extends Error {
   readonly status: number | null;
   readonly code: string | null;
+  /** What the API's last answer asked to wait (`Retry-After`, ms), e.g. a `429 rate_limited`'s; null when it said nothing. */
+  readonly retryAfterMs: number | null;
 
   constructor(
     message: string,
     readonly attempts: number,
-    options?: { cause?: unknown; status?: number; code?: string },
+    options?: { cause?: unknown; status?: number; code?: string; retryAfterMs?: number | null },
   ) {
     super(message, options);
     this.name = "LeaseUnavailableError";
     this.status = options?.status ?? null;
     this.code = options?.code ?? null;
+    this.retryAfterMs = options?.retryAfterMs ?? null;
   }
 }
 

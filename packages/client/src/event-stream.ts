@@ -80,13 +80,15 @@ export async function* leaseEvents(config: HttpConfig, filter: EventFilter, opti
       failures = 0;
       options.onOpen?.({ lastEventId: lastId === "" ? null : lastId });
       const parser = new SseParser(lastId);
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      // Decoded as it comes (a character split across two reads waits for the next), without a second stream to pipe through.
+      const decoder = new TextDecoder();
+      const reader = res.body.getReader();
       try {
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
           awake();
-          for (const item of parser.feed(value)) {
+          for (const item of parser.feed(decoder.decode(value, { stream: true }))) {
             if (item.kind === "retry") baseDelay = Math.max(1, item.ms);
             if (item.kind !== "event") continue;
             lastId = item.lastEventId;

@@ -66,7 +66,7 @@ export async function call(config: HttpConfig, spec: CallSpec): Promise<CallAnsw
       throw new LeaseUnavailableError(
         `${spec.method} /${spec.path}: ${describeFailure(failure)} (after ${attempts} attempt${attempts === 1 ? "" : "s"}${why})`,
         attempts,
-        { cause: failure, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}) },
+        { cause: failure, retryAfterMs, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}) },
       );
     }
     await sleep(retryAfterMs ?? backoff(config.retry, attempt), spec.signal);

@@ -13,6 +13,7 @@ export {
   LeaseRefusedError,
   LeaseUnavailableError,
   LeaseWaitTimeoutError,
+  describeHolder,
   type LostReason,
   NothingReadyError,
   ordinal,

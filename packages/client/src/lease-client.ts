@@ -115,7 +115,7 @@ export class LeaseClient {
 
   /** Ends the caller's lease; succeeds when the caller holds nothing. Throws `LeaseNotHolderError` when someone else holds it. */
   async release(ref: IssueRef, options: ReleaseOptions = {}): Promise<LeaseAnswer> {
-    return this.#write("DELETE", ref, { query: { instance: options.instance }, ...options });
+    return this.#write("DELETE", ref, { query: { instance: options.instance, note: options.note }, ...options });
   }
 
   /** The live lease (holder null when the issue is free) and the recent tenures. */
@@ -243,6 +243,7 @@ function leaseBody(options: ClaimOptions): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (options.ttl !== undefined) body.ttl = ttlText(options.ttl);
   if (options.instance !== undefined) body.instance = options.instance;
+  if (options.note !== undefined) body.note = options.note;
   return body;
 }
 

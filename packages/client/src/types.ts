@@ -40,6 +40,10 @@ export interface LeaseAnswer {
   lease?: LeaseView;
   /** `released`, when someone waited in line: they hold the lease now (a new tenure, the next token). */
   handed_to?: { holder: LeaseHolder; token: number; expires_at: string | null };
+  /** An acquired claim's (and `next`'s): the issue's title, as GitHub (or the app's inventory) showed it. */
+  title?: string;
+  /** An acquired claim's (and `next`'s): the issue's page on GitHub. */
+  url?: string;
 }
 
 /** A lease as the API shows it inside another answer (a place in line, a left line): an answer's fields but its outcome. */
@@ -120,14 +124,17 @@ export interface WriteOptions {
   retries?: number;
 }
 
-export interface ClaimOptions extends WriteOptions {
+export interface RenewOptions extends WriteOptions {
   /** How long the lease lasts; default the repository's `default_ttl`. */
   ttl?: Ttl;
   /** A short name for this worker: two instances of one account are two holders. */
   instance?: string;
 }
 
-export type RenewOptions = ClaimOptions;
+export interface ClaimOptions extends RenewOptions {
+  /** A line for the people reading the issue (at most 200 characters), shown in the app's reply to a claim that takes the lease. */
+  note?: string;
+}
 
 /**
  * Which issue `next` takes: the first open issue that matches, is free and
@@ -157,10 +164,10 @@ export interface NextFilters {
 /** Where `next` looks: one repository (`"owner/repo"` or `{ owner, repo }`), or every repository of an owner the app serves. */
 export type NextScope = string | { owner: string; repo: string } | { org: string };
 
-export type NextOptions = ClaimOptions;
+export type NextOptions = RenewOptions;
 
 /** A wait makes several writes, each with a key of its own: no `idempotencyKey`. */
-export interface WaitOptions extends Omit<ClaimOptions, "idempotencyKey"> {
+export interface WaitOptions extends Omit<ClaimOptions, "idempotencyKey" | "note"> {
   /** Give up after this long (ms): the place in line is left and the call rejects with `LeaseWaitTimeoutError`. Default: wait until `signal`. */
   timeoutMs?: number;
   /** The first pause between two status polls (default 1 s); it doubles while nothing changes, up to `maxPollMs`. */
@@ -174,6 +181,8 @@ export interface WaitOptions extends Omit<ClaimOptions, "idempotencyKey"> {
 export interface ReleaseOptions extends WriteOptions {
   /** The instance the lease was claimed with. */
   instance?: string;
+  /** A line for the people reading the issue (at most 200 characters), shown in the app's reply to the release. */
+  note?: string;
 }
 
 export interface ReadOptions {
