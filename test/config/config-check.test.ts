@@ -113,7 +113,7 @@ describe("the config in force", () => {
     const shown = effectiveLines(check.effective);
     expect(shown).toContain("default_ttl: 3 days");
     expect(shown).toContainEqual(expect.stringMatching(/^min_ttl: 1 minute +# default$/));
-    expect(shown).toContainEqual(expect.stringMatching(/^max_ttl: … {20} {2}# from acme\/shared:conf\/leases\.yml$/));
+    expect(shown).toContainEqual(expect.stringMatching(/^# max_ttl: … {18} {2}# from acme\/shared:conf\/leases\.yml$/));
     expect(shown).toContain('labels: { claimed: taken, holder: "claimed-by: {holder}", token: "lease #{token}", in_review: "claimed: in review" }');
     expect(shown).toContainEqual(expect.stringMatching(/^author_first: none +# default$/));
   });
