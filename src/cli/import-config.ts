@@ -6,7 +6,8 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { parse as parseToml, TomlError } from "smol-toml";
-import { parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
+import { yamlErrorPosition } from "../config/files.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { importAssignIssueAction } from "./import/assign-issue-action.js";
@@ -150,11 +151,12 @@ function readJson(text: string): Read {
 }
 
 function readYaml(text: string): Read {
-  const doc = parseDocument(text, { prettyErrors: true, logLevel: "error" });
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, logLevel: "error" });
   const error = doc.errors[0];
   if (error !== undefined) {
-    const at = error.linePos?.[0];
-    return { ok: false, error: `${at ? `line ${at.line}, column ${at.col}: ` : ""}${error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}` };
+    const at = yamlErrorPosition(error, text, lines);
+    return { ok: false, error: `line ${at.line}, column ${at.column}: ${error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}` };
   }
   try {
     return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) as unknown };
