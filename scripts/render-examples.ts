@@ -16,6 +16,7 @@ import { parseCommand, isParseError } from "../src/commands/parse-command.js";
 import { DEFAULT_CONFIG, parseConfig } from "../src/config/config.js";
 import { helpView } from "../src/leasing/help.js";
 import { RELEASE_OTHERS_FORBIDDEN } from "../src/leasing/handle-command.js";
+import { ttlRefusal } from "../src/leasing/lease-command.js";
 import { closedReason } from "../src/leasing/handle-issue-event.js";
 import type { Lease } from "../src/ledger/types.js";
 import { desiredLabels } from "../src/github/labels.js";
@@ -45,6 +46,13 @@ const lease: Lease = {
   heldBy: { kind: "time" },
 };
 const view = leaseView(lease)!;
+
+/** A repository whose leases last at most 14 days. */
+const SHORT_CONFIG = (() => {
+  const parsed = parseConfig({ max_ttl: "14d" });
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.config;
+})();
 
 /** The config of the `/help` example. */
 const HELP_CONFIG = (() => {
@@ -189,6 +197,21 @@ function replyExamples(): Record<string, ReplyExample> {
         lease: view,
         reason: parseMessage("/claim 7"),
         comment: 1796126406,
+      },
+    },
+    invalidTtl: {
+      title: "`invalid`: a duration longer than the repository allows",
+      context: "In a repository whose config says `max_ttl: 14d`, bob comments `/claim 30d` on a free issue. Nothing changes.",
+      reply: {
+        ...base,
+        outcome: "invalid",
+        at: AT + HOUR,
+        command: "/claim 30d",
+        actor: "bob",
+        lease: null,
+        reason: ttlRefusal(30 * DAY, SHORT_CONFIG, "claim")!,
+        rule: "ttl",
+        comment: 1796126407,
       },
     },
     forbidden: {

@@ -71,7 +71,7 @@ export async function runAdopt(url: string, positionals: string[], values: Value
   const loaded = parseConfigSources(await readConfigSources(sourceOf(gh.octokit, gh.owner, gh.name)));
   if (!loaded.ok) throw new CliError(`${gh.info.repo}'s config cannot be used, so nothing was adopted: ${loaded.error.replace(/\s+/g, " ")}`, EXIT.failure);
   const config = loaded.config;
-  const refusal = typeof args.ttl === "number" ? ttlRefusal(args.ttl, config) : null;
+  const refusal = typeof args.ttl === "number" ? ttlRefusal(args.ttl, config, "adopt") : null;
   if (refusal !== null) throw usageError(`--ttl is outside ${gh.info.repo}'s range: ${refusal.replace(/`/g, "")}`);
   const ttl = args.ttl === undefined ? config.defaultTtl : args.ttl;
   const issues = await assignedIssues(gh);

@@ -6,13 +6,15 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { parse as parseToml, TomlError } from "smol-toml";
-import { parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
+import { yamlErrorPosition } from "../config/files.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { importAssignIssueAction } from "./import/assign-issue-action.js";
 import { type Imported, isMapping, NotThisBot } from "./import/imported.js";
+import { readJsExports } from "./import/js-exports.js";
 import { importTriagebot } from "./import/triagebot.js";
-import { importZulipbot } from "./import/zulipbot.js";
+import { importZulipbot, ZULIPBOT_TOPICS } from "./import/zulipbot.js";
 
 export const PEERS = ["assign-issue-action", "triagebot", "zulipbot"] as const;
 export type Peer = (typeof PEERS)[number];
@@ -22,16 +24,19 @@ export const IMPORT_CONFIG_HELP = `Usage: issue-leases import-config [FILE | -] 
 Reads another claim bot's configuration and prints the equivalent
 .github/issue-leases.yml on stdout: each setting with a comment naming the
 setting it came from, the commands people already type kept as \`commands:\`
-aliases, and, as comments at the end, every setting with no equivalent and
-why. Writes no file; reads neither GitHub nor the database.
+aliases, and, as comments at the end, every other setting: those issue-leases
+already follows, and those with no equivalent, each with why. No setting of
+the file is left out. Writes no file; reads neither GitHub nor the database.
 
   FILE        the other bot's file (without one, or with -, standard input):
                 assign-issue-action  a workflow (.github/workflows/*.yml) with a step
-                                     \`uses: takanome-dev/assign-issue-action@…\`
+                                     \`uses: takanome-dev/assign-issue-action@…\`; an
+                                     input \`\${{ env.<NAME> }}\` is read from the workflow's
+                                     own \`env:\`, any other expression is named
                 triagebot            triagebot.toml (its [assign] table)
-                zulipbot             its \`issues\` and \`activity\` settings as JSON,
-                                     {"issues": …, "activity": …}; its config.ts
-                                     is a program and is not read
+                zulipbot             its config module (config.js, config.ts), read
+                                     without running it, or its \`issues\` and
+                                     \`activity\` settings as JSON
   --from BOT  which of the three it is; default: told from the file's content
 
 For example: issue-leases import-config .github/workflows/assign.yml > .github/issue-leases.yml
@@ -58,8 +63,9 @@ export async function runImportConfig(positionals: string[], values: Values, io:
   io.out(imported.render().trimEnd());
   const s = (n: number) => (n === 1 ? "" : "s");
   const unmapped = imported.unmapped.length;
+  const same = imported.same.length === 0 ? "" : `; ${imported.same.length} that need${imported.same.length === 1 ? "s" : ""} no setting`;
   io.err(
-    `imported from ${imported.peer}: ${imported.settings.length} setting${s(imported.settings.length)}; ` +
+    `imported from ${imported.peer}: ${imported.settings.length} setting${s(imported.settings.length)}${same}; ` +
       (unmapped === 0 ? "every setting read has an equivalent" : `${unmapped} with no equivalent, named at the end as comments`),
   );
   return EXIT.ok;
@@ -97,8 +103,9 @@ export function importConfig(text: string, from: Peer | null): Imported {
   };
   if (from === "zulipbot") {
     const json = readJson(text);
-    if (!json.ok) throw failed(looksLikeJs(text) ? JS_REFUSED : `not JSON: ${json.error}`);
-    return as(from, () => importZulipbot(json.value));
+    if (json.ok) return as(from, () => importZulipbot(json.value));
+    if (looksLikeModule(text) || looksLikeJs(text)) return as(from, () => importZulipbotModule(text));
+    throw failed(`not JSON, nor a JavaScript module: ${json.error}`);
   }
   if (from === "assign-issue-action") {
     const yaml = readYaml(text);
@@ -111,9 +118,11 @@ export function importConfig(text: string, from: Peer | null): Imported {
     return as(from, () => importTriagebot(toml.value));
   }
 
-  // Told from the content: JSON is zulipbot's (JSON is YAML too, so it comes first), a workflow assign-issue-action's, TOML triagebot's.
+  // Told from the content: JSON is zulipbot's (JSON is YAML too, so it comes first), and so is a JavaScript module (its first
+  // statement says so); a workflow is assign-issue-action's, TOML triagebot's.
   const json = readJson(text);
   if (json.ok) return as("zulipbot", () => importZulipbot(json.value));
+  if (looksLikeModule(text)) return as("zulipbot", () => importZulipbotModule(text));
   const yaml = readYaml(text);
   if (yaml.ok) {
     try {
@@ -126,16 +135,31 @@ export function importConfig(text: string, from: Peer | null): Imported {
   }
   const toml = readToml(text);
   if (toml.ok) return importTriagebot(toml.value);
-  if (looksLikeJs(text)) throw failed(JS_REFUSED);
+  if (looksLikeJs(text)) return as("zulipbot", () => importZulipbotModule(text));
   throw failed(`could not tell which bot's config this is (not JSON, a workflow, or TOML); give --from ${PEERS.join("|")}`);
 }
 
-const JS_REFUSED =
-  "a JavaScript or TypeScript module (zulipbot's config.ts) is a program, and issue-leases does not run it: write its `issues` and " +
-  '`activity` objects as JSON, {"issues": …, "activity": …}, and give that file';
+/** zulipbot's config module (config.js, config.ts), its exported values read without running it. */
+function importZulipbotModule(text: string): Imported {
+  const exports = readJsExports(text);
+  // Exports none of zulipbot's topics as a value (nothing, or only what it computes: `export default config`).
+  if (exports === null || !ZULIPBOT_TOPICS.some((k) => Object.hasOwn(exports, k))) throw new CliError(JS_UNREAD, EXIT.failure);
+  return importZulipbot(exports, "the values its config module exports, read without running it");
+}
 
+const JS_UNREAD =
+  "a JavaScript or TypeScript module that exports no value this import can read (`exports.issues = {…}`, `module.exports = {…}`, " +
+  '`export const issues = {…}`); issue-leases does not run it: write its `issues` and `activity` objects as JSON, {"issues": …, "activity": …}, and give that file';
+
+/** Whether the first statement, after comments, is one a module begins with (`exports.x =`, `export const`, `"use strict"`, `require`). */
+function looksLikeModule(text: string): boolean {
+  const body = text.replace(/^(?:\s|\/\/[^\n]*|\/\*[\s\S]*?\*\/|#![^\n]*)*/, "");
+  return /^(?:exports\s*\.|module\s*\.\s*exports\b|export\s|import\s|const\s|let\s|var\s|["']use strict["'])/.test(body);
+}
+
+/** Whether any line reads as a module's statement (asked once the other formats failed). */
 function looksLikeJs(text: string): boolean {
-  return /^\s*(?:export\s|import\s|module\.exports\b|const\s|let\s|var\s)/m.test(text);
+  return /^\s*(?:export\s|import\s|module\.exports\b|exports\.|const\s|let\s|var\s)/m.test(text);
 }
 
 type Read = { ok: true; value: unknown } | { ok: false; error: string };
@@ -150,11 +174,12 @@ function readJson(text: string): Read {
 }
 
 function readYaml(text: string): Read {
-  const doc = parseDocument(text, { prettyErrors: true, logLevel: "error" });
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, logLevel: "error" });
   const error = doc.errors[0];
   if (error !== undefined) {
-    const at = error.linePos?.[0];
-    return { ok: false, error: `${at ? `line ${at.line}, column ${at.col}: ` : ""}${error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}` };
+    const at = yamlErrorPosition(error, text, lines);
+    return { ok: false, error: `line ${at.line}, column ${at.column}: ${error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}` };
   }
   try {
     return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) as unknown };

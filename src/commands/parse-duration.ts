@@ -41,6 +41,21 @@ export function parseDuration(text: string): number | null {
   return Number.isFinite(ms) && ms > 0 ? ms : null;
 }
 
+/**
+ * A duration as a config file writes it, in the largest of days, hours,
+ * minutes and seconds that fits whole: `14d`, `36h`, `90m`. Days rather than
+ * weeks, as `max_ttl: 14d` is written more often than `2w`; either reads back.
+ */
+export function shortDuration(ms: number): string {
+  const units: Array<[number, string]> = [
+    [DAY, "d"],
+    [HOUR, "h"],
+    [MINUTE, "m"],
+  ];
+  for (const [size, name] of units) if (ms >= size && ms % size === 0) return `${ms / size}${name}`;
+  return `${Math.max(1, Math.round(ms / SECOND))}s`;
+}
+
 /** A duration in the largest whole unit that fits, for replies: "2 hours", "3 days", "90 minutes". */
 export function formatDuration(ms: number): string {
   const units: Array<[number, string]> = [

@@ -17,7 +17,8 @@
  */
 import { stringify } from "yaml";
 import type { z } from "zod";
-import { formatDuration } from "../commands/parse-duration.js";
+import { formatDuration, parseDuration } from "../commands/parse-duration.js";
+import type { Alias } from "./commands-field.js";
 import { UnreadableConfig } from "./config.js";
 import type { ConfigFile } from "./files.js";
 import { listProblems, type Site } from "./issues.js";
@@ -116,14 +117,26 @@ function sorted(problems: Problem[], name: string): Problem[] {
   return problems.sort((a, b) => rank(a).localeCompare(rank(b)) || a.line - b.line || a.column - b.column);
 }
 
-/** A value in force as a file would write it: a duration in words (`7 days`, `none`), anything else as it is. */
+/**
+ * A value in force as a file would write it, so that the config printed
+ * reads back as the same config: a duration in words (`7 days`, `none`), the
+ * aliases as the mapping `commands:` takes (`{take: claim}`), anything else
+ * as it is.
+ */
 function written(key: string, value: unknown): unknown {
   const schema = (configShape as Record<string, z.ZodType>)[key]!;
   if (takesDuration(schema)) {
     if (value === null) return "none";
-    if (typeof value === "number") return formatDuration(value);
+    if (typeof value === "number") return durationWords(value);
   }
+  if (key === "commands") return Object.fromEntries((value as readonly Alias[]).map((a) => [a.word, a.command]));
   return value;
+}
+
+/** A duration in words when they read back exactly (`90 minutes`); else in seconds, to the millisecond (`1.5s`). */
+function durationWords(ms: number): string {
+  const words = formatDuration(ms);
+  return parseDuration(words) === ms ? words : `${ms / 1000}s`;
 }
 
 /** Whether a key's schema reads a duration: durations are kept in milliseconds, which a reader wants back in words. */
@@ -131,12 +144,16 @@ function takesDuration(schema: z.ZodType): boolean {
   return schema.safeParse("1m").data === 60_000;
 }
 
-/** The config in force as YAML lines, each key's source after it: `# default`, or `# from owner/repo:path` for a value not shown. */
+/**
+ * The config in force as YAML lines, each key's source after it: `# default`,
+ * or, for a value not shown, the key commented out with `# from
+ * owner/repo:path`. Pasted into a file, the lines are that config.
+ */
 export function effectiveLines(effective: readonly EffectiveKey[]): string[] {
   const lines = effective.map((e) => {
     // YAML on one line: a mapping or a list in flow style.
-    const value = "value" in e ? stringify(e.value, { collectionStyle: "flow", lineWidth: 0 }).trim() : "…";
-    return { text: `${e.key}: ${value}`, note: e.from === "default" ? "default" : e.from === "own" ? "" : `from ${e.from}` };
+    const text = "value" in e ? `${e.key}: ${stringify(e.value, { collectionStyle: "flow", lineWidth: 0 }).trim()}` : `# ${e.key}: …`;
+    return { text, note: e.from === "default" ? "default" : e.from === "own" ? "" : `from ${e.from}` };
   });
   // Notes line up after the short lines; a long one (a mapping in flow style) does not push them all out.
   const width = Math.min(30, Math.max(0, ...lines.filter((l) => l.note !== "").map((l) => l.text.length)));

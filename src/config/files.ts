@@ -176,10 +176,11 @@ export function parseConfigFile(ref: FileRef, own: boolean, text: string): Confi
   if (doc.errors.length > 0) {
     // A reply tells the first error; a check lists every one, each at its own position.
     const placed = doc.errors.map((e) => {
-      const at = e.linePos?.[0];
-      return { line: at?.line ?? 1, column: at?.col ?? 1, message: `could not be read as YAML: ${syntaxProblem(e, own, false)}; fix its syntax.` };
+      const at = yamlErrorPosition(e, text, lines);
+      return { ...at, message: `could not be read as YAML: ${syntaxProblem(e, own)}; fix its syntax.` };
     });
-    return refused(`could not be read as YAML: ${syntaxProblem(doc.errors[0]!, own)}; fix its syntax.`, null, placed);
+    const first = doc.errors[0]!;
+    return refused(`could not be read as YAML: ${syntaxProblem(first, own, yamlErrorPosition(first, text, lines))}; fix its syntax.`, null, placed);
   }
   let value: unknown;
   try {
@@ -222,10 +223,22 @@ function kib(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
-/** Where the YAML broke (unless `where` is false), and, in the repository's own file (which its readers can see), what the parser said. */
-function syntaxProblem(error: YAMLError, own: boolean, withPosition = true): string {
-  const at = withPosition ? error.linePos?.[0] : undefined;
-  const where = at === undefined ? "" : `line ${at.line}, column ${at.col}`;
+/**
+ * Where a YAML error is, within the file. The parser places an error found
+ * at the end of the input (an unclosed quote or bracket) after the final
+ * newline, on a line the file does not have ("line 3" of a two-line file):
+ * such an error is placed at the end of the last line with text instead,
+ * where the thing left open ends.
+ */
+export function yamlErrorPosition(error: YAMLError, text: string, lines: LineCounter): Position {
+  const end = text.trimEnd().length;
+  const { line, col } = lines.linePos(Math.min(error.pos[0], end));
+  return { line, column: col };
+}
+
+/** Where the YAML broke (`at`, when given), and, in the repository's own file (which its readers can see), what the parser said. */
+function syntaxProblem(error: YAMLError, own: boolean, at?: Position): string {
+  const where = at === undefined ? "" : `line ${at.line}, column ${at.column}`;
   let what = "it is not valid YAML";
   if (error.code === "MULTIPLE_DOCS") what = "it holds more than one YAML document (a `---` line)";
   else if (own) {

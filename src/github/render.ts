@@ -66,6 +66,8 @@ export interface Reply {
   newTenure?: boolean;
   /** Text written by the app (never user text) explaining a refusal or what is accepted. */
   reason?: string;
+  /** For `invalid` and `forbidden`: the rule that refused (the API's `reason`: `ttl`, `syntax`, `config`, `claimers`…). */
+  rule?: string;
   /** Further command lines in the same comment that did not run. */
   ignored: number;
   /** Whether the reply should @-mention the holder (reminders, a lease released or given by someone else). */
@@ -302,7 +304,9 @@ export function renderReply(r: Reply, extras: RenderExtras = {}): string {
     parts.push(`_Posted late: this reply was decided at ${iso(extras.decidedAt)}, before the replies above it._`);
   }
   if (r.command !== null) parts.push(`> ${codeSpan(r.command)}`);
-  parts.push(headline(r));
+  // A duration outside the range was understood: its reason (what the range is) says what happened, in place of "not understood".
+  const reasonFirst = r.outcome === "invalid" && r.rule === "ttl" && r.reason !== undefined;
+  if (!reasonFirst) parts.push(headline(r));
   if (r.via === "api") {
     const done = r.op === "release" || r.op === "handoff" ? "Released" : r.op === "renew" ? "Renewed" : r.outcome === "queued" ? "Queued" : "Claimed";
     parts.push(`_${done} through the issue-leases API._`);

@@ -7,7 +7,7 @@
  * is held against the other with the same tokens; they differ only in the
  * reply they ask for (`LeaseTarget.reply`) and in what they show on GitHub.
  */
-import { DURATION_FORMS, formatDuration } from "../commands/parse-duration.js";
+import { formatDuration, shortDuration } from "../commands/parse-duration.js";
 import { type ConfigResult, DEFAULT_CONFIG } from "../config/config.js";
 import type { Config } from "../config/schema.js";
 import type { EventCause } from "../ledger/event-types.js";
@@ -125,7 +125,7 @@ export class LeaseCommand {
     if (!this.config.ok) return this.configRefusal()!;
     const config = this.config.config;
     const ttl = asked ?? config.defaultTtl;
-    const range = ttlRefusal(asked, config);
+    const range = ttlRefusal(asked, config, "claim");
     if (range) return this.refuse("invalid", "ttl", range);
     // Closing ends a lease, so a lease taken on a closed issue would stand for work nobody can do.
     if (this.t.issue.state === "closed") {
@@ -174,7 +174,7 @@ export class LeaseCommand {
     if (!this.config.ok) return this.configRefusal()!;
     const config = this.config.config;
     const ttl = asked ?? config.defaultTtl;
-    const range = ttlRefusal(asked, config);
+    const range = ttlRefusal(asked, config, "renew");
     if (range) return this.refuse("invalid", "ttl", range);
     const quiet = this.t.changesOnly === true;
     const applied = await this.deps.ledger.renew(this.key, this.holder, ttl, this.deps.now, {
@@ -230,7 +230,7 @@ export class LeaseCommand {
    * reason in the ledger, so that a retry answers the same.
    */
   async refuse(outcome: "invalid" | "forbidden", rule: Rule, reason: string): Promise<LeaseResult> {
-    return leaseResultOf(await this.note(outcome, { reason }, { outcome, rule, reason }));
+    return leaseResultOf(await this.note(outcome, { reason, rule }, { outcome, rule, reason }));
   }
 
   /** Records a command that changes no lease, with its reply (`extra`) and what a retry must answer the same (`detail`). */
@@ -307,13 +307,21 @@ export function leaseResultOf(raw: unknown, duplicate = (raw as { duplicate?: bo
   }
 }
 
-/** Why a duration asked for is outside the repository's range; null when none was asked (the default applies) or it fits. */
-export function ttlRefusal(asked: number | null, config: Config): string | null {
+/**
+ * Why a duration asked for is outside the repository's range, naming the
+ * bound it crossed as the config writes it (`max_ttl: 14d`) and what to ask
+ * for instead; null when none was asked (the default applies) or it fits.
+ * `verb`: what the caller does (`claim`, `renew`). The duration is said in
+ * words, never echoed as typed.
+ */
+export function ttlRefusal(asked: number | null, config: Config, verb = "claim"): string | null {
   if (asked === null || (asked >= config.minTtl && asked <= config.maxTtl)) return null;
+  const long = asked > config.maxTtl;
+  const [key, bound] = long ? (["max_ttl", config.maxTtl] as const) : (["min_ttl", config.minTtl] as const);
+  const fallback = config.defaultTtl === null ? "no expiry" : formatDuration(config.defaultTtl);
   return (
-    `A lease in this repository lasts from ${formatDuration(config.minTtl)} to ${formatDuration(config.maxTtl)}. ` +
-    `Give a duration in that range, such as ${DURATION_FORMS}, or none for the default` +
-    `${config.defaultTtl === null ? " (no expiry)" : ` (${formatDuration(config.defaultTtl)})`}.`
+    `${formatDuration(asked)} is ${long ? "longer" : "shorter"} than this repository allows (\`${key}: ${shortDuration(bound)}\`), so nothing changed: ` +
+    `${verb} for \`${shortDuration(bound)}\` or ${long ? "less" : "more"}, or give no duration for the default (${fallback}).`
   );
 }
 

@@ -317,7 +317,13 @@ describe.concurrent("The HTTP API", () => {
       const tooShort = await post({ ttl: "30m" });
       expect(tooShort.status).toBe(422);
       expect(tooShort.body.error).toMatchObject({ code: "invalid_ttl", reason: "ttl" });
-      expect(tooShort.body.error.message).toContain("from 1 hour");
+      // The same words as a comment's reply: the bound crossed, as the config writes it, and what may be asked for.
+      expect(tooShort.body.error.message).toBe(
+        "30 minutes is shorter than this repository allows (`min_ttl: 1h`), so nothing changed: claim for `1h` or more, or give no duration for the default (1 week).",
+      );
+      const tooLong = await call(server, "PATCH", leasePath(1), { token: OTHER.token, body: { ttl: "45d" } });
+      expect([tooLong.status, tooLong.body.error.code, tooLong.body.error.reason]).toEqual([422, "invalid_ttl", "ttl"]);
+      expect(tooLong.body.error.message).toMatch(/^45 days is longer than this repository allows \(`max_ttl: 30d`\), so nothing changed: renew for `30d` or less/);
       const bot = await post({}, { token: BOT.token });
       expect([bot.status, bot.body.error.reason]).toEqual([403, "bots"]);
       const notCollaborator = await post({}, { token: ALICE.token });

@@ -113,9 +113,9 @@ describe("/claim", () => {
   });
 
   it.each([
-    ["/claim 60d", "longer than max_ttl (30d)"],
-    ["/claim 10s", "shorter than min_ttl (1m)"],
-  ])("refuses `%s` (%s) as `invalid`, stating the range, and leaves the ledger untouched", async (body) => {
+    ["/claim 60d", "60 days is longer than this repository allows (`max_ttl: 30d`), so nothing changed: claim for `30d` or less"],
+    ["/claim 10s", "10 seconds is shorter than this repository allows (`min_ttl: 1m`), so nothing changed: claim for `1m` or more"],
+  ])("refuses `%s` as `invalid`, saying which bound it crossed and what the repository allows, and leaves the ledger untouched", async (body, says) => {
     const { h, gh } = t;
     gh.config(null);
     await h.receive("issue_comment", commentPayload({ body, author: alice }));
@@ -124,14 +124,31 @@ describe("/claim", () => {
 
     expect(gh.writes().map((c) => `${c.method} ${c.path}`)).toEqual(["POST /repos/Codertocat/Hello-World/issues/1/comments"]);
     const reply = gh.lastComment();
-    expect(reply.split("\n")[0]).toBe(`> \`${body}\``);
-    expect(reply).toContain("That command was not understood, so nothing changed.");
-    expect(reply).toContain("A lease in this repository lasts from 1 minute to 30 days.");
-    expect(reply).toContain("or none for the default (1 week)");
+    const lines = reply.split("\n\n");
+    expect(lines[0]).toBe(`> \`${body}\``);
+    // What happened comes first: the command was understood, its duration is outside the range.
+    expect(lines[1]).toBe(`${says}, or give no duration for the default (1 week).`);
+    expect(reply).not.toContain("not understood");
     expect(parseMarker(reply)).toMatchObject({ op: "claim", outcome: "invalid", holder: null, token: null });
     expect(await h.ledger.current(key(1), h.now())).toBeNull();
     const history = await h.ledger.history(key(1));
     expect(history.map((e) => [e.op, e.outcome])).toEqual([["note", "invalid"]]);
+  });
+
+  it("`/claim 30d` where `max_ttl` is 14d: the reply says 30 days is longer than the repository allows, and that it allows 14 days", async () => {
+    const { h, gh } = t;
+    gh.config("max_ttl: 14d\ndefault_ttl: 3d\n");
+    await h.receive("issue_comment", commentPayload({ body: "/claim 30d", author: alice }));
+    gh.comment(1);
+    await h.drain();
+
+    const reply = gh.lastComment();
+    expect(reply.split("\n\n").slice(0, 2)).toEqual([
+      "> `/claim 30d`",
+      "30 days is longer than this repository allows (`max_ttl: 14d`), so nothing changed: claim for `14d` or less, or give no duration for the default (3 days).",
+    ]);
+    expect(parseMarker(reply)).toMatchObject({ op: "claim", outcome: "invalid", holder: null });
+    expect(await h.ledger.current(key(1), h.now())).toBeNull();
   });
 
   it.each(["/claim 2 parsecs", "/claim -2h"])("answers `%s` with `invalid` and the accepted forms", async (body) => {
@@ -168,6 +185,23 @@ describe("/renew", () => {
     expect(reply).toContain("**alice**'s lease (token **1**) was renewed and now expires 2026-12-02 13:00 UTC (in 1 day).");
     expect(parseMarker(reply)).toMatchObject({ op: "renew", outcome: "renewed", holder: "alice", token: 1, expires_at: "2026-12-02T13:00:00Z" });
     expect(await h.ledger.current(key(1), h.now())).toMatchObject({ token: 1, expiresAt: T0 + HOUR + DAY });
+  });
+
+  it("a `/renew` past `max_ttl` keeps the lease as it was and says what a renewal may ask for", async () => {
+    const { h, gh } = t;
+    await claimFor(h, gh, alice, { first: true, body: "/claim 2h" });
+    const before = gh.mark();
+    await h.receive("issue_comment", commentPayload({ body: "/renew 30.5d", author: alice }));
+    gh.comment(1);
+    await h.drain();
+
+    expect(gh.routes(before)).toEqual(["POST /issues/1/comments"]);
+    const reply = gh.lastComment();
+    expect(reply.split("\n\n")[1]).toBe(
+      "732 hours is longer than this repository allows (`max_ttl: 30d`), so nothing changed: renew for `30d` or less, or give no duration for the default (1 week).",
+    );
+    expect(parseMarker(reply)).toMatchObject({ op: "renew", outcome: "invalid", holder: "alice", token: 1 });
+    expect(await h.ledger.current(key(1), h.now())).toMatchObject({ token: 1, expiresAt: T0 + 2 * HOUR });
   });
 
   it("answers `not_holder` to a renew by someone else, naming the holder", async () => {

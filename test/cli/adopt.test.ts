@@ -174,7 +174,7 @@ describe("issue-leases adopt", () => {
     fake.addIssue(REPO, 1, { assignees: ["alice"] });
     const outOfRange = await adopt(["--ttl", "90d"]);
     expect(outOfRange).toMatchObject({ code: 2, out: "" });
-    expect(outOfRange.err).toMatch(/^issue-leases: --ttl is outside octo-org\/widgets's range: A lease in this repository lasts from 1 minute to 30 days\./);
+    expect(outOfRange.err).toMatch(/^issue-leases: --ttl is outside octo-org\/widgets's range: 90 days is longer than this repository allows \(max_ttl: 30d\), so nothing changed: adopt for 30d or less/);
     fake.setConfigFile(REPO, ".github/issue-leases.yml", "default_ttl: 7\n");
     const broken = await adopt([]);
     expect(broken).toMatchObject({ code: 1, out: "" });

@@ -9,6 +9,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { parseConfig } from "../../src/config/config.js";
 import { runBuiltCli } from "../support/cli-process.js";
 import { ensureBuilt } from "../support/server-process.js";
 
@@ -43,6 +45,10 @@ describe("issue-leases check-config", () => {
     expect(lines).toContain("  default_ttl: 3 days");
     expect(lines).toContain("  exempt_labels: [ pinned ]");
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}max_ttl: 30 days +# default$/));
+    // Pasted back into a file, the config in force is that config (aliases included).
+    const printed = parseYaml(lines.slice(1).map((l) => l.slice(2)).join("\n")) as Record<string, unknown>;
+    expect(parseConfig(printed)).toEqual(parseConfig({ default_ttl: "3d", exempt_labels: ["pinned"] }));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}commands: \{\} +# default$/));
   });
 
   it("a bad file: exit 1, each problem on a line of its own with its line and column, the file named as given", async () => {

@@ -70,6 +70,41 @@ describe("the line and column of each kind of problem", () => {
     expect(found.slice(1).every((l) => /^\.github\/issue-leases\.yml:[34]:\d+: could not be read as YAML: `[^`]+`; fix its syntax\.$/.test(l))).toBe(true);
   });
 
+  it.each([
+    ["an unclosed quote", 'default_ttl: "3d\nbots: true\n'],
+    ["an unclosed quote, no final newline", "default_ttl: '3d\nbots: true"],
+    ["an unclosed quote, blank lines after", 'bots: true\nlabels: {claimed: "x}\n\n\n'],
+    ["an unclosed bracket", "bots: true\nclaimers: [anyone\n"],
+    ["bad indentation", "labels:\n    claimed: x\n  holder: y\n"],
+    ["a tab for indentation", "labels:\n\tclaimed: x\n"],
+    ["a trailing colon on the last line", "default_ttl: 3d\nbots: true:\n"],
+    ["a trailing colon on the last line, no final newline", "default_ttl: 3d\nbots: true:"],
+    ["CRLF line endings and an unclosed quote", 'bots: true\r\ndefault_ttl: "3d\r\n'],
+  ])("broken YAML (%s): every error is placed on a line the file has, within it", (_, text) => {
+    const fileLines = text.replace(/\s+$/, "").split(/\r?\n/);
+    const found = lines(own(text));
+    expect(found.length).toBeGreaterThan(0);
+    for (const line of found) {
+      const [, row, column] = /^\.github\/issue-leases\.yml:(\d+):(\d+): could not be read as YAML: /.exec(line) ?? [];
+      expect(Number(row), line).toBeGreaterThanOrEqual(1);
+      expect(Number(row), line).toBeLessThanOrEqual(fileLines.length);
+      expect(Number(column), line).toBeLessThanOrEqual(fileLines[Number(row) - 1]!.length + 1);
+    }
+    // The reply's sentence names the same place.
+    const unreadable = own(text) as unknown as UnreadableConfig;
+    const said = /line (\d+), column (\d+)/.exec(unreadable.problem);
+    if (said) expect(Number(said[1])).toBeLessThanOrEqual(fileLines.length);
+  });
+
+  it("a quote left open in a two-line file: at the end of line 2, where the value runs out, not on a line 3", () => {
+    expect(lines(own('default_ttl: "3d\nbots: true\n'))).toEqual([
+      `${FILE}:2:11: could not be read as YAML: \`Missing closing "quote\`; fix its syntax.`,
+    ]);
+    expect((own('default_ttl: "3d\nbots: true\n') as unknown as UnreadableConfig).problem).toBe(
+      'could not be read as YAML: line 2, column 11: `Missing closing "quote`; fix its syntax.',
+    );
+  });
+
   it("a file too big, or not a mapping: at its start", () => {
     expect(lines(own("# padding\n".repeat(7000)))).toEqual([
       `${FILE}:1:1: is 69 KiB, over the 64 KiB a config may have, so it was not read; a config needs a few lines.`,
@@ -96,7 +131,7 @@ describe("a file `_extends` names", () => {
   it("a file it extends that cannot be read: its problems, named", () => {
     const unreadable = other("bots: true\nclaimers: [x\n");
     expect(unreadable).toBeInstanceOf(UnreadableConfig);
-    expect(lines(unreadable)).toEqual(["acme/shared:conf/leases.yml:3:1: could not be read as YAML: it is not valid YAML; fix its syntax."]);
+    expect(lines(unreadable)).toEqual(["acme/shared:conf/leases.yml:2:13: could not be read as YAML: it is not valid YAML; fix its syntax."]);
   });
 });
 
@@ -113,7 +148,7 @@ describe("the config in force", () => {
     const shown = effectiveLines(check.effective);
     expect(shown).toContain("default_ttl: 3 days");
     expect(shown).toContainEqual(expect.stringMatching(/^min_ttl: 1 minute +# default$/));
-    expect(shown).toContainEqual(expect.stringMatching(/^max_ttl: … {20} {2}# from acme\/shared:conf\/leases\.yml$/));
+    expect(shown).toContainEqual(expect.stringMatching(/^# max_ttl: … {18} {2}# from acme\/shared:conf\/leases\.yml$/));
     expect(shown).toContain('labels: { claimed: taken, holder: "claimed-by: {holder}", token: "lease #{token}", in_review: "claimed: in review" }');
     expect(shown).toContainEqual(expect.stringMatching(/^author_first: none +# default$/));
   });

@@ -2,110 +2,99 @@
  * assign-issue-action (the GitHub Action `takanome-dev/assign-issue-action`):
  * a workflow whose step `uses:` it, configured by that step's `with:`
  * inputs. The inputs and their defaults are the action's (its action.yml
- * and README); a default that shapes how claims behave (a limit, a label,
- * the commands people type) is imported as if it were written, since that
- * is what the repository has today.
+ * and README; since 2026 its message inputs end in `_text`, the older
+ * `_comment` and `_message` names still read); a default that shapes how
+ * claims behave (a limit, a label, the commands people type) is imported as
+ * if it were written, since that is what the repository has today.
+ *
+ * An input given as an expression is read where the workflow itself says
+ * what it gives (`${{ env.<NAME> }}` and an `env:` that sets it,
+ * workflow-inputs.ts); otherwise it is named as one to set by hand, and its
+ * setting is left out rather than filled with the action's default. Every
+ * input of the step ends in a setting or a comment.
  */
-import { Imported, isMapping, NotThisBot, show } from "./imported.js";
+import { DEFAULTS, EMPTY_IS_SAME, MAPPED, NO_EQUIVALENT, templateWhy } from "./action-inputs.js";
+import { Imported, NotThisBot, show } from "./imported.js";
+import { actionSteps, shownInput, type StepInput } from "./workflow-inputs.js";
 
 const ACTION = /^takanome-dev\/(?:assign-issue-action|assign-to-me-action)@/i;
 
-const DEFAULTS: Record<string, string> = {
-  self_assign_cmd: "/assign-me",
-  self_unassign_cmd: "/unassign-me",
-  assign_user_cmd: "/assign",
-  unassign_user_cmd: "/unassign",
-  maintainers: "",
-  assigned_label: "📍 Assigned",
-  days_until_unassign: "7",
-  pin_label: "📌 Pinned",
-  enable_reminder: "true",
-  reminder_days: "auto",
-  max_assignments: "3",
-  max_overall_assignment_labels: "good first issue,good second issue",
-  max_overall_assignment_count: "2",
-  block_assignment: "true",
-  enable_auto_suggestion: "true",
-};
+/** The workflow's inputs as the mappers read them, and the inputs they have dealt with. */
+class Inputs {
+  readonly used = new Set<string>();
+  constructor(
+    readonly out: Imported,
+    readonly given: Map<string, StepInput>,
+  ) {}
 
-/** Inputs with no equivalent, and why; named when the workflow sets them (and the two defaults that change what people see). */
-const NO_EQUIVALENT: Record<string, string> = {
-  github_token: "not needed: issue-leases is a GitHub App with credentials of its own.",
-  maintainers:
-    "issue-leases asks GitHub instead: people with write, maintain or admin permission may `/claim @user` and `/release @user`; there is no list to keep.",
-  enable_auto_suggestion: "issue-leases never reads prose (\"can I work on this?\") as a request; only a command line claims.",
-  allow_self_assign_author:
-    "issue-leases has no rule against authors claiming their own issues (its `author_first` does the opposite: it keeps a new issue for its author for a while).",
-  required_label: "issue-leases lets any open issue be claimed; no label is required.",
-  block_assignment:
-    "issue-leases lets a person claim again after their lease ended (a new tenure, a new token); a maintainer can `/release @user` again.",
-  ignored_users: "issue-leases has no list of people who may not claim; `claimers: collaborators` or `members` limits claims by association.",
-};
+  /** The value (given, or the action's default); null when given as an expression known only when the workflow runs. */
+  value(name: string): string | null {
+    const input = this.given.get(name);
+    return input === undefined ? (DEFAULTS[name] ?? "") : input.value;
+  }
 
-const TEMPLATE_INPUTS = [
-  "assigned_comment",
-  "assigned_comment_newcomer",
-  "already_assigned_comment",
-  "already_assigned_comment_pinned",
-  "unassigned_comment",
-  "assignment_suggestion_comment",
-  "block_assignment_comment",
-  "reminder_comment",
-  "max_assignments_message",
-  "max_overall_assignment_message",
-  "self_assign_author_blocked_comment",
-  "ignored_message",
-];
+  /** The comment of a setting made from `name` (which counts it as dealt with). */
+  from(name: string, how = ""): string {
+    this.used.add(name);
+    const input = this.given.get(name);
+    return `${name}: ${input === undefined ? `${show(this.value(name))} (its default)` : shownInput(input)}${how}`;
+  }
 
-const MAPPED = [
-  "self_assign_cmd",
-  "self_unassign_cmd",
-  "assign_user_cmd",
-  "unassign_user_cmd",
-  "assigned_label",
-  "days_until_unassign",
-  "pin_label",
-  "enable_reminder",
-  "reminder_days",
-  "max_assignments",
-  "max_overall_assignment_labels",
-  "max_overall_assignment_count",
-];
+  /** `name`, as named in a comment: with its value, and "its default" when the workflow leaves it out. */
+  private label(name: string): string {
+    this.used.add(name);
+    const input = this.given.get(name);
+    return `${name} (${input === undefined ? `${show(this.value(name))}, its default` : shownInput(input)})`;
+  }
+
+  none(name: string, why: string): void {
+    this.out.none(this.label(name), why);
+  }
+
+  same(name: string, why: string): void {
+    this.out.alreadySo(this.label(name), why);
+  }
+}
 
 /** The workflow (parsed YAML) as issue-leases config; NotThisBot when no step uses the action. */
 export function importAssignIssueAction(workflow: unknown): Imported {
-  const steps = actionSteps(workflow);
+  const steps = actionSteps(workflow, ACTION);
   if (steps.length === 0) throw new NotThisBot("no step of this workflow `uses: takanome-dev/assign-issue-action@…`");
-  const uses = steps.map((s) => String(s.uses)).join(", ");
+  const uses = steps.map((s) => s.uses).join(", ");
   const out = new Imported("assign-issue-action", `the \`with:\` inputs of \`${uses.replace(/`/g, "")}\``);
-  const inputs = new Map<string, string>();
+  const given = new Map<string, StepInput>();
   for (const step of steps) {
-    const given = isMapping(step.with) ? step.with : {};
-    for (const [name, raw] of Object.entries(given)) {
-      const value = typeof raw === "string" ? raw : typeof raw === "number" || typeof raw === "boolean" ? String(raw) : null;
-      if (value === null) out.none(name, `${show(raw)} is not a value an input can have.`);
-      else if (value.includes("${{") && MAPPED.includes(name)) out.none(name, `${show(value)} is an expression, known only when the workflow runs; set what it gives by hand.`);
-      else if (inputs.has(name) && inputs.get(name) !== value) out.none(name, `two steps give it different values; the first, ${show(inputs.get(name))}, is used.`);
-      else inputs.set(name, value);
+    for (const { name, raw } of step.odd) out.none(`${name} (${show(raw)})`, "not a value an input can have.");
+    for (const [name, input] of step.inputs) {
+      const first = given.get(name);
+      if (first !== undefined && first.raw !== input.raw) out.none(`${name} (${show(input.raw)})`, `two steps give it different values; the first, ${show(first.raw)}, is used.`);
+      else if (first === undefined) given.set(name, input);
     }
   }
-  const input = (name: string) => inputs.get(name) ?? DEFAULTS[name] ?? "";
-  const from = (name: string, how = "") => `${name}: ${show(input(name))}${inputs.has(name) ? "" : " (its default)"}${how}`;
+  const inputs = new Inputs(out, given);
+  for (const [name, input] of given) {
+    if (input.value === null && MAPPED.includes(name)) {
+      inputs.none(name, "an expression known only when the workflow runs (not a literal of the workflow's own `env:`): set what it gives by hand; this import sets nothing for it.");
+    }
+  }
 
-  const days = mapExpiry(out, input, from);
-  mapReminder(out, input, from, days);
-  mapLimits(out, input, from);
-  mapLabels(out, input, from);
-  mapCommands(out, input, from);
+  mapReminder(inputs, mapExpiry(inputs));
+  mapLimits(inputs);
+  mapLabels(inputs);
+  mapCommands(inputs);
 
-  for (const [name, value] of inputs) {
-    if (MAPPED.includes(name)) continue;
-    if (NO_EQUIVALENT[name] !== undefined) out.none(`${name} (${show(value)})`, NO_EQUIVALENT[name]);
-    else if (TEMPLATE_INPUTS.includes(name)) out.none(name, "issue-leases' replies are its own (see docs/examples.md), not templates.");
-    else out.none(`${name} (${show(value)})`, "not an input of assign-issue-action that this import knows.");
+  for (const [name, input] of given) {
+    if (inputs.used.has(name)) continue;
+    const value = input.value;
+    const template = templateWhy(name);
+    if (value !== null && value.trim() === "" && EMPTY_IS_SAME[name] !== undefined) inputs.same(name, EMPTY_IS_SAME[name]);
+    else if (NO_EQUIVALENT[name] !== undefined) inputs.none(name, NO_EQUIVALENT[name]);
+    else if (template !== null) inputs.none(name, template);
+    else if (MAPPED.includes(name)) inputs.none(name, "this import could not make a setting of this value; set it by hand.");
+    else inputs.none(name, "not an input of assign-issue-action that this import knows.");
   }
   for (const name of ["block_assignment", "enable_auto_suggestion"]) {
-    if (!inputs.has(name) && DEFAULTS[name] === "true") out.none(`${name} (true, its default)`, NO_EQUIVALENT[name]!);
+    if (!given.has(name) && DEFAULTS[name] === "true") inputs.none(name, NO_EQUIVALENT[name]!);
   }
   out.notes.push(
     "assign-issue-action counts days from the issue's last activity, anyone's; issue-leases counts from the claim, renewed by the holder's own " +
@@ -114,100 +103,144 @@ export function importAssignIssueAction(workflow: unknown): Imported {
   return out;
 }
 
-/** `days_until_unassign` as `default_ttl` (and `max_ttl` when longer than its default, 30 days); the days, or null. */
-function mapExpiry(out: Imported, input: (n: string) => string, from: (n: string, how?: string) => string): number | null {
-  const text = input("days_until_unassign");
+/** How long leases last, as read from `days_until_unassign`: days, no expiry, or unknown (an expression, or not a number). */
+type Expiry = number | "none" | null;
+
+/** `days_until_unassign` as `default_ttl` (and `max_ttl` when longer than its default, 30 days). */
+function mapExpiry(inputs: Inputs): Expiry {
+  const text = inputs.value("days_until_unassign");
+  if (text === null) return null;
   const days = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
   if (!(days >= 1)) {
-    out.none(`days_until_unassign (${show(text)})`, "not a whole number of days above 0, so leases keep issue-leases' default, `7d`.");
+    inputs.none("days_until_unassign", "not a whole number of days above 0, so leases keep issue-leases' default, `7d`.");
     return null;
   }
+  const { out } = inputs;
   if (days > 365) {
-    out.set(["default_ttl"], "none", from("days_until_unassign", ": longer than a year, issue-leases' longest lease, so leases do not expire"));
-    return null;
+    out.set(["default_ttl"], "none", inputs.from("days_until_unassign", ": longer than a year, issue-leases' longest lease, so leases do not expire"));
+    return "none";
   }
-  out.set(["default_ttl"], `${days}d`, from("days_until_unassign"));
+  out.set(["default_ttl"], `${days}d`, inputs.from("days_until_unassign"));
   if (days > 30) out.set(["max_ttl"], `${days}d`, `as long as default_ttl: a \`/claim\` or \`/renew\` may ask for up to that (default \`30d\`)`);
   return days;
 }
 
 /** `enable_reminder` and `reminder_days` (days after assignment; `auto`: half of `days_until_unassign`, rounded down) as `reminder_before`. */
-function mapReminder(out: Imported, input: (n: string) => string, from: (n: string, how?: string) => string, days: number | null): void {
-  if (input("enable_reminder").trim().toLowerCase() === "false") {
-    out.set(["reminder_before"], "none", from("enable_reminder"));
+function mapReminder(inputs: Inputs, expiry: Expiry): void {
+  const { out, given } = inputs;
+  const enabled = inputs.value("enable_reminder");
+  const reminderGiven = given.has("reminder_days") && inputs.value("reminder_days") !== null;
+  if (enabled === null) {
+    if (reminderGiven) inputs.none("reminder_days", "goes with enable_reminder, an expression here; set `reminder_before` by hand.");
     return;
   }
-  if (days === null) return;
-  const text = input("reminder_days").trim().toLowerCase();
-  const after = text === "auto" ? Math.floor(days / 2) : /^\d+$/.test(text) ? Number(text) : NaN;
-  if (after >= 1 && after < days) {
-    const how = text === "auto" ? `: half of ${days} days, ${after}, after the assignment` : `: days after the assignment, of ${days}`;
-    out.set(["reminder_before"], `${days - after}d`, from("reminder_days", how));
-  } else {
-    out.none(`reminder_days (${show(input("reminder_days"))})`, `no reminder can come ${show(text)} days after a claim that lasts ${days} days; issue-leases' default, a day before expiry, stays.`);
+  if (enabled.trim().toLowerCase() === "false") {
+    out.set(["reminder_before"], "none", inputs.from("enable_reminder"));
+    if (reminderGiven) inputs.none("reminder_days", "no reminder is sent (enable_reminder is false), so its day does not matter.");
+    return;
+  }
+  const text = inputs.value("reminder_days");
+  if (text !== null && expiry === "none") {
+    if (reminderGiven) inputs.none("reminder_days", "leases here do not expire, so there is no reminder before they do.");
+  } else if (text !== null && expiry === null) {
+    if (reminderGiven || given.has("days_until_unassign")) {
+      inputs.none("reminder_days", "counts from days_until_unassign, which this import could not read; issue-leases' default, a day before expiry, stays.");
+    }
+  } else if (text !== null && typeof expiry === "number") {
+    const lower = text.trim().toLowerCase();
+    const after = lower === "auto" ? Math.floor(expiry / 2) : /^\d+$/.test(lower) ? Number(lower) : NaN;
+    if (after >= 1 && after < expiry) {
+      const how = lower === "auto" ? `: half of ${expiry} days, ${after}, after the assignment` : `: days after the assignment, of ${expiry}`;
+      const withEnabled = given.has("enable_reminder") ? `; ${inputs.from("enable_reminder")}` : "";
+      out.set(["reminder_before"], `${expiry - after}d`, `${inputs.from("reminder_days", how)}${withEnabled}`);
+    } else {
+      inputs.none("reminder_days", `no reminder can come ${show(lower)} days after a claim that lasts ${expiry} days; issue-leases' default, a day before expiry, stays.`);
+    }
+  }
+  if (given.has("enable_reminder") && !inputs.used.has("enable_reminder")) {
+    inputs.same("enable_reminder", "issue-leases reminds a holder before the lease expires too (`reminder_before`, a day by default).");
   }
 }
 
-function mapLimits(out: Imported, input: (n: string) => string, from: (n: string, how?: string) => string): void {
-  const max = input("max_assignments").trim();
-  if (/^\d+$/.test(max) && Number(max) > 0) out.set(["max_leases_per_holder"], Number(max), from("max_assignments"));
-  else out.none(`max_assignments (${show(max)})`, "not a whole number above 0 (0 in issue-leases means no limit), so no limit is set.");
+function mapLimits(inputs: Inputs): void {
+  const { out, given } = inputs;
+  const max = inputs.value("max_assignments")?.trim() ?? null;
+  if (max !== null) {
+    if (/^\d+$/.test(max) && Number(max) > 0) out.set(["max_leases_per_holder"], Number(max), inputs.from("max_assignments"));
+    else inputs.none("max_assignments", "not a whole number above 0 (0 in issue-leases means no limit), so no limit is set.");
+  }
 
-  const count = input("max_overall_assignment_count").trim();
-  const labels = input("max_overall_assignment_labels").split(",").map((l) => l.trim()).filter((l) => l !== "");
-  if (labels.length === 0 || !/^\d+$/.test(count) || Number(count) === 0) return;
+  const count = inputs.value("max_overall_assignment_count")?.trim() ?? null;
+  const labelsText = inputs.value("max_overall_assignment_labels");
+  if (count === null || labelsText === null) {
+    // The other of the pair is moot without this one's value.
+    for (const name of ["max_overall_assignment_count", "max_overall_assignment_labels"]) {
+      if (given.has(name) && inputs.value(name) !== null) inputs.none(name, "goes with the other of the pair, an expression here; set `limits_by_label` by hand.");
+    }
+    return;
+  }
+  const labels = labelsText.split(",").map((l) => l.trim()).filter((l) => l !== "");
+  if (!/^\d+$/.test(count)) {
+    inputs.none("max_overall_assignment_count", "not a whole number, so no limit by label is set.");
+    if (given.has("max_overall_assignment_labels")) inputs.none("max_overall_assignment_labels", "goes with max_overall_assignment_count, which is not a number.");
+    return;
+  }
+  if (labels.length === 0 || Number(count) === 0) {
+    const why = labels.length === 0 ? "no label shares a limit" : "0: no limit by label";
+    for (const name of ["max_overall_assignment_count", "max_overall_assignment_labels"]) {
+      if (given.has(name)) inputs.same(name, `${why}, as issue-leases has by default (\`limits_by_label: {}\`).`);
+    }
+    return;
+  }
   const seen = new Set<string>();
   for (const label of labels) {
     // GitHub's label names ignore case: one limit per label.
     if (seen.has(label.toLowerCase())) continue;
     seen.add(label.toLowerCase());
     if ([...label].length > 50) out.none(`max_overall_assignment_labels (${show(label)})`, "longer than the 50 characters GitHub allows a label.");
-    else out.set(["limits_by_label", label], Number(count), `${from("max_overall_assignment_count")}, for ${show(label)} of max_overall_assignment_labels`);
+    else out.set(["limits_by_label", label], Number(count), `${inputs.from("max_overall_assignment_count")}, for ${show(label)} of ${inputs.from("max_overall_assignment_labels")}`);
   }
 }
 
-function mapLabels(out: Imported, input: (n: string) => string, from: (n: string, how?: string) => string): void {
-  const assigned = input("assigned_label").trim();
-  if (assigned === "") out.set(["labels", "claimed"], false, from("assigned_label", ": no label"));
-  else if ([...assigned].length > 50) out.none(`assigned_label (${show(assigned)})`, "longer than the 50 characters GitHub allows a label.");
-  else out.set(["labels", "claimed"], assigned, from("assigned_label"));
+function mapLabels(inputs: Inputs): void {
+  const { out, given } = inputs;
+  const assigned = inputs.value("assigned_label")?.trim() ?? null;
+  if (assigned === "") out.set(["labels", "claimed"], false, inputs.from("assigned_label", ": no label"));
+  else if (assigned !== null && [...assigned].length > 50) inputs.none("assigned_label", "longer than the 50 characters GitHub allows a label.");
+  else if (assigned !== null) out.set(["labels", "claimed"], assigned, inputs.from("assigned_label"));
 
-  const pin = input("pin_label").trim();
-  if (pin === "") return;
-  if (pin.toLowerCase() === assigned.toLowerCase()) {
-    out.none(`pin_label (${show(pin)})`, "the same label as assigned_label, which issue-leases puts on every lease: it cannot also exempt leases.");
+  const pin = inputs.value("pin_label")?.trim() ?? null;
+  if (pin === null) return;
+  if (pin === "") {
+    if (given.has("pin_label")) inputs.same("pin_label", "no label keeps a lease from expiring, as issue-leases has by default (`exempt_labels: []`).");
+  } else if (assigned !== null && pin.toLowerCase() === assigned.toLowerCase()) {
+    inputs.none("pin_label", "the same label as assigned_label, which issue-leases puts on every lease: it cannot also exempt leases.");
   } else if ([...pin].length > 50) {
-    out.none(`pin_label (${show(pin)})`, "longer than the 50 characters GitHub allows a label.");
+    inputs.none("pin_label", "longer than the 50 characters GitHub allows a label.");
   } else {
-    out.set(["exempt_labels"], [pin], from("pin_label", ": a lease on an issue with this label does not expire"));
+    out.set(["exempt_labels"], [pin], inputs.from("pin_label", ": a lease on an issue with this label does not expire"));
   }
 }
 
 /** The commands people type, kept as aliases; the maintainers' two only where `maintainers` lets anyone use them. */
-function mapCommands(out: Imported, input: (n: string) => string, from: (n: string, how?: string) => string): void {
-  out.alias(input("self_assign_cmd"), "claim", "self_assign_cmd", from("self_assign_cmd"));
-  out.alias(input("self_unassign_cmd"), "release", "self_unassign_cmd", from("self_unassign_cmd"));
-  if (input("maintainers").trim() === "") {
-    out.none("assign_user_cmd, unassign_user_cmd", "assign-issue-action ignores them without `maintainers`; issue-leases' `/claim @user` and `/release @user` need write permission.");
+function mapCommands(inputs: Inputs): void {
+  const { out } = inputs;
+  const alias = (name: string, to: "claim" | "release", how = "") => {
+    const text = inputs.value(name);
+    if (text === null) return;
+    // The README writes the maintainers' commands with their argument (`/assign @<user>`): the command is the first word.
+    const word = name.startsWith("self_") ? text : (text.trim().split(/\s+/)[0] ?? "");
+    out.alias(word, to, name, inputs.from(name, how));
+  };
+  alias("self_assign_cmd", "claim");
+  alias("self_unassign_cmd", "release");
+  // An expression for `maintainers` is taken to name someone: a workflow does not compute an empty list.
+  if (inputs.value("maintainers")?.trim() === "") {
+    for (const name of ["assign_user_cmd", "unassign_user_cmd"]) {
+      inputs.none(name, "assign-issue-action ignores it without `maintainers`; issue-leases' `/claim @user` and `/release @user` need write permission.");
+    }
     return;
   }
-  const how = ": `/assign @user` then gives the lease as `/claim @user` does (write permission, asked of GitHub); a bare one claims for oneself";
-  // The README writes them with their argument (`/assign @<user>`): the command is the first word.
-  out.alias(input("assign_user_cmd").trim().split(/\s+/)[0] ?? "", "claim", "assign_user_cmd", from("assign_user_cmd", how));
-  out.alias(input("unassign_user_cmd").trim().split(/\s+/)[0] ?? "", "release", "unassign_user_cmd", from("unassign_user_cmd", ": `/unassign @user` ends their lease as `/release @user` does"));
-}
-
-interface Step {
-  uses?: unknown;
-  with?: unknown;
-}
-
-function actionSteps(workflow: unknown): Step[] {
-  if (!isMapping(workflow) || !isMapping(workflow.jobs)) return [];
-  const steps: Step[] = [];
-  for (const job of Object.values(workflow.jobs)) {
-    if (!isMapping(job) || !Array.isArray(job.steps)) continue;
-    for (const step of job.steps) if (isMapping(step) && typeof step.uses === "string" && ACTION.test(step.uses.trim())) steps.push(step);
-  }
-  return steps;
+  alias("assign_user_cmd", "claim", ": `/assign @user` then gives the lease as `/claim @user` does (write permission, asked of GitHub); a bare one claims for oneself");
+  alias("unassign_user_cmd", "release", ": `/unassign @user` ends their lease as `/release @user` does");
 }

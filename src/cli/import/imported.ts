@@ -1,8 +1,10 @@
 /**
  * What `issue-leases import-config` makes of another bot's config: the
  * settings of `.github/issue-leases.yml` it maps to, each with the setting
- * it came from, and the settings that have no equivalent, each with why;
- * and the YAML printed from them, where both are comments.
+ * it came from; the settings that need none (issue-leases already behaves
+ * so), and those that have no equivalent, each with why; and the YAML
+ * printed from them, where all are comments. Every key of the other file
+ * ends in one of the three: none is dropped without a word.
  *
  * The YAML is written here line by line rather than by a YAML library's
  * document, for its comments: every value written is a number, a boolean, a
@@ -10,6 +12,7 @@
  * comment is folded to plain lines, so text from the other bot's file (a
  * label, a command) can neither end a comment nor start a value.
  */
+import { JsExpression } from "./js-exports.js";
 
 /** What an alias may stand for (the `commands:` of `.github/issue-leases.yml`). */
 export const ALIAS_TARGETS = ["claim", "renew", "release", "lease"] as const;
@@ -37,6 +40,8 @@ const ALIAS_WORD = /^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$/;
 export class Imported {
   readonly settings: Setting[] = [];
   readonly unmapped: Unmapped[] = [];
+  /** Settings of the other bot that need no setting here: issue-leases already works that way. */
+  readonly same: Unmapped[] = [];
   /** Said at the top of the file, after where it came from. */
   readonly notes: string[] = [];
 
@@ -61,6 +66,11 @@ export class Imported {
     this.unmapped.push({ name, why });
   }
 
+  /** `name` needs no setting: issue-leases already does what it says (`why`). */
+  alreadySo(name: string, why: string): void {
+    this.same.push({ name, why });
+  }
+
   /**
    * `/word` (or `word`, as a mention form reads it) kept as an alias of
    * `to`. Nothing is written for one of the four commands themselves; a
@@ -76,6 +86,7 @@ export class Imported {
     const command_ = ALIAS_TARGETS.find((t) => t === word);
     if (command_ !== undefined) {
       if (command_ !== to) this.none(name, `\`/${word}\` is issue-leases' own \`/${word}\` command, which does something else; it is left as it is.`);
+      else this.alreadySo(name, `\`/${word}\` is issue-leases' own command, read as it is.`);
       return;
     }
     const taken = this.get(["commands", word]);
@@ -107,6 +118,11 @@ export class Imported {
         out.push(`  ${yamlKey(s.path[1]!)}: ${yamlValue(s.value)}`);
       }
     }
+    if (this.same.length > 0) {
+      out.push("");
+      comment(out, "", `Nothing to set: settings of ${this.peer} that issue-leases already follows.`);
+      for (const u of this.same) comment(out, "", `- ${u.name}: ${u.why}`, "    ");
+    }
     if (this.unmapped.length > 0) {
       out.push("");
       comment(out, "", `Not imported: settings of ${this.peer} with no equivalent in issue-leases, and why.`);
@@ -118,6 +134,7 @@ export class Imported {
 
 /** A value of the other bot's file as a comment shows it: short, on one line. */
 export function show(value: unknown): string {
+  if (value instanceof JsExpression) return `\`${value.text.replace(/\s+/g, " ").replace(/`/g, "'").slice(0, 80)}\``;
   if (typeof value === "string") return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
   if (Array.isArray(value)) return value.length > 5 ? `[${value.slice(0, 5).map(show).join(", ")}, …]` : `[${value.map(show).join(", ")}]`;
   if (value !== null && typeof value === "object") return "{…}";
@@ -160,6 +177,7 @@ function yamlValue(value: Value): string {
 /** The other file is not this bot's (the format was guessed from its content): the message says what was looked for. */
 export class NotThisBot extends Error {}
 
+/** A mapping of the other file; a value a JavaScript config computes (`JsExpression`) is none. */
 export function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsExpression);
 }

@@ -22,19 +22,13 @@ const ASSIGN_KEYS: Record<string, string> = {
   custom_welcome_messages: "triagebot's messages on new pull requests; issue-leases' replies are its own (see docs/examples.md).",
 };
 
-/** Other tables are named together, this many at most. */
-const LISTED = 12;
-
 /** The parsed TOML as issue-leases config; NotThisBot when it is not a table of tables. */
 export function importTriagebot(toml: unknown): Imported {
   if (!isMapping(toml)) throw new NotThisBot("a TOML file is a table; this is not one");
   const out = new Imported("triagebot", "its `[assign]` table in `triagebot.toml`");
   const others = Object.keys(toml).filter((k) => k !== "assign");
-  if (others.length > 0) {
-    const names = others.slice(0, LISTED).map((k) => `[${k}]`).join(", ");
-    const more = others.length > LISTED ? ` and ${others.length - LISTED} more` : "";
-    out.none(`${names}${more}`, "triagebot's other features, not about claiming issues.");
-  }
+  // Named together, every one of them: a long list folds over comment lines.
+  if (others.length > 0) out.none(others.map((k) => `[${k}]`).join(", "), "triagebot's other features, not about claiming issues.");
   const assign = toml.assign;
   if (assign === undefined) {
     out.notes.push("This `triagebot.toml` has no `[assign]` table, so triagebot's claim commands are off here: there is nothing to keep.");
