@@ -41,7 +41,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "github.com-layout",
-          include: ["test/e2e/*.test.ts", "test/api/*.test.ts", "test/outbox/graphql-writes.test.ts", "test/outbox/both-paths.test.ts"],
+          include: ["test/e2e/*.test.ts", "test/api/*.test.ts", "test/mcp/*.test.ts", "test/outbox/graphql-writes.test.ts", "test/outbox/both-paths.test.ts"],
           env: { FAKE_GITHUB_LAYOUT: "github.com", E2E_GITHUB_WRITES: "graphql" },
         },
       },
