@@ -6,38 +6,35 @@
  * (`runPlan`), and how it checks cheaply, outside any transaction, whether an
  * actor's activity could renew anything (`mayRenew`).
  */
-import { leasePlans } from "./lease-plans.js";
+import { leasePlans } from "./leases/lease-plans.js";
 import type { Plan } from "./plan.js";
-import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "./board-types.js";
-import type { StoredEvent } from "./event-types.js";
-import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "./inventory-types.js";
-import type { BoardMemory, BoardReads, EventLog, Inventory, LedgerHealth, OutboxStore, Reflections, RepoMemory } from "./roles.js";
+import type { BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery, IssueCard, RepoForget, RepoVisibility } from "./board/board-types.js";
+import type { StoredEvent } from "./events/event-types.js";
+import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "./inventory/inventory-types.js";
+import type { BoardMemory, BoardReads } from "./board/board-roles.js";
+import type { EventLog } from "./events/event-roles.js";
+import type { Inventory } from "./inventory/inventory-roles.js";
+import type { LedgerHealth } from "./admin/admin-roles.js";
+import type { OutboxStore, Reflections } from "./outbox/outbox-roles.js";
+import type { RepoMemory, RepoInfo } from "./repos/repo-memory.js";
+import type { AcquireOptions, ForceReleaseOptions, NoteOptions, OpOptions, RenewOptions } from "./leases/lease-options.js";
 import type {
-  AcquireOptions,
   AcquireResult,
   Applied,
   ExpireResult,
-  ForceReleaseOptions,
   ForceReleaseResult,
-  Effect,
-  EffectFence, Hold,
   Holder,
   IssueKey,
-  NewEffect,
-  NoteOptions,
   NoteResult,
-  OpOptions,
-  OutboxStats,
   ReleaseResult,
   RemindResult,
-  RenewOptions,
   RenewResult,
-  RepoInfo,
   Term,
   Ttl,
-} from "./types.js";
-import { workPlans } from "./work-plans.js";
-import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "./work-types.js";
+} from "./leases/lease-types.js";
+import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "./outbox/outbox-types.js";
+import { workPlans } from "./work/work-plans.js";
+import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, LinkPullOptions, LinkPullResult } from "./work/work-types.js";
 
 export abstract class LedgerBase implements OutboxStore, Reflections, RepoMemory, BoardMemory, BoardReads, Inventory, EventLog {
   /** The store's outbox: effects taken, extended, completed or failed. */

@@ -11,10 +11,11 @@
  * from the start when a PostgreSQL transaction is retried: plans are
  * generator *functions*, called once per attempt.
  */
-import type { Row } from "./decide.js";
-import type { EventCause, LeaseEventType } from "./event-types.js";
-import type { PlaceEnd, PlaceWrite, QueuePlace } from "./queue-types.js";
-import type { HistoryOp, Holder, IssueKey, Lease, NewEffect } from "./types.js";
+import type { Row } from "./leases/decide.js";
+import type { EventCause, LeaseEventType } from "./events/event-types.js";
+import type { PlaceEnd, PlaceWrite, QueuePlace } from "./queue/queue-types.js";
+import type { HistoryOp, Holder, IssueKey, Lease } from "./leases/lease-types.js";
+import type { NewEffect } from "./outbox/outbox-types.js";
 
 /** An issue's row as a plan reads it. */
 export interface IssueRow {

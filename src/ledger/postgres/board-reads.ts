@@ -4,12 +4,12 @@
  * repository by name, and a page of live leases with its side panels. Each
  * read is one statement (retried as connection.ts says) or one transaction.
  */
-import type { BoardReads } from "../roles.js";
+import type { BoardReads } from "../board/board-roles.js";
 import { nowParam, type PostgresConnection } from "./connection.js";
 import type pg from "pg";
-import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board-rows.js";
-import type { RepoInfo } from "../types.js";
-import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery } from "../board-types.js";
+import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board/board-rows.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
+import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery } from "../board/board-types.js";
 
 type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
 

@@ -6,11 +6,11 @@
  * decide, and what applies is written in a few set statements.
  */
 import type pg from "pg";
-import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory-rules.js";
-import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory-types.js";
-import { MAX_OWNER_REPOS, walkReady } from "../ready-walk.js";
-import type { Inventory } from "../roles.js";
-import type { RepoInfo } from "../types.js";
+import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory/inventory-rules.js";
+import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory/inventory-types.js";
+import { MAX_OWNER_REPOS, walkReady } from "../inventory/ready-walk.js";
+import type { Inventory } from "../inventory/inventory-roles.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
 import { nowParam, type PostgresConnection } from "./connection.js";
 
 /** The issue's label rows to drop and to add, as the three arrays `unnest` takes. */

@@ -6,7 +6,7 @@
 import pg from "pg";
 import { errorCode } from "./connection.js";
 import { POSTGRES_MIGRATIONS } from "./migrations.js";
-import type { SchemaVersion } from "../types.js";
+import type { SchemaVersion } from "../admin/admin-roles.js";
 
 /** Key for `pg_advisory_xact_lock(int, int)` held while migrating one schema; any constant, "lease" in hex-speak. */
 const MIGRATION_LOCK = 0x1ea5e;

@@ -7,10 +7,10 @@
  * `immediate`), a card's commit not waiting for the disk (unsynced-commit.ts).
  */
 import type { UnsyncedCommit } from "./unsynced-commit.js";
-import type { BoardMemory } from "../roles.js";
+import type { BoardMemory } from "../board/board-roles.js";
 import type Database from "better-sqlite3";
-import type { IssueCard, RepoForget, RepoVisibility } from "../board-types.js";
-import { visibilityApplies, visibilityTime } from "../visibility-applies.js";
+import type { IssueCard, RepoForget, RepoVisibility } from "../board/board-types.js";
+import { visibilityApplies, visibilityTime } from "../board/visibility-applies.js";
 
 /** The board's writes on one SQLite ledger, their statements prepared once. */
 export class SqliteBoardMemory implements BoardMemory {

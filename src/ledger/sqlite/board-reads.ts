@@ -5,11 +5,11 @@
  * calls in; each page, and each set of panels, is one read transaction on the
  * ledger's connection.
  */
-import type { BoardReads } from "../roles.js";
+import type { BoardReads } from "../board/board-roles.js";
 import type Database from "better-sqlite3";
-import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board-rows.js";
-import type { RepoInfo } from "../types.js";
-import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery } from "../board-types.js";
+import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board/board-rows.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
+import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery } from "../board/board-types.js";
 
 /** An open-ended lease sorts after every expiry (the year 9999). Written the same in the index and every query that reads it. */
 const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";

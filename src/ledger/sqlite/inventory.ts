@@ -6,11 +6,11 @@
  * event or reconcile brings a lost write back; lease writes always wait.
  */
 import type Database from "better-sqlite3";
-import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory-rules.js";
-import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory-types.js";
-import { MAX_OWNER_REPOS, walkReady } from "../ready-walk.js";
-import type { Inventory } from "../roles.js";
-import type { RepoInfo } from "../types.js";
+import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory/inventory-rules.js";
+import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory/inventory-types.js";
+import { MAX_OWNER_REPOS, walkReady } from "../inventory/ready-walk.js";
+import type { Inventory } from "../inventory/inventory-roles.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
 
 // A live lease on the issue (the lease row's primary key).

@@ -6,8 +6,8 @@
  * which runs them in its operations' transactions.
  */
 import type Database from "better-sqlite3";
-import { leaseOfRow, type LiveLeaseRow, type StateRowFields } from "../lease-rows.js";
-import type { Lease } from "../types.js";
+import { leaseOfRow, type LiveLeaseRow, type StateRowFields } from "../leases/lease-rows.js";
+import type { Lease } from "../leases/lease-types.js";
 
 export interface LeaseRow extends StateRowFields<number> {
   repo_id: number;

@@ -6,8 +6,9 @@
  * one statement each.
  */
 import type Database from "better-sqlite3";
-import type { LedgerHealth, OutboxStore } from "../roles.js";
-import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "../types.js";
+import type { LedgerHealth } from "../admin/admin-roles.js";
+import type { OutboxStore } from "../outbox/outbox-roles.js";
+import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "../outbox/outbox-types.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
 
 /** An effect as a row read before its lock counted an attempt: the attempt being taken is the next. */

@@ -10,10 +10,10 @@
  * read, for the refusal to list them.
  */
 import type Database from "better-sqlite3";
-import { leaseOfRow, type LiveLeaseRow } from "../lease-rows.js";
-import { countsTowardLimits } from "../limit-counting.js";
+import { leaseOfRow, type LiveLeaseRow } from "../leases/lease-rows.js";
+import { countsTowardLimits } from "../leases/claim-limits.js";
 import type { LimitKind } from "../plan.js";
-import type { IssueKey, Lease } from "../types.js";
+import type { IssueKey, Lease } from "../leases/lease-types.js";
 
 type LeaseRow = LiveLeaseRow;
 

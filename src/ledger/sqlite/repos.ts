@@ -7,8 +7,8 @@
  * over a file).
  */
 import type Database from "better-sqlite3";
-import type { Reflections, RepoMemory } from "../roles.js";
-import type { RepoInfo } from "../types.js";
+import type { Reflections } from "../outbox/outbox-roles.js";
+import type { RepoMemory, RepoInfo } from "../repos/repo-memory.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
 
 export class SqliteRepos implements RepoMemory, Reflections {

@@ -1,23 +1,15 @@
 import type Database from "better-sqlite3";
-import { decide } from "../decide.js";
+import { decide } from "../leases/decide.js";
 import { LedgerBase } from "../ledger-base.js";
-import { matchOf, ruleRow } from "../lease-rows.js";
+import { matchOf, ruleRow } from "../leases/lease-rows.js";
 import type { Plan } from "../plan.js";
-import { liveEntries, placeOfRow, type QueueEntry } from "../queue-types.js";
-import type { Ledger, LeaseMatch } from "../roles.js";
-import type {
-  HeldLock,
-  HistoryEntry,
-  HistoryOp,
-  Holder,
-  IssueKey,
-  Lease,
-  RenameOptions,
-  SchemaVersion,
-  TokenFloorRaise,
-  TokenFloorResult,
-} from "../types.js";
-import { holderOf } from "../types.js";
+import { liveEntries, placeOfRow, type QueueEntry } from "../queue/queue-types.js";
+import type { Ledger } from "../ledger.js";
+import type { LeaseMatch } from "../leases/lease-roles.js";
+import type { HeldLock, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../admin/admin-roles.js";
+import type { HistoryEntry, HistoryOp, Holder, IssueKey, Lease } from "../leases/lease-types.js";
+import type { RenameOptions } from "../leases/lease-options.js";
+import { holderOf } from "../leases/lease-types.js";
 import { SqliteBoardMemory } from "./board-memory.js";
 import { SqliteInventory } from "./inventory.js";
 import { SqliteBoardReads } from "./board-reads.js";

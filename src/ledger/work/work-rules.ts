@@ -12,7 +12,7 @@
  * it out by construction, and every "live" test (no expiry, or one ahead)
  * counts it live with no change.
  */
-import type { HeldBy, Lease, Ttl } from "./types.js";
+import type { HeldBy, Lease, Ttl } from "../leases/lease-types.js";
 import type { Followed, Resume } from "./work-types.js";
 
 /** What a lease row records of the work: the holder's open pull requests that close the issue, and whether the issue is exempt. */

@@ -6,13 +6,13 @@
  * when its connection fails (connection.ts), with `now` the caller's
  * or the database's clock.
  */
-import { decide } from "../decide.js";
-import { leaseOfRow, type LiveLeaseRow, matchOf, ruleRow, type StateRowFields } from "../lease-rows.js";
+import { decide } from "../leases/decide.js";
+import { leaseOfRow, type LiveLeaseRow, matchOf, ruleRow, type StateRowFields } from "../leases/lease-rows.js";
 import { DB_CLOCK, nowParam, type PostgresConnection } from "./connection.js";
-import type { HistoryEntry, HistoryOp, IssueKey, Lease } from "../types.js";
-import type { LeaseMatch } from "../roles.js";
-import { holderOf } from "../types.js";
-import { LINE_ORDER, liveEntries, PLACE_COLUMNS, placeOfRow, type PlaceRow, type QueueEntry } from "../queue-types.js";
+import type { HistoryEntry, HistoryOp, IssueKey, Lease } from "../leases/lease-types.js";
+import type { LeaseMatch } from "../leases/lease-roles.js";
+import { holderOf } from "../leases/lease-types.js";
+import { LINE_ORDER, liveEntries, PLACE_COLUMNS, placeOfRow, type PlaceRow, type QueueEntry } from "../queue/queue-types.js";
 
 /** A row of `leases`, as the reads here and the ledger's operations (postgres.ts) get it. */
 export interface LeaseRow extends StateRowFields<boolean> {

@@ -5,8 +5,8 @@
  * from `countsTowardLimits`, so that a rule about which leases count (a lease
  * in review, say) is written once and bears on every limit.
  */
-import { inReviewSql } from "./in-review.js";
-import type { ClaimPolicies } from "./types.js";
+import { inReviewSql } from "../work/in-review.js";
+import type { ClaimPolicies } from "./lease-options.js";
 
 /**
  * The SQL condition a row of `leases` (aliased `lease`) meets when it counts

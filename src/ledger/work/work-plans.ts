@@ -6,10 +6,10 @@
  * issues before they are read, so no two transactions wait on each other in a
  * circle.
  */
-import { decide } from "./decide.js";
-import { writeEvents } from "./event-plans.js";
-import { ask, type IssueRow, type Plan, type Step } from "./plan.js";
-import type { Applied, Holder, IssueKey, Lease } from "./types.js";
+import { decide } from "../leases/decide.js";
+import { writeEvents } from "../events/event-plans.js";
+import { ask, type IssueRow, type Plan, type Step } from "../plan.js";
+import type { Applied, Holder, IssueKey, Lease } from "../leases/lease-types.js";
 import type { ActivityPolicy, ActivityResult, ExemptOptions, ExemptResult, Followed, LinkPullOptions, LinkPullResult } from "./work-types.js";
 import { followExempt, followPulls, remindAtFor, renewedByActivity } from "./work-rules.js";
 

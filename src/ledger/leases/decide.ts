@@ -6,7 +6,6 @@
 import type {
   AcquireResult,
   ExpireResult,
-  ForceReleaseOptions,
   ForceReleaseResult,
   Holder,
   IssueKey,
@@ -16,11 +15,11 @@ import type {
   ReleaseResult,
   RemindResult,
   RenewResult,
-  ReplyBudget,
   Term,
   Ttl,
-} from "./types.js";
-import { heldByOf } from "./work-rules.js";
+} from "./lease-types.js";
+import type { ForceReleaseOptions, ReplyBudget } from "./lease-options.js";
+import { heldByOf } from "../work/work-rules.js";
 
 /** An issue's stored state: `holder` null means free; the token is that of the latest tenure (0 before any). */
 export interface Row {

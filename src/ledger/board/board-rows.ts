@@ -3,8 +3,8 @@
  * per-holder counts the side panel shows (sqlite/board-reads.ts,
  * postgres/board-reads.ts).
  */
-import { leaseOfRow, type LiveLeaseRow } from "./lease-rows.js";
-import { type Holder, holderOf } from "./types.js";
+import { leaseOfRow, type LiveLeaseRow } from "../leases/lease-rows.js";
+import { type Holder, holderOf } from "../leases/lease-types.js";
 import { type BoardLease, type EndedTenure } from "./board-types.js";
 
 export interface BoardRow extends LiveLeaseRow {

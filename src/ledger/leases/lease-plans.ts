@@ -11,19 +11,17 @@
  * transaction.
  */
 import { decide, sameHolder } from "./decide.js";
-import { claimEvents, endingEvents, type EventSpec, handedOverEvents, writeEvents } from "./event-plans.js";
-import type { EventCause, LeaseEventType } from "./event-types.js";
-import { labelKeys, labelLimits, limitsApply } from "./limit-counting.js";
-import { ask, type IssueRow, type Plan, type Step } from "./plan.js";
-import { closeLine, handedWrites, handOff, joinLine, leaveLine } from "./queue-plans.js";
+import { claimEvents, endingEvents, type EventSpec, handedOverEvents, writeEvents } from "../events/event-plans.js";
+import type { EventCause, LeaseEventType } from "../events/event-types.js";
+import { labelKeys, labelLimits, limitsApply } from "./claim-limits.js";
+import { ask, type IssueRow, type Plan, type Step } from "../plan.js";
+import { closeLine, handedWrites, handOff, joinLine, leaveLine } from "../queue/queue-plans.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
+import type { AcquireOptions, ClaimPolicies, ForceReleaseOptions, NoteOptions, OpOptions, RenewOptions, ReplyBudget } from "./lease-options.js";
 import type {
-  AcquireOptions,
   AcquireResult,
   Applied,
-  ClaimPolicies,
   ExpireResult,
-  ForceReleaseOptions,
   ForceReleaseResult,
   HistoryOp,
   Holder,
@@ -31,18 +29,14 @@ import type {
   Lease,
   LedgerResult,
   LimitScope,
-  NoteOptions,
   NoteResult,
-  OpOptions,
   ReleaseResult,
   RemindResult,
-  RenewOptions,
   RenewResult,
-  ReplyBudget,
   Term,
   Ttl,
-} from "./types.js";
-import { heldByWork, workOf } from "./work-rules.js";
+} from "./lease-types.js";
+import { heldByWork, workOf } from "../work/work-rules.js";
 
 /**
  * What an operation decided: its result, and the writes of the lease row it
