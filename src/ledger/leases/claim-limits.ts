@@ -7,6 +7,7 @@
  */
 import { inReviewSql } from "../work/in-review.js";
 import type { ClaimPolicies } from "./lease-options.js";
+import { liveSql } from "./tenure-rules.js";
 
 /**
  * The SQL condition a row of `leases` (aliased `lease`) meets when it counts
@@ -15,7 +16,7 @@ import type { ClaimPolicies } from "./lease-options.js";
  * review (in-review.ts).
  */
 export function countsTowardLimits(lease: string, now: string, countInReview = true): string {
-  const live = `${lease}.holder_id IS NOT NULL AND (${lease}.expires_at IS NULL OR ${lease}.expires_at > ${now})`;
+  const live = liveSql(now, lease);
   return countInReview ? live : `${live} AND NOT (${inReviewSql(lease)})`;
 }
 

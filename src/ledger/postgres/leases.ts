@@ -13,6 +13,7 @@ import type { HistoryEntry, HistoryOp, IssueKey, Lease } from "../leases/lease-t
 import type { LeaseMatch } from "../leases/lease-roles.js";
 import { holderOf } from "../leases/lease-types.js";
 import { LINE_ORDER, liveEntries, PLACE_COLUMNS, placeOfRow, type PlaceRow, type QueueEntry } from "../queue/queue-types.js";
+import { liveSql, unexpiredSql } from "../leases/tenure-rules.js";
 
 /** A row of `leases`, as the reads here and the ledger's operations (postgres.ts) get it. */
 export interface LeaseRow extends StateRowFields<boolean> {
@@ -46,8 +47,6 @@ export function toLease(row: LeaseRow): Lease {
   return leaseOfRow(row as LiveLeaseRow);
 }
 
-/** The condition of a held, unexpired lease at `now` (a SQL expression); also the ledger's rename's. */
-export const live = (now: string) => `holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ${now})`;
 
 export class PostgresReads {
   readonly sql;
@@ -61,24 +60,24 @@ export class PostgresReads {
       // Also read by the ledger's operations, in their transaction, when a delivery was already claimed.
       getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       current: `SELECT *, ${nowParam(3)} AS now FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
-      list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${live(nowParam(2))} ORDER BY issue`,
+      list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${liveSql(nowParam(2))} ORDER BY issue`,
       // As SQLite's: one pass over the repository's held rows for each list that has names.
       liveAmong: `SELECT DISTINCT lower(holder_login) AS login, NULL::bigint AS token FROM ${s}.leases
-                  WHERE cardinality($3::text[]) > 0 AND repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5
+                  WHERE cardinality($3::text[]) > 0 AND repo_id = $1 AND ${liveSql(nowParam(2))} AND issue IS DISTINCT FROM $5
                     AND lower(holder_login) = ANY($3::text[])
                   UNION ALL
                   SELECT DISTINCT NULL, token FROM ${s}.leases
-                  WHERE cardinality($4::bigint[]) > 0 AND repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5
+                  WHERE cardinality($4::bigint[]) > 0 AND repo_id = $1 AND ${liveSql(nowParam(2))} AND issue IS DISTINCT FROM $5
                     AND token = ANY($4::bigint[])`,
-      listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${live(nowParam(2))} ORDER BY repo_id, issue`,
-      listAll: `SELECT * FROM ${s}.leases WHERE ${live(nowParam(1))} ORDER BY lower(repo), repo_id, issue`,
+      listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${liveSql(nowParam(2))} ORDER BY repo_id, issue`,
+      listAll: `SELECT * FROM ${s}.leases WHERE ${liveSql(nowParam(1))} ORDER BY lower(repo), repo_id, issue`,
       expired: `SELECT * FROM ${s}.leases
                 WHERE holder_id IS NOT NULL AND expires_at IS NOT NULL AND expires_at <= ${nowParam(1)}
                 ORDER BY expires_at, repo_id, issue LIMIT $2`,
       dueReminders: `WITH now AS MATERIALIZED (SELECT COALESCE($1::bigint, ${DB_CLOCK}) AS v)
                      SELECT l.* FROM ${s}.leases l, now
                      WHERE l.holder_id IS NOT NULL AND NOT l.reminded AND l.remind_at IS NOT NULL AND l.remind_at <= now.v
-                       AND (l.expires_at IS NULL OR l.expires_at > now.v)
+                       AND ${unexpiredSql("now.v", "l")}
                      ORDER BY l.remind_at, l.repo_id, l.issue LIMIT $2`,
       // The chain from the issue's latest row (named by its lease row, or by
       // history_heads for an issue without one) back through prev, $3 rows at

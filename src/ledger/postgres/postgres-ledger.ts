@@ -17,11 +17,12 @@ import { PostgresInventory } from "./inventory.js";
 import { isConnectionError, nowParam, PostgresConnection, type PostgresLedgerOptions } from "./connection.js";
 import { migratePostgres, postgresSchemaVersion } from "./migrate.js";
 import { PostgresOutbox } from "./outbox.js";
-import { live, PostgresReads, toLease, type LeaseRow } from "./leases.js";
+import { PostgresReads, toLease, type LeaseRow } from "./leases.js";
 import { PostgresRepos } from "./repos.js";
 import { PostgresPlans } from "./run-plan.js";
 import { PostgresSessionLocks } from "./session-locks.js";
 import { raisePostgresTokenFloor } from "./token-floor.js";
+import { liveSql } from "../leases/tenure-rules.js";
 
 
 /** The URL without its password, for error messages. */
@@ -120,9 +121,9 @@ export class PostgresLedger extends LedgerBase implements Ledger {
                    AND (issue = $3 OR issue IN (SELECT issue FROM ${s}.pull_links WHERE repo_id = $1 AND pull = $3))
                  LIMIT 1`,
       // One repository, through leases_held (repo_id, holder_id): what every webhook's sender may cost.
-      renamedIn: `SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND holder_id = $2 AND holder_login <> $3 AND ${live(nowParam(4))} LIMIT 1`,
+      renamedIn: `SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND holder_id = $2 AND holder_login <> $3 AND ${liveSql(nowParam(4))} LIMIT 1`,
       rename: `UPDATE ${s}.leases SET holder_login = $2, updated_at = $3
-               WHERE holder_id = $1 AND holder_login <> $2 AND ${live("$3")} RETURNING *`,
+               WHERE holder_id = $1 AND holder_login <> $2 AND ${liveSql("$3")} RETURNING *`,
       reposOf: `SELECT repo_id, repo, installation FROM ${s}.repos WHERE repo_id = ANY($1::bigint[])`,
     };
   }
