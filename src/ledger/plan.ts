@@ -167,3 +167,11 @@ export type Plan<T> = Generator<Step, T, unknown>;
 export function* ask<S extends Step>(step: S): Generator<Step, AnswerOf<S>, unknown> {
   return (yield step) as AnswerOf<S>;
 }
+
+/**
+ * Runs the plan `make(now)` makes as one transaction of a store, whose
+ * promise settles once it has committed. `now` is the caller's, or the
+ * database's clock where the store reads it; a store that retries a
+ * transaction makes the plan again.
+ */
+export type RunPlan = <T>(now: number, make: (now: number) => Plan<T>) => Promise<T>;
