@@ -16,7 +16,7 @@
  */
 import { formatDuration } from "../commands/parse-duration.js";
 import type { Config } from "../config/schema.js";
-import type { ClaimPolicies } from "../ledger/leases/lease-options.js";
+import type { ClaimPolicies } from "../ledger/leases/lease-roles.js";
 import type { Holder, IssueKey, Lease, LimitScope } from "../ledger/leases/lease-types.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { labelKind } from "../github/labels.js";

@@ -8,7 +8,7 @@
  */
 import type { Config } from "../config/schema.js";
 import type { NewEffect } from "../ledger/outbox/outbox-types.js";
-import type { ReplyBudget } from "../ledger/leases/lease-options.js";
+import type { ReplyBudget } from "../ledger/leases/lease-roles.js";
 import { REFLECT, type ReflectPayload } from "../outbox/effects.js";
 
 /** Maintainers, as GitHub's `author_association` tells them: never limited. */

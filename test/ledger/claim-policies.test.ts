@@ -5,7 +5,7 @@
  * or two replicas).
  */
 import { describe, expect, it } from "vitest";
-import type { AcquireOptions } from "../../src/ledger/leases/lease-options.js";
+import type { AcquireOptions } from "../../src/ledger/leases/lease-roles.js";
 import type { AcquireResult, Holder, IssueKey, Lease } from "../../src/ledger/leases/lease-types.js";
 import { backends, useBackend } from "./backends.js";
 

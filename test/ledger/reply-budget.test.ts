@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
-import type { ReplyBudget } from "../../src/ledger/leases/lease-options.js";
+import type { ReplyBudget } from "../../src/ledger/leases/lease-roles.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;

@@ -9,7 +9,7 @@
  */
 import { inReviewSql } from "../work/in-review.js";
 import { ask, type Step } from "../plan.js";
-import type { AcquireOptions, ClaimPolicies } from "./lease-options.js";
+import type { AcquireOptions, ClaimPolicies } from "./lease-roles.js";
 import type { Holder, IssueKey, Lease, LimitScope } from "./lease-types.js";
 import { liveSql } from "./tenure-rules.js";
 

@@ -18,7 +18,7 @@ import type {
   Term,
   Ttl,
 } from "./lease-types.js";
-import type { ForceReleaseOptions, ReplyBudget } from "./lease-options.js";
+import type { ForceReleaseOptions, ReplyBudget } from "./lease-roles.js";
 import { heldByOf } from "../work/work-rules.js";
 import { isLive, unexpired } from "./tenure-rules.js";
 

@@ -17,8 +17,7 @@ import { claimLocks, holderLock, labelKeys, limitReached } from "./claim-limits.
 import { ask, type IssueRow, type Plan, type RunPlan, type Step } from "../plan.js";
 import { closeLine, handedWrites, handOff, joinLine, leaveLine } from "../queue/queue-plans.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
-import type { AcquireOptions, ForceReleaseOptions, NoteOptions, OpOptions, RenewOptions, ReplyBudget } from "./lease-options.js";
-import type { LeaseBook, Sweeps } from "./lease-roles.js";
+import type { AcquireOptions, ForceReleaseOptions, LeaseBook, NoteOptions, OpOptions, RenewOptions, ReplyBudget, Sweeps } from "./lease-roles.js";
 import type {
   AcquireResult,
   Applied,

@@ -1,11 +1,16 @@
 /**
  * The leases by role: the commands that change them (LeaseBook), the reads
- * of what stands and what happened (LeaseReads), and the sweeper's
- * (Sweeps). Each caller is typed with only the roles it uses; the ledger
- * (ledger.ts) is every role of every noun.
+ * of what stands and what happened (LeaseReads), and the sweeper's (Sweeps),
+ * with what each command takes besides its key, holder and time: the options
+ * every operation shares (its delivery id, the effects written with it, the
+ * reply budget, the cause of its event) and each one's own. Each caller is
+ * typed with only the roles it uses; the ledger (ledger.ts) is every role of
+ * every noun.
  */
-import type { QueueEntry } from "../queue/queue-types.js";
-import type { AcquireOptions, ForceReleaseOptions, NoteOptions, OpOptions, RenameOptions, RenewOptions } from "./lease-options.js";
+import type { EventCause } from "../events/event-types.js";
+import type { NewEffect } from "../outbox/outbox-types.js";
+import type { QueueAsk, QueueEntry } from "../queue/queue-types.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
 import type {
   AcquireResult,
   Applied,
@@ -95,4 +100,145 @@ export interface Sweeps {
    * which gets a reminder of its own, and two sweeps never remind one term twice.
    */
   markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Promise<Applied<RemindResult>>;
+}
+
+/**
+ * Claim limits besides `maxPerHolder`, each checked in the acquire's
+ * transaction, like it (see limit-counting.ts for what counts).
+ */
+export interface ClaimPolicies {
+  /**
+   * The issue's labels as the claim saw them: remembered with a new tenure,
+   * so that later claims count the lease under each of them.
+   */
+  labels?: readonly string[];
+  /**
+   * Live leases one holder may have in the repository on issues that carried
+   * a label when they were claimed, per label (case-insensitive). Only the
+   * labels in `labels` bear on this claim; a limit of 0 is none.
+   */
+  byLabel?: ReadonlyArray<{ label: string; limit: number }>;
+  /** Live leases one holder may have across every repository the ledger knows to be served by `installation`. */
+  org?: { installation: number; limit: number };
+}
+
+export interface OpOptions<R> {
+  /**
+   * What brought the change about, for its lease event (event-types.ts).
+   * Absent: the operation's own (a claim, renewal or release: `command`; a
+   * maintainer's release: `maintainer`; an expiry: `expiry`; a handoff: `handoff`).
+   */
+  cause?: EventCause;
+  /**
+   * The installation serving the repository, for the lease event, when the
+   * caller knows it (a webhook, the API); absent: the one the ledger
+   * remembers for the repository (`rememberRepo`), 0 when none.
+   */
+  installation?: number;
+  /**
+   * The webhook delivery id. An operation carrying a delivery id already
+   * recorded changes nothing, writes no effects, and returns the first
+   * result with `duplicate: true`.
+   */
+  delivery?: string;
+  /**
+   * Record `delivery` only for a result this accepts; otherwise the id stays
+   * free, for another operation to record. `next` tries issue after issue
+   * under one id: only the claim that takes one records it, so that an
+   * attempt lost to another claimer does not answer a retry.
+   */
+  recordIf?: (result: R) => boolean;
+  /**
+   * Effects derived from the result, written to the outbox in the same
+   * transaction. `reply` says whether the actor may get a reply (see
+   * `repliesPerHour`); always "reply" when no limit applies.
+   */
+  effects?: (result: R, reply: ReplyBudget) => NewEffect[];
+  /**
+   * Replies the actor may get in this repository in any rolling hour; 0 or
+   * absent: no limit, and the operation is not counted. Counted and decided
+   * in the operation's transaction, from the history, so the limit holds
+   * across replicas and costs no API call.
+   */
+  repliesPerHour?: number;
+  /**
+   * Whether this result's reply counts toward `repliesPerHour` (default:
+   * every result does). The API posts only when a tenure begins or ends: a
+   * claim refused as `held` posts nothing, and must not use up the budget.
+   */
+  countsReply?: (result: R) => boolean;
+}
+
+/**
+ * Whether an operation's reply may be posted: "reply" within the limit;
+ * "notice" for the first one over it in the hour, which should say that
+ * further commands apply silently; "silent" after that.
+ */
+export type ReplyBudget = "reply" | "notice" | "silent";
+
+export interface AcquireOptions extends OpOptions<AcquireResult> {
+  /** Live leases one holder may have in the repository; 0 or absent: no limit. Checked in the acquire's transaction. */
+  maxPerHolder?: number;
+  /** Limits by label and across the organisation, and the issue's labels to remember. */
+  policies?: ClaimPolicies;
+  /** Who gave the lease, when not the holder (a maintainer's `/claim @user`): history's actor. Default the holder. */
+  actor?: Holder;
+  /**
+   * Whether the holder's leases in review (an open pull request of theirs
+   * closes the issue: see `in-review.ts`) count toward `maxPerHolder`;
+   * default true (every live lease counts).
+   */
+  countInReview?: boolean;
+  /** When to remind the holder, in ms before expiry; null: never. */
+  remindBefore?: number | null;
+  /** The issue carries one of the repository's `exempt_labels` (as the claim's webhook showed it): the lease does not expire. */
+  exempt?: boolean;
+  /** Wait in line when someone else holds the issue (answers `queued`); absent: answer `held`. */
+  queue?: QueueAsk;
+}
+
+export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
+  /** Release only if this login (case-insensitive) holds the live lease; otherwise `not_holder`. */
+  ifHolder?: string;
+  /**
+   * The tenure the event saw: release only if it is still the live one;
+   * otherwise `stale`. A lease that changed hands between reading it and
+   * this transaction is not the one the event meant to end.
+   */
+  ifToken?: number;
+  /**
+   * When GitHub says the event happened (its `closed_at` or `updated_at`,
+   * whole seconds). An event from before the live tenure began (a late or
+   * redelivered close of an earlier tenure) is `stale`; one GitHub's stamp
+   * cannot place before or after the tenure's start (decide.eventBeside:
+   * `near`) is `stale` only when `undone`.
+   */
+  eventAt?: number;
+  /**
+   * What GitHub says now: the event's change was undone since (the closed
+   * issue is open again). Asked by the caller only for an event `near` the
+   * tenure's start, where it tells a close of an earlier tenure (reopened,
+   * then claimed) from one of this tenure.
+   */
+  undone?: boolean;
+  /**
+   * The issue closed, or is gone: every place in line ends (`closed`) and
+   * nobody is handed the lease.
+   */
+  closing?: boolean;
+}
+
+export interface RenameOptions {
+  effects?: (lease: Lease, repo: RepoInfo | null) => NewEffect[];
+}
+
+export interface RenewOptions extends OpOptions<RenewResult> {
+  remindBefore?: number | null;
+}
+
+export interface NoteOptions extends OpOptions<NoteResult> {
+  /** The history row's outcome (default `noted`). */
+  outcome?: string;
+  /** Kept with the delivery id and returned with the result (the API's refusals: which rule, and why). */
+  detail?: Record<string, string>;
 }

@@ -1,7 +1,7 @@
 /**
- * The leases' values: an issue's key, its holder, a lease, and what each
- * lease operation answers (what they take is lease-options.ts's; the roles
- * callers use, lease-roles.ts's). It knows nothing of GitHub.
+ * The leases' values: an issue's key, its holder, a lease, its history, and
+ * what each lease operation answers (what they take, and the roles callers
+ * use, are lease-roles.ts's). It knows nothing of GitHub.
  *
  * Time is a parameter (`now`, milliseconds since the epoch) of every call and
  * is never read inside, so that tests drive the clock. Every call is one

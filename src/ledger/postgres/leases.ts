@@ -9,11 +9,10 @@
  */
 import type { LeasePart } from "../compose-ledger.js";
 import { decide } from "../leases/decide.js";
-import type { RenameOptions } from "../leases/lease-options.js";
+import type { LeaseMatch, RenameOptions } from "../leases/lease-roles.js";
 import { leaseOfRow, type LiveLeaseRow, matchOf, ruleRow, type StateRowFields } from "../leases/lease-rows.js";
 import { DB_CLOCK, nowParam, type PostgresConnection } from "./connection.js";
 import type { HistoryEntry, HistoryOp, Holder, IssueKey, Lease } from "../leases/lease-types.js";
-import type { LeaseMatch } from "../leases/lease-roles.js";
 import { holderOf } from "../leases/lease-types.js";
 import { LINE_ORDER, liveEntries, PLACE_COLUMNS, placeOfRow, type PlaceRow, type QueueEntry } from "../queue/queue-types.js";
 import { liveSql, unexpiredSql } from "../leases/tenure-rules.js";

@@ -8,8 +8,7 @@
  */
 import type { LeasePart } from "../compose-ledger.js";
 import { decide } from "../leases/decide.js";
-import type { RenameOptions } from "../leases/lease-options.js";
-import type { LeaseMatch } from "../leases/lease-roles.js";
+import type { LeaseMatch, RenameOptions } from "../leases/lease-roles.js";
 import { matchOf, ruleRow } from "../leases/lease-rows.js";
 import { type HistoryEntry, type HistoryOp, type Holder, holderOf, type IssueKey, type Lease } from "../leases/lease-types.js";
 import { liveEntries, placeOfRow, type QueueEntry } from "../queue/queue-types.js";
