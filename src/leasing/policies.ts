@@ -1,7 +1,7 @@
 /**
  * The claim policies of issue 11 that are decided before a claim's ledger
  * transaction (they ask GitHub), and what that transaction is handed to
- * check itself (the limits, race-free, in one place: ledger/limit-counting.ts).
+ * check itself (the limits, race-free, in one place: ledger/leases/claim-limits.ts).
  *
  * - `/claim @user` by someone with write, maintain or admin permission gives
  *   the lease to that user. Costs two reads: the commenter's permission and

@@ -66,7 +66,7 @@ export interface EventWrite {
   installation: number | null;
 }
 
-/** Which claim limit a count is for (limit-counting.ts says what counts). */
+/** Which claim limit a count is for (leases/claim-limits.ts says what counts). */
 export type LimitKind = "repo" | "label" | "org";
 
 /** The steps, each with what its store answers. */

@@ -104,7 +104,7 @@ export interface Sweeps {
 
 /**
  * Claim limits besides `maxPerHolder`, each checked in the acquire's
- * transaction, like it (see limit-counting.ts for what counts).
+ * transaction, like it (see claim-limits.ts for what counts).
  */
 export interface ClaimPolicies {
   /**

@@ -119,7 +119,7 @@ export interface Term {
 }
 
 /**
- * `follow`: the lease followed its work, with no command (`ledger-work` below):
+ * `follow`: the lease followed its work, with no command (work/):
  * outcome `suspended` (a pull request or an exempt label now holds it),
  * `resumed` (time holds it again), `linked` (its pull requests changed while
  * it stays held), `renewed` (the holder's activity).

@@ -1,7 +1,7 @@
 /**
  * Runs postgres/migrations.ts's list on a schema, and reads how far a
  * schema has come: `PostgresLedger.migrate`, `schemaVersion` and
- * `openPostgres` (postgres.ts), which refuses a schema left behind.
+ * `openPostgres` (postgres-ledger.ts), which refuses a schema left behind.
  */
 import pg from "pg";
 import { errorCode } from "./connection.js";

@@ -1,6 +1,6 @@
 /**
  * What the PostgreSQL ledger keeps beside the leases, each read or written
- * in one statement of its own (SQLite's are SqliteLedger's own): the repositories
+ * in one statement of its own (SQLite's are sqlite/repos.ts): the repositories
  * seen (name and installation) and each issue's reflection state. (Its
  * `locks` table, named locks with an expiry, is no longer used: the named
  * locks are session advisory locks, postgres/session-locks.ts.)

@@ -3,7 +3,7 @@
  * `issue-leases token-floor` after a `pg_restore` of an older dump: the dump
  * knows fewer tokens than GitHub saw, and no token may be handed out twice.
  * Acquires read the floor in the statement that locks the issue's row
- * (`postgres.ts`), so a raise applies to the next acquire on every replica.
+ * (plan-statements.ts), so a raise applies to the next acquire on every replica.
  */
 import type pg from "pg";
 import { TokenFloorBelowError } from "../admin/token-floor-below-error.js";

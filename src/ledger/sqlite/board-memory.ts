@@ -2,9 +2,9 @@
  * What the board remembers from webhooks, on SQLite (migrations 15 and 16;
  * its reads in board-reads.ts): issue cards (title, labels), each
  * repository's private flag and its time, and the per-holder counts that
- * move with the flag. `SqliteLedger` calls in; each write is one BEGIN
- * IMMEDIATE transaction on the ledger's connection (the ledger's
- * `immediate`), a card's commit not waiting for the disk (unsynced-commit.ts).
+ * move with the flag. Each write is one BEGIN IMMEDIATE transaction on the
+ * ledger's connection (the ledger's `immediate`), a card's commit not waiting
+ * for the disk (unsynced-commit.ts).
  */
 import type { UnsyncedCommit } from "./unsynced-commit.js";
 import type { BoardMemory } from "../board/board-roles.js";

@@ -1,9 +1,8 @@
 /**
  * The board's reads on SQLite (migrations 15 and 16; what they read is
  * remembered by board-memory.ts): a repository by name, and a page of live
- * leases with its side panels, read through the board's indexes. `SqliteLedger`
- * calls in; each page, and each set of panels, is one read transaction on the
- * ledger's connection.
+ * leases with its side panels, read through the board's indexes. Each page,
+ * and each set of panels, is one read transaction on the ledger's connection.
  */
 import type { BoardReads } from "../board/board-roles.js";
 import type Database from "better-sqlite3";

@@ -1,9 +1,9 @@
 /**
  * The outbox on SQLite: effects written with the operations that decided
  * them, taken by the drainer under a lock, and completed, retried or parked
- * by the attempt that took them. `SqliteLedger` calls in; `enqueue`, `take`
- * and `extend` run inside the caller's IMMEDIATE transaction, the others are
- * one statement each.
+ * by the attempt that took them: the ledger's outbox methods are this
+ * part's own (compose-ledger.ts). `enqueue`, `take` and `extend` run inside
+ * the caller's IMMEDIATE transaction, the others are one statement each.
  */
 import type Database from "better-sqlite3";
 import type { LedgerHealth } from "../admin/admin-roles.js";

@@ -3,7 +3,7 @@
  * transaction (so two claims never both pass a limit): the holder's leases in
  * the repository (`max_leases_per_holder`), under a label (`limits_by_label`),
  * and across the repositories of an installation
- * (`max_leases_per_holder_in_org`). What counts is limit-counting.ts's.
+ * (`max_leases_per_holder_in_org`). What counts is leases/claim-limits.ts's.
  *
  * Which limits apply, in which order, is lease-plans.ts's. Each limit is
  * counted first, through an index; only a holder at a limit has their leases

@@ -4,7 +4,6 @@ import type { ActivityOptions, ActivityResult, ExemptOptions, ExemptResult, Link
 
 /** Leases that follow the work (work-rules.ts): pull requests that close issues, the holder's activity, exempt labels. */
 export interface FollowLinks {
-  // Leases that follow the work (sqlite/work.ts, postgres/work.ts; the rules in work-rules.ts).
   /**
    * Pull request `pull` (its repository and number), by `author`, is open and
    * closes `issues` of its repository, as GitHub said when its lease check

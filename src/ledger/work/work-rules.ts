@@ -2,9 +2,9 @@
  * The rules of leases that follow the work, as pure functions: what holds a
  * lease (time, the holder's open pull requests, an exempt label), what a
  * lease gets when its work lets go of it, and what the holder's activity
- * renews. Both backends (sqlite/work.ts, postgres/work.ts, and their
- * acquire and renew) read the row in their transaction, call these, and
- * write what they decided, as they do with decide.ts.
+ * renews. The plans (work-plans.ts, and the lease plans' acquire and renew)
+ * read the row in their transaction, call these, and write what they
+ * decided, as they do with decide.ts.
  *
  * A lease held by its work has no expiry in the row (`expires_at` and
  * `remind_at` are NULL) for as long as the work holds it: the sweeper's
