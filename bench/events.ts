@@ -32,7 +32,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
-import type { Holder } from "../src/ledger/types.js";
+import type { Holder } from "../src/ledger/leases/lease-types.js";
 import { REFLECT } from "../src/outbox/effects.js";
 import { startFakeGitHub } from "../test/support/fake-github.js";
 import { startServer } from "../test/support/server-process.js";

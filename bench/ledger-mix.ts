@@ -5,8 +5,8 @@
  * helpers the two reports share.
  */
 import { performance } from "node:perf_hooks";
-import type { Holder } from "../src/ledger/types.js";
-import type { Ledger } from "../src/ledger/roles.js";
+import type { Holder } from "../src/ledger/leases/lease-types.js";
+import type { Ledger } from "../src/ledger/ledger.js";
 import { seededRandom } from "../test/support/seeded-random.js";
 
 export const HOUR = 3_600_000;

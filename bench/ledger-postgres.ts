@@ -28,7 +28,7 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { openPostgres, type PostgresLedger } from "../src/ledger/postgres/postgres-ledger.js";
-import type { Holder } from "../src/ledger/types.js";
+import type { Holder } from "../src/ledger/leases/lease-types.js";
 import { median, MIX_ISSUES, Mix, outcomeShares, pad, T0 } from "./ledger-mix.js";
 import { seededRandom } from "../test/support/seeded-random.js";
 import { percentile } from "./support/report.js";

@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type ChildProcess, fork } from "node:child_process";
-import type { IssueSnapshot } from "../src/ledger/inventory-types.js";
+import type { IssueSnapshot } from "../src/ledger/inventory/inventory-types.js";
 import { SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
 import { type FakeGitHub, startFakeGitHub } from "../test/support/fake-github.js";
 import { ROOT, type ServerProcess, startServer } from "../test/support/server-process.js";

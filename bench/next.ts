@@ -31,7 +31,7 @@ import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { IssueSnapshot } from "../src/ledger/inventory-types.js";
+import type { IssueSnapshot } from "../src/ledger/inventory/inventory-types.js";
 import { SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
 import { type FakeGitHub, startFakeGitHub } from "../test/support/fake-github.js";
 import { type ServerProcess, startServer } from "../test/support/server-process.js";

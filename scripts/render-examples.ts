@@ -18,7 +18,7 @@ import { helpView } from "../src/leasing/help.js";
 import { RELEASE_OTHERS_FORBIDDEN } from "../src/leasing/handle-command.js";
 import { ttlRefusal } from "../src/leasing/lease-command.js";
 import { closedReason } from "../src/leasing/handle-issue-event.js";
-import type { Lease } from "../src/ledger/types.js";
+import type { Lease } from "../src/ledger/leases/lease-types.js";
 import { desiredLabels } from "../src/github/labels.js";
 import { leaseView, renderReply, type Reply } from "../src/github/render.js";
 

@@ -19,7 +19,7 @@ import { routeInventory } from "./webhooks/inventory-routes.js";
 import { InventoryFiller, type InventorySettings, inventorySettings } from "./leasing/inventory-fill.js";
 import { InventoryRelations } from "./leasing/inventory-relations.js";
 import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
-import type { Ledger } from "./ledger/roles.js";
+import type { Ledger } from "./ledger/ledger.js";
 import { Drainer } from "./outbox/drainer.js";
 import { type GitHubPort, octokitPort } from "./github/github-port.js";
 import { GitHubBudget } from "./github/budget.js";

@@ -6,7 +6,7 @@
  * settles, so timing the call itself times the transaction, fsync included.
  */
 import { performance } from "node:perf_hooks";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 
 /**
  * Calls that commit a write transaction (`takeEffects` only when it took

@@ -5,8 +5,8 @@
  * described in openapi.json, and the tests check every answer against it.
  */
 import type { LeaseResult } from "../leasing/lease-command.js";
-import type { Lease } from "../ledger/types.js";
-import type { QueueEntry } from "../ledger/queue-types.js";
+import type { Lease } from "../ledger/leases/lease-types.js";
+import type { QueueEntry } from "../ledger/queue/queue-types.js";
 import type { TenureView } from "../github/render.js";
 
 export interface Answer {

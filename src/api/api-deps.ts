@@ -1,8 +1,9 @@
 /** What the API's handlers are given (serve-api.ts builds it for the app; tests build their own). */
 import type { Logger } from "pino";
 import type { ConfigResult } from "../config/config.js";
-import type { Inventory, LeaseBook, LeaseReads } from "../ledger/roles.js";
-import type { RepoInfo } from "../ledger/types.js";
+import type { Inventory } from "../ledger/inventory/inventory-roles.js";
+import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
+import type { RepoInfo } from "../ledger/repos/repo-memory.js";
 import type { Permission } from "../github/github-port.js";
 import type { ApiRepo, RepoAccess } from "./access.js";
 import type { Identities } from "./identity.js";

@@ -28,7 +28,7 @@ import type { EventHub } from "../events/hub.js";
 import { EventStream, type StreamEnd } from "../events/event-stream.js";
 import type { StreamFilter } from "../events/stream-filter.js";
 import type { EventStreamSettings } from "../events/stream-settings.js";
-import type { BoardReads } from "../ledger/roles.js";
+import type { BoardReads } from "../ledger/board/board-roles.js";
 import type { ApiRepo } from "./access.js";
 import { type Answer, errorAnswer, NOT_FOUND } from "./answers.js";
 import { clientAddress } from "./client-address.js";

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { DURATION_FORMS, parseDuration } from "../commands/parse-duration.js";
-import type { ReadyFilter } from "../ledger/inventory-types.js";
+import type { ReadyFilter } from "../ledger/inventory/inventory-types.js";
 import { type Answer, errorAnswer } from "./answers.js";
 import { instance, invalid, isAnswer, json, NAME_PATTERN } from "./requests.js";
 

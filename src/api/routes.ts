@@ -20,7 +20,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tenuresOf } from "../leasing/handle-command.js";
 import { leaseResultOf } from "../leasing/lease-command.js";
-import type { IssueKey } from "../ledger/types.js";
+import type { IssueKey } from "../ledger/leases/lease-types.js";
 import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, placeJson, tenureJson } from "./answers.js";
 import type { ApiDeps } from "./api-deps.js";
 import { bearerToken, reaches } from "./identity.js";

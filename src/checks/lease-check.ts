@@ -14,7 +14,7 @@
  *   Lease-Token: 7          (for every issue the pull request closes)
  *   Lease-Token: 7 #12      (for issue 12)
  */
-import type { Lease } from "../ledger/types.js";
+import type { Lease } from "../ledger/leases/lease-types.js";
 
 export const CHECK_NAME = "issue-leases";
 

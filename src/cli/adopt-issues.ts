@@ -13,8 +13,11 @@
  */
 import type { Config } from "../config/schema.js";
 import { carriesExemptLabel } from "../config/work-policy.js";
-import type { BoardMemory, LeaseBook, LeaseReads, RepoMemory } from "../ledger/roles.js";
-import type { IssueKey, Lease, NewEffect, RepoInfo, Ttl } from "../ledger/types.js";
+import type { BoardMemory } from "../ledger/board/board-roles.js";
+import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
+import type { RepoMemory, RepoInfo } from "../ledger/repos/repo-memory.js";
+import type { IssueKey, Lease, Ttl } from "../ledger/leases/lease-types.js";
+import type { NewEffect } from "../ledger/outbox/outbox-types.js";
 import { remindBefore } from "../leasing/lease-command.js";
 import { labelKind } from "../github/labels.js";
 import { leaseView, type Reply } from "../github/render.js";

@@ -10,7 +10,7 @@ import { DURATION_FORMS, parseDuration } from "../commands/parse-duration.js";
 import { sourceOf } from "../config/repo-config.js";
 import { parseConfigSources, readConfigSources } from "../config/sources.js";
 import { ttlRefusal } from "../leasing/lease-command.js";
-import type { Ttl } from "../ledger/types.js";
+import type { Ttl } from "../ledger/leases/lease-types.js";
 import { adoptIssues, type AdoptReport, type AssignedIssue } from "./adopt-issues.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";

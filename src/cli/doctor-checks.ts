@@ -4,8 +4,8 @@
  * warning means GitHub may lag behind the ledger, which the app repairs on
  * its own once the cause is gone.
  */
-import type { OutboxStats, SchemaVersion } from "../ledger/types.js";
-import type { LedgerAdmin, LedgerHealth } from "../ledger/roles.js";
+import type { OutboxStats } from "../ledger/outbox/outbox-types.js";
+import type { SchemaVersion, LedgerAdmin, LedgerHealth } from "../ledger/admin/admin-roles.js";
 import { formatAge } from "./format-table.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";

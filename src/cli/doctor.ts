@@ -2,7 +2,7 @@
  * `issue-leases doctor`: the checks of doctor-checks.ts, printed. A database
  * that cannot be opened is a failed check, not an error.
  */
-import type { Ledger } from "../ledger/roles.js";
+import type { Ledger } from "../ledger/ledger.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { type DoctorReport, doctorChecks, schemaBehindReport } from "./doctor-checks.js";

@@ -1,7 +1,7 @@
 /** `issue-leases events [--since D] [--json]`: the lease events the ledger kept, oldest first. */
 import { formatDuration, parseDuration } from "../commands/parse-duration.js";
-import type { StoredEvent } from "../ledger/event-types.js";
-import type { EventLog } from "../ledger/roles.js";
+import type { StoredEvent } from "../ledger/events/event-types.js";
+import type { EventLog } from "../ledger/events/event-roles.js";
 import { EXIT, usageError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { DATABASE_HELP } from "./database-help.js";

@@ -1,6 +1,5 @@
 /** The repository an operator named, as the ledger knows it. */
-import type { RepoInfo } from "../ledger/types.js";
-import type { RepoMemory } from "../ledger/roles.js";
+import type { RepoInfo, RepoMemory } from "../ledger/repos/repo-memory.js";
 import { CliError, EXIT } from "./cli-error.js";
 
 export async function findRepo(ledger: RepoMemory, typed: string): Promise<RepoInfo> {

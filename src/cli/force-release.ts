@@ -3,8 +3,8 @@
  * anyone's lease from the database (see operator-release.ts). Named apart
  * from \`agent release\`, which ends the caller's own lease through the API.
  */
-import type { RepoInfo } from "../ledger/types.js";
-import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
+import type { RepoInfo } from "../ledger/repos/repo-memory.js";
+import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import { usageError } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { operatorRelease } from "./operator-release.js";

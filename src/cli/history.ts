@@ -1,6 +1,7 @@
 /** `issue-leases history owner/name#N`: every operation the ledger recorded on an issue. */
-import type { HistoryEntry, Holder } from "../ledger/types.js";
-import type { LeaseReads, RepoMemory } from "../ledger/roles.js";
+import type { HistoryEntry, Holder } from "../ledger/leases/lease-types.js";
+import type { LeaseReads } from "../ledger/leases/lease-roles.js";
+import type { RepoMemory } from "../ledger/repos/repo-memory.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { findRepo } from "./find-repo.js";

@@ -1,7 +1,8 @@
 /** `issue-leases list`: the live leases, as a table or JSON. */
 import { leaseJson as apiLeaseJson, iso } from "../api/answers.js";
-import type { Lease } from "../ledger/types.js";
-import type { LeaseReads, RepoMemory } from "../ledger/roles.js";
+import type { Lease } from "../ledger/leases/lease-types.js";
+import type { LeaseReads } from "../ledger/leases/lease-roles.js";
+import type { RepoMemory } from "../ledger/repos/repo-memory.js";
 import { EXIT, usageError } from "./cli-error.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { findRepo } from "./find-repo.js";

@@ -5,8 +5,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { isPostgresUrl, openLedger, sqlitePath } from "../ledger/open-ledger.js";
-import { SchemaBehindError } from "../ledger/schema-behind-error.js";
-import type { Ledger } from "../ledger/roles.js";
+import { SchemaBehindError } from "../ledger/admin/schema-behind-error.js";
+import type { Ledger } from "../ledger/ledger.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { schemaBehind } from "./doctor-checks.js";
 

@@ -4,8 +4,10 @@
  * same outbox effect as an issue being closed), so the running app updates
  * labels and assignee and posts the reply; the CLI never talks to GitHub.
  */
-import type { Holder, IssueKey, Lease, NewEffect, RepoInfo } from "../ledger/types.js";
-import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
+import type { Holder, IssueKey, Lease } from "../ledger/leases/lease-types.js";
+import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { RepoInfo } from "../ledger/repos/repo-memory.js";
+import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { handoffExtra } from "../leasing/handoff.js";
 import { leaseView, type Reply } from "../github/render.js";

@@ -6,9 +6,8 @@
  * tenure, on any issue, gets a token never handed out before. SQLite's
  * `restore` records the floor itself; the command works there too.
  */
-import { TokenFloorBelowError } from "../ledger/token-floor-below-error.js";
-import type { TokenFloorRaise } from "../ledger/types.js";
-import type { LedgerAdmin } from "../ledger/roles.js";
+import { TokenFloorBelowError } from "../ledger/admin/token-floor-below-error.js";
+import type { TokenFloorRaise, LedgerAdmin } from "../ledger/admin/admin-roles.js";
 import { EXIT, usageError } from "./cli-error.js";
 import { OPERATOR } from "./operator-release.js";
 import { DEFAULT_TOKEN_GAP, integerOption } from "./restore.js";

@@ -4,7 +4,7 @@
  * operator to give to the maintainers whose receivers verify them.
  */
 import { installationKey, keyText } from "../events/sign.js";
-import type { RepoMemory } from "../ledger/roles.js";
+import type { RepoMemory } from "../ledger/repos/repo-memory.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { DATABASE_HELP } from "./database-help.js";

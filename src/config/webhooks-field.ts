@@ -11,7 +11,7 @@
  * at each delivery.
  */
 import { z } from "zod";
-import { LEASE_EVENT_TYPES, type LeaseEventType } from "../ledger/event-types.js";
+import { LEASE_EVENT_TYPES, type LeaseEventType } from "../ledger/events/event-types.js";
 import { checkTargetUrl, targetPolicy } from "../events/target-guard.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../events/webhook-body.js";
 import { describeKind, echo, notThis } from "./echo.js";

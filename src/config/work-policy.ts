@@ -3,7 +3,7 @@
  * the terms the ledger takes (work-rules.ts has the rules themselves).
  */
 import type { Config } from "./schema.js";
-import type { ActivityPolicy, Resume } from "../ledger/work-types.js";
+import type { ActivityPolicy, Resume } from "../ledger/work/work-types.js";
 
 /**
  * What a lease gets when its work lets go of it (the holder's last open pull

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "probot";
-import type { BoardReads } from "../ledger/roles.js";
+import type { BoardReads } from "../ledger/board/board-roles.js";
 import { redirect, sendPage } from "./http.js";
 import { loadBoard, parseFilters, type Viewer } from "./queries.js";
 import { type PageContext, renderBoard, renderMessage } from "./render.js";

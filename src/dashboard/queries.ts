@@ -4,8 +4,8 @@
  * for a viewer: the page of leases, how many there are, and the side panels
  * (under the same filters). The same for the HTML board and its JSON twin.
  */
-import type { BoardReads } from "../ledger/roles.js";
-import type { BoardPage, BoardPanels, VisiblePrivateRepos } from "../ledger/board-types.js";
+import type { BoardReads } from "../ledger/board/board-roles.js";
+import type { BoardPage, BoardPanels, VisiblePrivateRepos } from "../ledger/board/board-types.js";
 
 export const PAGE_SIZE = 100;
 /** Side panels list this many. */

@@ -6,7 +6,8 @@
  * `leases/next` counts them for its caller; anonymous, only unassigned ones.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { BoardReads, Inventory } from "../ledger/roles.js";
+import type { BoardReads } from "../ledger/board/board-roles.js";
+import type { Inventory } from "../ledger/inventory/inventory-roles.js";
 import type { BoardPageDeps } from "./board-page.js";
 import { redirect, sendPage } from "./http.js";
 import { type PageContext, renderMessage } from "./render.js";

@@ -4,7 +4,7 @@
  * each label repeatable, so that a view is the very call an agent makes and can
  * be shared as a link.
  */
-import type { ReadyFilter } from "../ledger/inventory-types.js";
+import type { ReadyFilter } from "../ledger/inventory/inventory-types.js";
 import type { Parsed } from "./queries.js";
 
 /** The view shows this many: the issues the next calls would hand out first. */

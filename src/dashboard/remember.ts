@@ -24,8 +24,8 @@ import type { Logger } from "probot";
 import { findCommandLines } from "../commands/command-lines.js";
 import { isParseError, parseCommand } from "../commands/parse-command.js";
 import { BoundedMap } from "../github/bounded-map.js";
-import type { BoardMemory } from "../ledger/roles.js";
-import type { IssueCard, RepoForget } from "../ledger/board-types.js";
+import type { BoardMemory } from "../ledger/board/board-roles.js";
+import type { IssueCard, RepoForget } from "../ledger/board/board-types.js";
 
 /** Stamps kept per replica before the memory starts over. */
 const MAX_REMEMBERED = 50_000;

@@ -4,7 +4,7 @@
  * many match and how many of those are held. Everything from GitHub goes
  * through `esc`, as on the board.
  */
-import type { ReadyIssue, ReadyPage } from "../ledger/inventory-types.js";
+import type { ReadyIssue, ReadyPage } from "../ledger/inventory/inventory-types.js";
 import { esc, issueLink, layout, type PageContext, shownLabels, time } from "./render.js";
 import { nextBody, READY_SHOWN, readyQuery, type ReadyView } from "./ready-query.js";
 

@@ -6,7 +6,7 @@
  * Policy allows no script at all.
  */
 import { DEFAULT_CONFIG } from "../config/config.js";
-import type { BoardLease, BoardPanels, EndedTenure } from "../ledger/board-types.js";
+import type { BoardLease, BoardPanels, EndedTenure } from "../ledger/board/board-types.js";
 import { BoundedMap } from "../github/bounded-map.js";
 import { labelKind } from "../github/labels.js";
 import { roughly } from "../github/render.js";

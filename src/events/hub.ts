@@ -11,8 +11,8 @@
  * out: a client attached now gets, from the hub, every event after it
  * (stream-replay.ts reads those up to it from the ledger).
  */
-import { LEASE_EVENT_TYPES, type LeaseEventType, type StoredEvent } from "../ledger/event-types.js";
-import type { EventLog } from "../ledger/roles.js";
+import { LEASE_EVENT_TYPES, type LeaseEventType, type StoredEvent } from "../ledger/events/event-types.js";
+import type { EventLog } from "../ledger/events/event-roles.js";
 import type { PublicRepos } from "./public-repos.js";
 import { eventFrame } from "./sse.js";
 

@@ -10,8 +10,8 @@
  * a repository made private stops reaching anonymous clients within that.
  * A repository the ledger has no flag for is asked again each time.
  */
-import type { StoredEvent } from "../ledger/event-types.js";
-import type { BoardReads } from "../ledger/roles.js";
+import type { StoredEvent } from "../ledger/events/event-types.js";
+import type { BoardReads } from "../ledger/board/board-roles.js";
 
 const MAX_ENTRIES = 10_000;
 

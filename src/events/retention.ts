@@ -7,7 +7,7 @@
  * whatever is deleted (the ledger's counters).
  */
 import { formatDuration, parseDuration } from "../commands/parse-duration.js";
-import type { EventLog } from "../ledger/roles.js";
+import type { EventLog } from "../ledger/events/event-roles.js";
 
 const DAY = 24 * 3_600_000;
 export const DEFAULT_EVENTS_KEEP_MS = 7 * DAY;

@@ -20,7 +20,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { LeaseEvent } from "../ledger/event-types.js";
+import type { LeaseEvent } from "../ledger/events/event-types.js";
 import { DEFAULT_DELIVERY_SHARES, type DeliveryShares, DeliverySlots } from "./delivery-slots.js";
 import { type CircuitSettings, DEFAULT_CIRCUIT, ReceiverCircuits } from "./receiver-circuit.js";
 import { ID_HEADER, installationKey, SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from "./sign.js";

@@ -5,7 +5,7 @@
  * client ignores. The event's JSON is one line (JSON.stringify writes no
  * newline), so one `data:` line carries it.
  */
-import type { LeaseEvent } from "../ledger/event-types.js";
+import type { LeaseEvent } from "../ledger/events/event-types.js";
 
 /** Tells an `EventSource` to wait this long before it reconnects after the stream ends. */
 export const RETRY_MS = 3_000;

@@ -3,7 +3,7 @@
  * repository's, or a private one's its token or session may read), narrowed
  * by what it asked for (repositories, a holder, an issue). Pure.
  */
-import type { StoredEvent } from "../ledger/event-types.js";
+import type { StoredEvent } from "../ledger/events/event-types.js";
 
 export interface StreamFilter {
   /** The private repositories the client may see; public ones anyone may. */

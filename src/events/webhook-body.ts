@@ -5,7 +5,7 @@
  * delivery's id, the same on every retry.
  */
 import { createHash } from "node:crypto";
-import type { LeaseEvent } from "../ledger/event-types.js";
+import type { LeaseEvent } from "../ledger/events/event-types.js";
 
 export const WEBHOOK_FORMATS = ["json", "slack"] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];

@@ -5,7 +5,7 @@
  * gives them (`issue_dependencies_summary`, `sub_issues_summary`), null
  * otherwise.
  */
-import type { IssueSnapshot } from "../ledger/inventory-types.js";
+import type { IssueSnapshot } from "../ledger/inventory/inventory-types.js";
 
 /** The fields read, each optional: payloads of older GitHub versions lack the newer ones. */
 export interface IssueJson {

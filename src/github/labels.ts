@@ -5,8 +5,8 @@
  * whole, so that two long logins never share a label.
  */
 import { createHash } from "node:crypto";
-import { inReview } from "../ledger/in-review.js";
-import type { Lease } from "../ledger/types.js";
+import { inReview } from "../ledger/work/in-review.js";
+import type { Lease } from "../ledger/leases/lease-types.js";
 import { BoundedMap } from "./bounded-map.js";
 
 export interface LabelTemplates {

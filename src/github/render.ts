@@ -5,7 +5,7 @@
  * model twice gives the same text.
  */
 import { formatDuration } from "../commands/parse-duration.js";
-import type { HeldBy, Lease } from "../ledger/types.js";
+import type { HeldBy, Lease } from "../ledger/leases/lease-types.js";
 import { codeSpan } from "./code-span.js";
 import { safeText } from "./safe-text.js";
 import { type HelpView, renderHelp } from "./render-help.js";

@@ -20,9 +20,9 @@
  * installation the ledger does not know.
  */
 import type { Logger } from "pino";
-import type { StoredEvent } from "../ledger/event-types.js";
-import type { EventLog } from "../ledger/roles.js";
-import type { NewEffect } from "../ledger/types.js";
+import type { StoredEvent } from "../ledger/events/event-types.js";
+import type { EventLog } from "../ledger/events/event-roles.js";
+import type { NewEffect } from "../ledger/outbox/outbox-types.js";
 import type { ConfigResult } from "../config/config.js";
 import { webhookEffect } from "../outbox/effects.js";
 import { SerialPasses } from "../outbox/serial-passes.js";

@@ -11,8 +11,8 @@
  * the command instead.
  */
 import type { ConfigResult } from "../config/config.js";
-import type { Holder, Lease } from "../ledger/types.js";
-import type { FollowLinks } from "../ledger/roles.js";
+import type { Holder, Lease } from "../ledger/leases/lease-types.js";
+import type { FollowLinks } from "../ledger/work/work-roles.js";
 import { activityPolicy } from "../config/work-policy.js";
 
 export interface ActivityEvent {

@@ -12,9 +12,9 @@
  * assigns a holder) never get here (issue-event-routes.ts).
  */
 import type { ConfigResult } from "../config/config.js";
-import { decide } from "../ledger/decide.js";
-import type { ForceReleaseResult, Holder } from "../ledger/types.js";
-import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
+import { decide } from "../ledger/leases/decide.js";
+import type { ForceReleaseResult, Holder } from "../ledger/leases/lease-types.js";
+import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import { handoffExtra } from "./handoff.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply } from "../github/render.js";

@@ -11,8 +11,9 @@ import type { Config } from "../config/schema.js";
 import { handoffExtra } from "./handoff.js";
 import { helpView } from "./help.js";
 import { LeaseCommand, type LeaseResult } from "./lease-command.js";
-import type { ForceReleaseResult } from "../ledger/types.js";
-import type { LeaseBook, LeaseReads } from "../ledger/roles.js";
+import type { ForceReleaseResult } from "../ledger/leases/lease-types.js";
+import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
+import { tenureEnd, unexpired } from "../ledger/leases/tenure-rules.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply, type TenureView } from "../github/render.js";
 import type { Account } from "./policies.js";
@@ -187,15 +188,16 @@ export function tenuresOf(history: Awaited<ReturnType<LeaseReads["history"]>>, n
       tenures.push(view);
     } else if (last && last.token === h.token && last.ended === "live") {
       // A `follow` row (a pull request or exempt label holds it or let it go, or activity renewed it) moves its end too.
+      const end = tenureEnd({ op: h.op, outcome: h.outcome, holderId: h.holder?.id ?? null });
       if (h.outcome === "renewed" || (h.outcome === "acquired" && h.op === "acquire") || h.op === "follow") last.to = h.expiresAt;
-      else if (h.outcome === "released") {
+      else if (end === "released") {
         last.ended = h.op === "force_release" ? `released by ${h.actor?.login ?? "a maintainer"}` : "released";
         last.to = h.at;
-      } else if (h.outcome === "expired") {
+      } else if (end === "expired") {
         last.ended = "expired";
       }
     }
   }
-  for (const t of tenures) if (t.ended === "live" && t.to !== null && t.to <= now) t.ended = "expired";
+  for (const t of tenures) if (t.ended === "live" && !unexpired(t.to, now)) t.ended = "expired";
   return tenures;
 }

@@ -16,8 +16,8 @@ import { CONFIG_FILE, type UnreadableConfig } from "../config/config.js";
 import { checkConfig } from "../config/config-check.js";
 import { configCheckRun } from "../config/config-check-run.js";
 import type { ConfigFile } from "../config/files.js";
-import type { Holder, IssueKey } from "../ledger/types.js";
-import type { LeaseBook } from "../ledger/roles.js";
+import type { Holder, IssueKey } from "../ledger/leases/lease-types.js";
+import type { LeaseBook } from "../ledger/leases/lease-roles.js";
 import { configCheckEffect } from "../outbox/effects.js";
 
 export interface ConfigCheckEvent {

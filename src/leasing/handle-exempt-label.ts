@@ -8,8 +8,9 @@
  * issue shows it.
  */
 import type { ConfigResult } from "../config/config.js";
-import type { Holder } from "../ledger/types.js";
-import type { FollowLinks, LeaseReads } from "../ledger/roles.js";
+import type { Holder } from "../ledger/leases/lease-types.js";
+import type { FollowLinks } from "../ledger/work/work-roles.js";
+import type { LeaseReads } from "../ledger/leases/lease-roles.js";
 import { carriesExemptLabel, resumeOf } from "../config/work-policy.js";
 
 export interface LabelEvent {

@@ -4,13 +4,15 @@
  * person removing the app's labels by hand.
  */
 import type { ConfigResult } from "../config/config.js";
-import type { Holder, IssueKey, NewEffect } from "../ledger/types.js";
-import type { LeaseBook, LeaseReads, Reflections } from "../ledger/roles.js";
+import type { Holder, IssueKey } from "../ledger/leases/lease-types.js";
+import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
+import type { Reflections } from "../ledger/outbox/outbox-roles.js";
 import { type ReflectPayload, reflectEffect } from "../outbox/effects.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { desiredLabels, labelKind } from "../github/labels.js";
 import { leaseView, type Reply } from "../github/render.js";
-import { decide } from "../ledger/decide.js";
+import { decide } from "../ledger/leases/decide.js";
 import { handoffReply } from "./handoff.js";
 import { withinBudget } from "./reply-limit.js";
 

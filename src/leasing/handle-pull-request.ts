@@ -12,8 +12,9 @@
 import { leaseTokens } from "../checks/lease-check.js";
 import type { ConfigResult } from "../config/config.js";
 import type { Config } from "../config/schema.js";
-import type { Holder, IssueKey } from "../ledger/types.js";
-import type { LeaseBook, Reflections } from "../ledger/roles.js";
+import type { Holder, IssueKey } from "../ledger/leases/lease-types.js";
+import type { LeaseBook } from "../ledger/leases/lease-roles.js";
+import type { Reflections } from "../ledger/outbox/outbox-roles.js";
 import { checkEffect, type CheckPayload, type PullSeen, type PullWork } from "../outbox/effects.js";
 import { pullLinks } from "../outbox/pull-check.js";
 import { resumeOf } from "../config/work-policy.js";

@@ -6,7 +6,7 @@
  * last tenure ended and mentions the new holder, the one place the app
  * mentions someone who did not ask (they were waiting for exactly this).
  */
-import type { Lease } from "../ledger/types.js";
+import type { Lease } from "../ledger/leases/lease-types.js";
 import { leaseView, type Reply } from "../github/render.js";
 
 /** What a reply of outcome `acquired` carries to be the handoff's (spread over the reply the path would have written). */

@@ -13,8 +13,9 @@
  * for a pair not seen, or seen with another login.
  */
 import { BoundedMap } from "../github/bounded-map.js";
-import type { Holder, NewEffect } from "../ledger/types.js";
-import type { LeaseBook } from "../ledger/roles.js";
+import type { Holder } from "../ledger/leases/lease-types.js";
+import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { LeaseBook } from "../ledger/leases/lease-roles.js";
 import { reflectEffect } from "../outbox/effects.js";
 
 /** Pairs remembered before the memory starts over: a bound, not a tuning knob. */

@@ -12,8 +12,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseDuration } from "../commands/parse-duration.js";
-import type { HeldLock, RepoInfo } from "../ledger/types.js";
-import type { Inventory, NamedLocks, RepoMemory } from "../ledger/roles.js";
+import type { HeldLock, NamedLocks } from "../ledger/admin/admin-roles.js";
+import type { RepoInfo, RepoMemory } from "../ledger/repos/repo-memory.js";
+import type { Inventory } from "../ledger/inventory/inventory-roles.js";
 import type { GitHubBudget } from "../github/budget.js";
 import { READ } from "../github/budget-settings.js";
 import { type GitHubPort, httpStatus } from "../github/github-port.js";

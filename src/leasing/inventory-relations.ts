@@ -15,9 +15,9 @@ import { READ } from "../github/budget-settings.js";
 import type { GitHubPort } from "../github/github-port.js";
 import { issueOfUrl } from "../github/issue-relations.js";
 import { type IssueJson, issueSnapshot } from "../github/issue-snapshot.js";
-import type { IssueSnapshot } from "../ledger/inventory-types.js";
-import type { Inventory, RepoMemory } from "../ledger/roles.js";
-import type { RepoInfo } from "../ledger/types.js";
+import type { IssueSnapshot } from "../ledger/inventory/inventory-types.js";
+import type { Inventory } from "../ledger/inventory/inventory-roles.js";
+import type { RepoMemory, RepoInfo } from "../ledger/repos/repo-memory.js";
 
 export interface RelationDeps {
   ledger: Inventory & Pick<RepoMemory, "findRepo">;

@@ -10,15 +10,16 @@
 import { formatDuration, shortDuration } from "../commands/parse-duration.js";
 import { type ConfigResult, DEFAULT_CONFIG } from "../config/config.js";
 import type { Config } from "../config/schema.js";
-import type { EventCause } from "../ledger/event-types.js";
-import type { AcquireResult, Holder, IssueKey, Lease, LedgerResult, NewEffect, NoteResult, ReleaseResult, RenewResult, ReplyBudget } from "../ledger/types.js";
-import type { LeaseBook } from "../ledger/roles.js";
+import type { EventCause } from "../ledger/events/event-types.js";
+import type { AcquireResult, Holder, IssueKey, Lease, LedgerResult, NoteResult, ReleaseResult, RenewResult } from "../ledger/leases/lease-types.js";
+import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { LeaseBook, ReplyBudget } from "../ledger/leases/lease-roles.js";
 import { type ClaimPolicyDeps, decideClaim, limitReason } from "./policies.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { type LeaseView, leaseView, type Outcome, type Reply } from "../github/render.js";
 import { repliesPerHour, withinBudget } from "./reply-limit.js";
 import { carriesExemptLabel } from "../config/work-policy.js";
-import type { QueueAsk } from "../ledger/types.js";
+import type { QueueAsk } from "../ledger/queue/queue-types.js";
 import { handoffExtra, handoffReply } from "./handoff.js";
 
 /** Who asks: a holder (with the instance an API client named), its account type and its association with the repository. */

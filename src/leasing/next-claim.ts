@@ -12,8 +12,8 @@
  * `nothing_ready` counts what those calls took. Nothing is asked of GitHub
  * here: the inventory answers.
  */
-import type { Inventory } from "../ledger/roles.js";
-import type { ReadyFilter, ReadyIssue } from "../ledger/inventory-types.js";
+import type { Inventory } from "../ledger/inventory/inventory-roles.js";
+import type { ReadyFilter, ReadyIssue } from "../ledger/inventory/inventory-types.js";
 import type { LeaseResult, Rule } from "./lease-command.js";
 
 /** What one attempt came to: the issue taken, an issue to pass over, or the answer to give as it is. */

@@ -1,7 +1,7 @@
 /**
  * The claim policies of issue 11 that are decided before a claim's ledger
  * transaction (they ask GitHub), and what that transaction is handed to
- * check itself (the limits, race-free, in one place: ledger/limit-counting.ts).
+ * check itself (the limits, race-free, in one place: ledger/leases/claim-limits.ts).
  *
  * - `/claim @user` by someone with write, maintain or admin permission gives
  *   the lease to that user. Costs two reads: the commenter's permission and
@@ -16,7 +16,8 @@
  */
 import { formatDuration } from "../commands/parse-duration.js";
 import type { Config } from "../config/schema.js";
-import type { ClaimPolicies, Holder, IssueKey, Lease, LimitScope } from "../ledger/types.js";
+import type { ClaimPolicies } from "../ledger/leases/lease-roles.js";
+import type { Holder, IssueKey, Lease, LimitScope } from "../ledger/leases/lease-types.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { labelKind } from "../github/labels.js";
 import { codeSpan } from "../github/code-span.js";

@@ -8,7 +8,8 @@
  * events of a repository only ever used through the API reach who may see
  * them.
  */
-import type { BoardMemory, RepoMemory } from "../ledger/roles.js";
+import type { BoardMemory } from "../ledger/board/board-roles.js";
+import type { RepoMemory } from "../ledger/repos/repo-memory.js";
 
 export function rememberRepos(
   ledger: RepoMemory & Pick<BoardMemory, "rememberVisibility">,

@@ -7,7 +7,8 @@
  * run and are recorded, and labels still follow: only the reply is held back.
  */
 import type { Config } from "../config/schema.js";
-import type { NewEffect, ReplyBudget } from "../ledger/types.js";
+import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { ReplyBudget } from "../ledger/leases/lease-roles.js";
 import { REFLECT, type ReflectPayload } from "../outbox/effects.js";
 
 /** Maintainers, as GitHub's `author_association` tells them: never limited. */

@@ -10,8 +10,11 @@
  * drain steadily through the outbox within GitHub's limits.
  */
 import { randomUUID } from "node:crypto";
-import type { HeldLock, Lease, NewEffect } from "../ledger/types.js";
-import type { NamedLocks, RepoMemory, Sweeps } from "../ledger/roles.js";
+import type { HeldLock, NamedLocks } from "../ledger/admin/admin-roles.js";
+import type { Lease } from "../ledger/leases/lease-types.js";
+import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { RepoMemory } from "../ledger/repos/repo-memory.js";
+import type { Sweeps } from "../ledger/leases/lease-roles.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { leaseView, type Reply } from "../github/render.js";
 import { handoffReply } from "./handoff.js";

@@ -4,8 +4,8 @@
  * (optionally written `sqlite:PATH` or `file:PATH`), `./data/leases.db` by
  * default.
  */
-import { DatabaseConfigError } from "./database-config-error.js";
-import type { Ledger } from "./roles.js";
+import { DatabaseConfigError } from "./admin/database-config-error.js";
+import type { Ledger } from "./ledger.js";
 
 export const DEFAULT_DATABASE_URL = "./data/leases.db";
 

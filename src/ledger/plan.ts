@@ -11,10 +11,11 @@
  * from the start when a PostgreSQL transaction is retried: plans are
  * generator *functions*, called once per attempt.
  */
-import type { Row } from "./decide.js";
-import type { EventCause, LeaseEventType } from "./event-types.js";
-import type { PlaceEnd, PlaceWrite, QueuePlace } from "./queue-types.js";
-import type { HistoryOp, Holder, IssueKey, Lease, NewEffect } from "./types.js";
+import type { Row } from "./leases/decide.js";
+import type { EventCause, LeaseEventType } from "./events/event-types.js";
+import type { PlaceEnd, PlaceWrite, QueuePlace } from "./queue/queue-types.js";
+import type { HistoryOp, Holder, IssueKey, Lease } from "./leases/lease-types.js";
+import type { NewEffect } from "./outbox/outbox-types.js";
 
 /** An issue's row as a plan reads it. */
 export interface IssueRow {
@@ -65,7 +66,7 @@ export interface EventWrite {
   installation: number | null;
 }
 
-/** Which claim limit a count is for (limit-counting.ts says what counts). */
+/** Which claim limit a count is for (leases/claim-limits.ts says what counts). */
 export type LimitKind = "repo" | "label" | "org";
 
 /** The steps, each with what its store answers. */
@@ -166,3 +167,11 @@ export type Plan<T> = Generator<Step, T, unknown>;
 export function* ask<S extends Step>(step: S): Generator<Step, AnswerOf<S>, unknown> {
   return (yield step) as AnswerOf<S>;
 }
+
+/**
+ * Runs the plan `make(now)` makes as one transaction of a store, whose
+ * promise settles once it has committed. `now` is the caller's, or the
+ * database's clock where the store reads it; a store that retries a
+ * transaction makes the plan again.
+ */
+export type RunPlan = <T>(now: number, make: (now: number) => Plan<T>) => Promise<T>;

@@ -9,8 +9,8 @@
  * so a flood of deliveries cannot grow the number of series.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Effect, OutboxStats } from "../ledger/types.js";
-import type { LedgerHealth } from "../ledger/roles.js";
+import type { Effect, OutboxStats } from "../ledger/outbox/outbox-types.js";
+import type { LedgerHealth } from "../ledger/admin/admin-roles.js";
 import { isGraphqlUrl } from "../github/github-urls.js";
 import type { AttemptOutcome } from "../outbox/drainer-options.js";
 import type { SweepResult } from "../leasing/sweeper.js";

@@ -5,7 +5,7 @@
  * the `problems` and what to fix, when GitHub's 404s say the app's address
  * for GitHub is wrong. No secrets, no user data.
  */
-import type { LedgerHealth } from "../ledger/roles.js";
+import type { LedgerHealth } from "../ledger/admin/admin-roles.js";
 import type { Drainer } from "../outbox/drainer.js";
 import type { Sweeper } from "../leasing/sweeper.js";
 

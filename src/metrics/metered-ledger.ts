@@ -8,7 +8,7 @@
  * backends.
  */
 import { performance } from "node:perf_hooks";
-import type { Ledger } from "../ledger/roles.js";
+import type { Ledger } from "../ledger/ledger.js";
 import type { AppMetrics } from "./app-metrics.js";
 import { noteDelivery } from "./metered-deliveries.js";
 

@@ -5,7 +5,7 @@
  * then completed in the ledger, or its failure recorded as what comes next
  * (after-failure.ts): a pause of the installation, a drop, a retry, parking.
  */
-import { type Effect, type EffectFence, fenceOf } from "../ledger/types.js";
+import { type Effect, type EffectFence, fenceOf } from "../ledger/outbox/outbox-types.js";
 import { fenced, type GitHubPort, httpStatus } from "../github/github-port.js";
 import type { Demand } from "../github/budget.js";
 import type { Tier } from "../github/budget-settings.js";

@@ -7,8 +7,8 @@
  * have expired, the attempt is aborted and makes no further call.
  */
 import type { Logger } from "pino";
-import type { Effect, EffectFence } from "../ledger/types.js";
-import type { OutboxStore } from "../ledger/roles.js";
+import type { Effect, EffectFence } from "../ledger/outbox/outbox-types.js";
+import type { OutboxStore } from "../ledger/outbox/outbox-roles.js";
 
 /** One attempt at an effect being applied: aborted when its lock is lost. */
 export interface Attempt {

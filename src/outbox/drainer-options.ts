@@ -6,8 +6,12 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
-import type { Effect, IssueKey, Lease } from "../ledger/types.js";
-import type { FollowLinks, LeaseReads, NamedLocks, OutboxStore, Reflections } from "../ledger/roles.js";
+import type { Effect } from "../ledger/outbox/outbox-types.js";
+import type { IssueKey, Lease } from "../ledger/leases/lease-types.js";
+import type { FollowLinks } from "../ledger/work/work-roles.js";
+import type { LeaseReads } from "../ledger/leases/lease-roles.js";
+import type { NamedLocks } from "../ledger/admin/admin-roles.js";
+import type { OutboxStore, Reflections } from "../ledger/outbox/outbox-roles.js";
 import type { GitHubPort } from "../github/github-port.js";
 import type { GitHubBudget } from "../github/budget.js";
 import type { SendEvent } from "../events/send-event.js";

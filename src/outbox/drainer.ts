@@ -39,7 +39,7 @@
  * This file is the loop; one attempt at an effect is apply-effect.ts, the
  * settings and their defaults drainer-options.ts.
  */
-import type { Effect, Hold } from "../ledger/types.js";
+import type { Effect, Hold } from "../ledger/outbox/outbox-types.js";
 import { EffectApplier } from "./apply-effect.js";
 import { Attempts } from "./attempts.js";
 import { type DrainerOptions, type DrainerSettings, drainerSettings } from "./drainer-options.js";

@@ -6,9 +6,10 @@
  * as JSON: the builders keep their fields' order).
  */
 import { createHash } from "node:crypto";
-import type { Holder, NewEffect } from "../ledger/types.js";
-import type { StoredEvent } from "../ledger/event-types.js";
-import type { Resume } from "../ledger/work-types.js";
+import type { Holder } from "../ledger/leases/lease-types.js";
+import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { StoredEvent } from "../ledger/events/event-types.js";
+import type { Resume } from "../ledger/work/work-types.js";
 import type { LabelTemplates } from "../github/labels.js";
 import type { Reply } from "../github/render.js";
 import type { CheckRun } from "../github/github-port.js";

@@ -27,9 +27,13 @@
 import { CHECK_NAME, closedIssues, evaluateLeaseCheck, tooManyReferences } from "../checks/lease-check.js";
 import { DEFAULT_CONFIG } from "../config/config.js";
 import { resumeOf } from "../config/work-policy.js";
-import type { Effect, HeldLock, Holder } from "../ledger/types.js";
-import type { FollowLinks, LeaseReads, NamedLocks, Reflections } from "../ledger/roles.js";
-import type { Followed, IssueEffect } from "../ledger/work-types.js";
+import type { Effect } from "../ledger/outbox/outbox-types.js";
+import type { HeldLock, NamedLocks } from "../ledger/admin/admin-roles.js";
+import type { Holder } from "../ledger/leases/lease-types.js";
+import type { FollowLinks } from "../ledger/work/work-roles.js";
+import type { LeaseReads } from "../ledger/leases/lease-roles.js";
+import type { Reflections } from "../ledger/outbox/outbox-roles.js";
+import type { Followed, IssueEffect } from "../ledger/work/work-types.js";
 import type { GitHubPort } from "../github/github-port.js";
 import { type CheckPayload, type PullRecord, type PullWork, reflectEffect } from "./effects.js";
 

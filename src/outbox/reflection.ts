@@ -3,7 +3,8 @@
  * applied there (its "reflection"), and that reflection as GitHub's answer
  * to a GraphQL document left it.
  */
-import type { Effect, Lease } from "../ledger/types.js";
+import type { Effect } from "../ledger/outbox/outbox-types.js";
+import type { Lease } from "../ledger/leases/lease-types.js";
 import type { LabelTemplates } from "../github/labels.js";
 import type { ReflectPayload } from "./effects.js";
 import type { WriteBatch } from "./write-batch.js";

@@ -16,8 +16,9 @@
  *   from the ledger as it is then: a lease that ended while an add waited
  *   gets no label back that a delete meanwhile took from the repository.
  */
-import type { Effect, IssueKey, Lease } from "../ledger/types.js";
-import type { LeaseReads } from "../ledger/roles.js";
+import type { Effect } from "../ledger/outbox/outbox-types.js";
+import type { IssueKey, Lease } from "../ledger/leases/lease-types.js";
+import type { LeaseReads } from "../ledger/leases/lease-roles.js";
 import type { GitHubPort, Repo } from "../github/github-port.js";
 import { type RepoReflection, RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
 import { desiredLabels, LABEL_STYLE, labelKind, type LabelTemplates } from "../github/labels.js";

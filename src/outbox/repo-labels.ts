@@ -3,8 +3,8 @@
  * or token label it brought into the repository, once no live lease calls
  * for it; asked of the ledger by the logins and tokens the names carry.
  */
-import type { IssueKey } from "../ledger/types.js";
-import type { LeaseReads } from "../ledger/roles.js";
+import type { IssueKey } from "../ledger/leases/lease-types.js";
+import type { LeaseReads } from "../ledger/leases/lease-roles.js";
 import type { GitHubPort, Repo } from "../github/github-port.js";
 import { desiredLabels, labelKind, labelSubject, type LabelTemplates } from "../github/labels.js";
 import type { RepoReflection, RepoTurns } from "./repo-turns.js";

@@ -6,8 +6,8 @@
  * turn also holds the repository's label lock in the ledger, extended while
  * the turn lasts, so that the turns of all replicas alternate.
  */
-import type { HeldLock } from "../ledger/types.js";
-import type { NamedLocks, Reflections } from "../ledger/roles.js";
+import type { HeldLock, NamedLocks } from "../ledger/admin/admin-roles.js";
+import type { Reflections } from "../ledger/outbox/outbox-roles.js";
 import { fenced, type GitHubPort } from "../github/github-port.js";
 
 /** What the app knows of a repository's labels. */

@@ -8,8 +8,8 @@
  * is itself the credential to post there.
  */
 import type { Logger } from "pino";
-import type { Effect, EffectFence } from "../ledger/types.js";
-import type { OutboxStore } from "../ledger/roles.js";
+import type { Effect, EffectFence } from "../ledger/outbox/outbox-types.js";
+import type { OutboxStore } from "../ledger/outbox/outbox-roles.js";
 import { DeliveryError, type SendEvent } from "../events/send-event.js";
 import { nextAfterDeliveryFailure, type RetryPolicy } from "./after-failure.js";
 import type { WebhookPayload } from "./effects.js";

@@ -17,7 +17,7 @@ import { readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
 import { handleConfigCheck } from "../leasing/handle-config-check.js";
 import { rerunPullCheck } from "../leasing/handle-pull-request.js";
-import type { LeaseBook } from "../ledger/roles.js";
+import type { LeaseBook } from "../ledger/leases/lease-roles.js";
 
 export interface CheckRerunDeps {
   ledger: Pick<LeaseBook, "note" | "recorded">;

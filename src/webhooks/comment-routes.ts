@@ -8,7 +8,7 @@ import type { Probot } from "probot";
 import { handleActivity } from "../leasing/handle-activity.js";
 import { type CommentEvent, handleComment } from "../leasing/handle-command.js";
 import type { IssueEventDeps } from "./issue-event-routes.js";
-import type { FollowLinks } from "../ledger/roles.js";
+import type { FollowLinks } from "../ledger/work/work-roles.js";
 import { octokitPort } from "../github/github-port.js";
 import { parseMarker } from "../github/render.js";
 

@@ -17,7 +17,7 @@ import { pullChangesConfig, pushChangesConfig } from "../config/config-changes.j
 import { type ExtendsGate, readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
 import { type ConfigCheckEvent, handleConfigCheck } from "../leasing/handle-config-check.js";
-import type { LeaseBook } from "../ledger/roles.js";
+import type { LeaseBook } from "../ledger/leases/lease-roles.js";
 
 export interface ConfigCheckRouteDeps {
   ledger: Pick<LeaseBook, "note" | "recorded">;

@@ -12,7 +12,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { subscribe } from "node:diagnostics_channel";
-import type { Ledger } from "../ledger/roles.js";
+import type { Ledger } from "../ledger/ledger.js";
 
 export interface GitHubFailure {
   /** `POST http://github.invalid/api/v3/app/installations/1/access_tokens` */

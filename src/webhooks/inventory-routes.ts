@@ -19,8 +19,9 @@ import type { Probot } from "probot";
 import { type IssueJson, issueSnapshot } from "../github/issue-snapshot.js";
 import type { InventoryFiller } from "../leasing/inventory-fill.js";
 import type { InventoryRelations } from "../leasing/inventory-relations.js";
-import type { Inventory, RepoMemory } from "../ledger/roles.js";
-import type { IssueSnapshot } from "../ledger/inventory-types.js";
+import type { Inventory } from "../ledger/inventory/inventory-roles.js";
+import type { RepoMemory } from "../ledger/repos/repo-memory.js";
+import type { IssueSnapshot } from "../ledger/inventory/inventory-types.js";
 import { routeRelations } from "./relation-routes.js";
 
 export interface InventoryRouteDeps {

@@ -10,8 +10,9 @@ import type { Context, Probot } from "probot";
 import type { ConfigResult } from "../config/config.js";
 import { handleIssueClosed, handleIssueGone, handleLabelRemoved, type IssueEvent } from "../leasing/handle-issue-event.js";
 import { type AssignmentEvent, handleAssigned, handleUnassigned } from "../leasing/handle-assignment.js";
-import type { Holder } from "../ledger/types.js";
-import type { LeaseBook, LeaseReads, Reflections } from "../ledger/roles.js";
+import type { Holder } from "../ledger/leases/lease-types.js";
+import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
+import type { Reflections } from "../ledger/outbox/outbox-roles.js";
 import { octokitPort, type PortOptions } from "../github/github-port.js";
 
 export interface IssueEventDeps {

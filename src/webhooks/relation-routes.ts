@@ -21,7 +21,8 @@
  */
 import type { Probot } from "probot";
 import { type IssueJson, issueSnapshot } from "../github/issue-snapshot.js";
-import type { Inventory, RepoMemory } from "../ledger/roles.js";
+import type { Inventory } from "../ledger/inventory/inventory-roles.js";
+import type { RepoMemory } from "../ledger/repos/repo-memory.js";
 
 const DEPENDENCY_ACTIONS = ["blocked_by_added", "blocked_by_removed", "blocking_added", "blocking_removed"] as const;
 const SUB_ISSUE_ACTIONS = ["sub_issue_added", "sub_issue_removed", "parent_issue_added", "parent_issue_removed"] as const;

@@ -13,8 +13,9 @@ import type { Context, Probot } from "probot";
 import type { ConfigResult } from "../config/config.js";
 import { handleActivity } from "../leasing/handle-activity.js";
 import { handleExemptLabel } from "../leasing/handle-exempt-label.js";
-import type { Holder } from "../ledger/types.js";
-import type { FollowLinks, LeaseReads } from "../ledger/roles.js";
+import type { Holder } from "../ledger/leases/lease-types.js";
+import type { FollowLinks } from "../ledger/work/work-roles.js";
+import type { LeaseReads } from "../ledger/leases/lease-roles.js";
 
 export interface WorkRouteDeps {
   ledger: LeaseReads & FollowLinks;

@@ -12,7 +12,7 @@ import { pino } from "pino";
 import { Probot } from "probot";
 import { afterEach, describe, expect, it } from "vitest";
 import { issueLeases, type Runtime } from "../../src/app.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { restUrlFor, startFakeGitHub } from "../support/fake-github.js";
 import { startGitHubProxy } from "../support/github-proxy.js";

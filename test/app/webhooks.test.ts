@@ -24,7 +24,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/github/render.js";
 import { installationKey, keyText } from "../../src/events/sign.js";
 import { deliveryId } from "../../src/events/webhook-body.js";
-import type { LeaseEvent } from "../../src/ledger/event-types.js";
+import type { LeaseEvent } from "../../src/ledger/events/event-types.js";
 import { GitHubMock, type Harness, startApp, strictNock } from "../support/app-harness.js";
 import { alice, commentPayload, INSTALLATION_ID, REPO } from "../support/payloads.js";
 import { waitFor } from "../support/server-process.js";

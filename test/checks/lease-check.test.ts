@@ -8,7 +8,7 @@ import {
   leaseTokens,
   SUMMARY_LIMIT,
 } from "../../src/checks/lease-check.js";
-import type { Lease } from "../../src/ledger/types.js";
+import type { Lease } from "../../src/ledger/leases/lease-types.js";
 
 const REPO = "Codertocat/Hello-World";
 

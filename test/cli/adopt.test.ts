@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/cli-io.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { IssueKey } from "../../src/ledger/types.js";
+import type { IssueKey } from "../../src/ledger/leases/lease-types.js";
 import { type FakeGitHub, startFakeGitHub, userId } from "../support/fake-github.js";
 import { APP_ID, startAppOnFake } from "../support/probot-on-fake.js";
 import { privateKey } from "../support/server-process.js";

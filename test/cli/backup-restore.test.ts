@@ -12,7 +12,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite/migrations.js";
-import type { Holder, IssueKey } from "../../src/ledger/types.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
 import { ROOT, runBuiltCli } from "../support/cli-process.js";
 
 const alice: Holder = { id: 11, login: "alice" };

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/ledger/postgres/postgres-ledger.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { Holder } from "../../src/ledger/types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Holder } from "../../src/ledger/leases/lease-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { freshSchema, type FreshSchema, skipPostgres } from "../support/pg-schema.js";
 import { ROOT, runBuiltCli } from "../support/cli-process.js";
 

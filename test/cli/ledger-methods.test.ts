@@ -10,7 +10,7 @@ import { openPostgres } from "../../src/ledger/postgres/postgres-ledger.js";
 import { POSTGRES_MIGRATIONS } from "../../src/ledger/postgres/migrations.js";
 import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite/migrations.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { freshSchema, skipPostgres } from "../support/pg-schema.js";
 
 interface Opened {

@@ -11,8 +11,8 @@ import pgDriver from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres, type PostgresLedger } from "../../src/ledger/postgres/postgres-ledger.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { Holder, IssueKey } from "../../src/ledger/types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { type FreshSchema, freshSchema, skipPostgres, withClient } from "../support/pg-schema.js";
 import { ROOT, runBuiltCli } from "../support/cli-process.js";
 

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { LeaseEvent } from "@issue-leases/client";
-import type { LeaseEvent as AppLeaseEvent } from "../../src/ledger/event-types.js";
+import type { LeaseEvent as AppLeaseEvent } from "../../src/ledger/events/event-types.js";
 import { EVENTS_PATH, type StubAnswer, type StubHandler, type StubRequest } from "./api-stub.js";
 
 /** Whether two types are the same, both ways. */

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CONFIG_FILE, CONFIG_NAME, DEFAULT_CONFIG, parseConfig, type ConfigResult } from "../../src/config/config.js";
 import { configSchema } from "../../src/config/schema.js";
-import { LEASE_EVENT_TYPES } from "../../src/ledger/event-types.js";
+import { LEASE_EVENT_TYPES } from "../../src/ledger/events/event-types.js";
 import { safeText } from "../../src/github/safe-text.js";
 import { mentionsIn } from "../support/app-harness.js";
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig, type ConfigResult } from "../../src/config/config.js";
 import { checkConfig, problemLine } from "../../src/config/config-check.js";
 import { type ConfigFile, parseConfigFile } from "../../src/config/files.js";
-import { LEASE_EVENT_TYPES } from "../../src/ledger/event-types.js";
+import { LEASE_EVENT_TYPES } from "../../src/ledger/events/event-types.js";
 
 const FILE = ".github/issue-leases.yml";
 

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { Probot } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { issueLeases, type Runtime } from "../../src/app.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { backends, type OpenedBackend } from "../ledger/backends.js";
 import { APP_ID, strictNock, UnthrottledOctokit } from "../support/app-harness.js";
 import {

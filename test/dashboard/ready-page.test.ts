@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { dashboardHandler } from "../../src/dashboard/dashboard.js";
 import { sealSession, SESSION_MS } from "../../src/dashboard/session.js";
 import { dashboardSettings } from "../../src/dashboard/settings.js";
-import type { IssueSnapshot } from "../../src/ledger/inventory-types.js";
+import type { IssueSnapshot } from "../../src/ledger/inventory/inventory-types.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 
 const T0 = 1_800_000_000_000;

@@ -10,7 +10,7 @@ import { parseFilters } from "../../src/dashboard/queries.js";
 import { rememberer } from "../../src/dashboard/remember.js";
 import { esc, renderBoard } from "../../src/dashboard/render.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { BoardLease } from "../../src/ledger/board-types.js";
+import type { BoardLease } from "../../src/ledger/board/board-types.js";
 import { commentPayload, issuesPayload, REPO } from "../support/payloads.js";
 
 const T0 = 1_800_000_000_000;

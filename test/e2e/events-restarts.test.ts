@@ -7,7 +7,7 @@
  * through the CLI's `events --json`) and on PostgreSQL (read from the table).
  */
 import { describe, expect, it } from "vitest";
-import type { LeaseEvent } from "../../src/ledger/event-types.js";
+import type { LeaseEvent } from "../../src/ledger/events/event-types.js";
 import { ROOT, runBuiltCli } from "../support/cli-process.js";
 import { type GitHubProxy, startGitHubProxy } from "../support/github-proxy.js";
 import { alice } from "../support/payloads.js";

@@ -4,8 +4,8 @@
  * public-repository lookup reads (`boardRepo`). Tests can hold reads at a
  * gate, make them fail, prune, and turn the notices off (a missed notice).
  */
-import type { EventCause, LeaseEvent, LeaseEventType, StoredEvent } from "../../src/ledger/event-types.js";
-import type { BoardReads } from "../../src/ledger/roles.js";
+import type { EventCause, LeaseEvent, LeaseEventType, StoredEvent } from "../../src/ledger/events/event-types.js";
+import type { BoardReads } from "../../src/ledger/board/board-roles.js";
 import type { HubLog } from "../../src/events/hub.js";
 
 export interface RepoSpec {

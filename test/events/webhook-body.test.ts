@@ -4,7 +4,7 @@
  * a link; and its id, one per event and target.
  */
 import { describe, expect, it } from "vitest";
-import type { LeaseEvent } from "../../src/ledger/event-types.js";
+import type { LeaseEvent } from "../../src/ledger/events/event-types.js";
 import { leaseEvent } from "../support/lease-events.js";
 import { chatText, deliveryId, slackText, webhookBody } from "../../src/events/webhook-body.js";
 

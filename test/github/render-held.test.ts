@@ -3,7 +3,7 @@
  * open pull requests, or an exempt label. Rendered by the app's own code.
  */
 import { describe, expect, it } from "vitest";
-import type { HeldBy } from "../../src/ledger/types.js";
+import type { HeldBy } from "../../src/ledger/leases/lease-types.js";
 import { leaseView, parseMarker, type Reply, renderReply } from "../../src/github/render.js";
 
 const AT = Date.parse("2026-12-01T12:00:00Z");

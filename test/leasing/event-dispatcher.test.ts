@@ -9,9 +9,9 @@
 import pino from "pino";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ConfigResult, parseConfig } from "../../src/config/config.js";
-import type { StoredEvent } from "../../src/ledger/event-types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
-import type { Holder, IssueKey } from "../../src/ledger/types.js";
+import type { StoredEvent } from "../../src/ledger/events/event-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
 import { EventDispatcher, WEBHOOKS_CURSOR } from "../../src/leasing/event-dispatcher.js";
 import { WEBHOOK, type WebhookPayload, webhookLane } from "../../src/outbox/effects.js";
 import { deliveryId } from "../../src/events/webhook-body.js";

@@ -9,9 +9,9 @@
 import { describe, expect, it } from "vitest";
 import { attemptOf, claimNext, type Attempt } from "../../src/leasing/next-claim.js";
 import type { LeaseResult } from "../../src/leasing/lease-command.js";
-import type { IssueSnapshot, ReadyIssue } from "../../src/ledger/inventory-types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
-import type { Holder } from "../../src/ledger/types.js";
+import type { IssueSnapshot, ReadyIssue } from "../../src/ledger/inventory/inventory-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
+import type { Holder } from "../../src/ledger/leases/lease-types.js";
 import { backends, useBackend } from "../ledger/backends.js";
 
 const HOUR = 3_600_000;

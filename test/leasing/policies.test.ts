@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, parseConfig } from "../../src/config/config.js";
-import type { Lease } from "../../src/ledger/types.js";
+import type { Lease } from "../../src/ledger/leases/lease-types.js";
 import { decideClaim, limitReason } from "../../src/leasing/policies.js";
 
 const key = { repoId: 1, repo: "acme/here", issue: 9 };

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPostgres, type PostgresLedger } from "../../src/ledger/postgres/postgres-ledger.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { afterEach, beforeEach } from "vitest";
 import { freshSchema, skipPostgres } from "../support/pg-schema.js";
 

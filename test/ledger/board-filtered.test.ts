@@ -5,9 +5,9 @@
  * leases its filters match, among what the viewer may see (issue 19).
  */
 import { describe, expect, it } from "vitest";
-import type { Holder, IssueKey } from "../../src/ledger/types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
-import type { BoardFilter, BoardPanelsQuery } from "../../src/ledger/board-types.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
+import type { BoardFilter, BoardPanelsQuery } from "../../src/ledger/board/board-types.js";
 import { backends, useBackend } from "./backends.js";
 
 const HOUR = 3_600_000;

@@ -5,9 +5,9 @@
  * transferred issue's title and labels are dropped for good (issue 19).
  */
 import { describe, expect, it } from "vitest";
-import type { Holder } from "../../src/ledger/types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
-import type { RepoVisibility } from "../../src/ledger/board-types.js";
+import type { Holder } from "../../src/ledger/leases/lease-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
+import type { RepoVisibility } from "../../src/ledger/board/board-types.js";
 import { backends, useBackend } from "./backends.js";
 
 const HOUR = 3_600_000;

@@ -17,9 +17,9 @@ import { PostgresLedger } from "../../src/ledger/postgres/postgres-ledger.js";
 import { migrateSqlite } from "../../src/ledger/sqlite/open.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite/migrations.js";
-import type { Holder, IssueKey } from "../../src/ledger/types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
-import type { BoardPanelsQuery, BoardQuery } from "../../src/ledger/board-types.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
+import type { BoardPanelsQuery, BoardQuery } from "../../src/ledger/board/board-types.js";
 import { freshSchema, skipPostgres } from "../support/pg-schema.js";
 import { backends, useBackend } from "./backends.js";
 

@@ -5,7 +5,8 @@
  * or two replicas).
  */
 import { describe, expect, it } from "vitest";
-import type { AcquireOptions, AcquireResult, Holder, IssueKey, Lease } from "../../src/ledger/types.js";
+import type { AcquireOptions } from "../../src/ledger/leases/lease-roles.js";
+import type { AcquireResult, Holder, IssueKey, Lease } from "../../src/ledger/leases/lease-types.js";
 import { backends, useBackend } from "./backends.js";
 
 const HOUR = 3_600_000;

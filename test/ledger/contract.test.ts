@@ -3,7 +3,8 @@
  * gets a fresh, empty store, and drives time through `now`.
  */
 import { describe, expect, it } from "vitest";
-import { type AcquireResult, fenceOf, type Holder, type IssueKey, type Lease, type NewEffect } from "../../src/ledger/types.js";
+import { type AcquireResult, type Holder, type IssueKey, type Lease } from "../../src/ledger/leases/lease-types.js";
+import { fenceOf, type NewEffect } from "../../src/ledger/outbox/outbox-types.js";
 import type { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { backends, useBackend } from "./backends.js";
 

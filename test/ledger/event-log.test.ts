@@ -11,9 +11,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventChannel } from "../../src/ledger/postgres/events.js";
 import { openPostgres } from "../../src/ledger/postgres/postgres-ledger.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { Holder, IssueKey, NewEffect } from "../../src/ledger/types.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
+import type { NewEffect } from "../../src/ledger/outbox/outbox-types.js";
 import { freshSchema, skipPostgres, withClient } from "../support/pg-schema.js";
 import { backends, useBackend } from "./backends.js";
 

@@ -5,10 +5,11 @@
  * reminders and redeliveries write none.
  */
 import { describe, expect, it } from "vitest";
-import type { LeaseEvent } from "../../src/ledger/event-types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
-import type { Holder, IssueKey, QueueAsk } from "../../src/ledger/types.js";
-import type { Resume } from "../../src/ledger/work-types.js";
+import type { LeaseEvent } from "../../src/ledger/events/event-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
+import type { QueueAsk } from "../../src/ledger/queue/queue-types.js";
+import type { Resume } from "../../src/ledger/work/work-types.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;

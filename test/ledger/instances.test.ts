@@ -7,7 +7,8 @@
  * and a result whose reply does not count leaves the reply budget alone.
  */
 import { describe, expect, it } from "vitest";
-import type { Holder, IssueKey, ReplyBudget } from "../../src/ledger/types.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
+import type { ReplyBudget } from "../../src/ledger/leases/lease-roles.js";
 import { backends, useBackend } from "./backends.js";
 
 const T0 = 1_700_000_000_000;

@@ -6,8 +6,8 @@
  * matched and held.
  */
 import { describe, expect, it } from "vitest";
-import type { IssueSnapshot, ReadyQuery } from "../../src/ledger/inventory-types.js";
-import type { Holder } from "../../src/ledger/types.js";
+import type { IssueSnapshot, ReadyQuery } from "../../src/ledger/inventory/inventory-types.js";
+import type { Holder } from "../../src/ledger/leases/lease-types.js";
 import { backends, useBackend } from "./backends.js";
 
 const HOUR = 3_600_000;

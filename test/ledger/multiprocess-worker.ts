@@ -5,7 +5,7 @@
  * over IPC. Run as JavaScript transpiled by the test (no build needed).
  */
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { Holder, IssueKey } from "../../src/ledger/types.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
 import { seededRandom } from "../support/seeded-random.js";
 
 export interface WorkerConfig {

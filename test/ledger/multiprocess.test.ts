@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { HistoryEntry } from "../../src/ledger/types.js";
+import type { HistoryEntry } from "../../src/ledger/leases/lease-types.js";
 import type { FromWorker, ToWorker, WorkerConfig, WorkerReport } from "./multiprocess-worker.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");

@@ -7,8 +7,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { Holder, IssueKey, Lease, Ttl } from "../../src/ledger/types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Holder, IssueKey, Lease, Ttl } from "../../src/ledger/leases/lease-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { backends } from "./backends.js";
 
 const REPO = { repoId: 7, repo: "octo/prop" };

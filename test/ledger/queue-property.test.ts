@@ -9,8 +9,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Ledger } from "../../src/ledger/roles.js";
-import type { Holder, IssueKey, Ttl } from "../../src/ledger/types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
+import type { Holder, IssueKey, Ttl } from "../../src/ledger/leases/lease-types.js";
 import { backends } from "./backends.js";
 
 const REPO = { repoId: 9, repo: "octo/line" };

@@ -7,9 +7,11 @@
  */
 import { describe, expect, it } from "vitest";
 import type { PostgresLedger } from "../../src/ledger/postgres/postgres-ledger.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import type { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import type { Holder, IssueKey, NewEffect, QueueAsk, ReleaseResult } from "../../src/ledger/types.js";
+import type { Holder, IssueKey, ReleaseResult } from "../../src/ledger/leases/lease-types.js";
+import type { NewEffect } from "../../src/ledger/outbox/outbox-types.js";
+import type { QueueAsk } from "../../src/ledger/queue/queue-types.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;

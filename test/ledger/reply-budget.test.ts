@@ -4,7 +4,8 @@
  * transaction, per repository and actor, over a rolling hour.
  */
 import { describe, expect, it } from "vitest";
-import type { Holder, IssueKey, ReplyBudget } from "../../src/ledger/types.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
+import type { ReplyBudget } from "../../src/ledger/leases/lease-roles.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;

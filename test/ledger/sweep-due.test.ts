@@ -6,7 +6,7 @@
  * not the order either read returns.)
  */
 import { describe, expect, it } from "vitest";
-import type { Holder, IssueKey, Lease } from "../../src/ledger/types.js";
+import type { Holder, IssueKey, Lease } from "../../src/ledger/leases/lease-types.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;

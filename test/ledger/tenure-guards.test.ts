@@ -5,7 +5,7 @@
  * the transaction.
  */
 import { describe, expect, it } from "vitest";
-import type { Holder, IssueKey } from "../../src/ledger/types.js";
+import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
 import { backends, useBackend } from "./backends.js";
 
 const HOUR = 3_600_000;

@@ -5,8 +5,8 @@
  * no effect; exempt labels; and `countInReview` in the per-holder limit.
  */
 import { describe, expect, it } from "vitest";
-import type { Holder, IssueKey, Lease } from "../../src/ledger/types.js";
-import type { ActivityPolicy, Resume } from "../../src/ledger/work-types.js";
+import type { Holder, IssueKey, Lease } from "../../src/ledger/leases/lease-types.js";
+import type { ActivityPolicy, Resume } from "../../src/ledger/work/work-types.js";
 import { backends, useBackend } from "./backends.js";
 
 const MIN = 60_000;

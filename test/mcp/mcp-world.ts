@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { IssueSnapshot } from "../../src/ledger/inventory-types.js";
+import type { IssueSnapshot } from "../../src/ledger/inventory/inventory-types.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { maintainer, REPO } from "../support/payloads.js";
 import { ROOT, type ServerProcess } from "../support/server-process.js";

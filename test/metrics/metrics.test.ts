@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { AppMetrics, eventLabel, methodClass, metricsSettings, statusLabel } from "../../src/metrics/app-metrics.js";
 import { meteredLedger } from "../../src/metrics/metered-ledger.js";

@@ -4,8 +4,8 @@
  * the ledger slowed down so that two relinks would interleave if they could.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Effect } from "../../src/ledger/types.js";
-import type { Ledger } from "../../src/ledger/roles.js";
+import type { Effect } from "../../src/ledger/outbox/outbox-types.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import type { GitHubPort } from "../../src/github/github-port.js";
 import { CHECK, type CheckPayload } from "../../src/outbox/effects.js";
 import { applyCheck, type PullLinks } from "../../src/outbox/pull-check.js";

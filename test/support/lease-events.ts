@@ -1,5 +1,5 @@
 /** Lease events for tests of what reads them (webhooks, their bodies). */
-import type { LeaseEvent } from "../../src/ledger/event-types.js";
+import type { LeaseEvent } from "../../src/ledger/events/event-types.js";
 
 /** alice's claim of octo/app#12, lease #3 until 14:00 UTC, unless `fields` say otherwise. */
 export function leaseEvent(fields: Partial<LeaseEvent> = {}): LeaseEvent {

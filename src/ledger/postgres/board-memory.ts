@@ -5,11 +5,11 @@
  * counts that move with the flag. Each write is one transaction of the
  * ledger's connection, a card's commit not waiting for the disk.
  */
-import type { BoardMemory } from "../roles.js";
+import type { BoardMemory } from "../board/board-roles.js";
 import type { PostgresConnection } from "./connection.js";
 import type pg from "pg";
-import type { IssueCard, RepoForget, RepoVisibility } from "../board-types.js";
-import { visibilityApplies, visibilityTime } from "../visibility-applies.js";
+import type { IssueCard, RepoForget, RepoVisibility } from "../board/board-types.js";
+import { visibilityApplies, visibilityTime } from "../board/visibility-applies.js";
 
 /** `Ledger.rememberCard`, inside the caller's transaction. */
 async function rememberPostgresCard(c: pg.PoolClient, s: string, card: IssueCard, now: number, create: boolean): Promise<boolean> {

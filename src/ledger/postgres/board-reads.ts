@@ -4,16 +4,17 @@
  * repository by name, and a page of live leases with its side panels. Each
  * read is one statement (retried as connection.ts says) or one transaction.
  */
-import type { BoardReads } from "../roles.js";
+import type { BoardReads } from "../board/board-roles.js";
 import { nowParam, type PostgresConnection } from "./connection.js";
 import type pg from "pg";
-import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board-rows.js";
-import type { RepoInfo } from "../types.js";
-import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery } from "../board-types.js";
+import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board/board-rows.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
+import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery } from "../board/board-types.js";
+import { boardExpirySql, endsTenureSql, liveOnBoardSql } from "../leases/tenure-rules.js";
 
 type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
 
-const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";
+const BOARD_AT = boardExpirySql("l");
 /** The columns a board row shows; a card's tombstone (gone_at) shows no title; `waiting`: the line (queue_line). */
 const columns = (s: string) => `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_id, l.holder_login, l.holder_instance, l.token,
   l.acquired_at, l.expires_at, l.pulls, l.exempt, CASE WHEN c.gone_at IS NULL THEN c.title END AS title,
@@ -56,7 +57,7 @@ async function postgresBoardRepo(query: Query, s: string, name: string): Promise
 async function postgresBoardLeases(query: Query, s: string, q: BoardQuery, now: string, nowValue: number | null): Promise<BoardPage> {
   const values: unknown[] = [nowValue, [...q.visible]];
   const param = (v: unknown) => `$${values.push(v)}`;
-  const live = ["l.holder_id IS NOT NULL", `${BOARD_AT} > ${now}`, visible(2)];
+  const live = [liveOnBoardSql(now, "l"), visible(2)];
   const where = [...live, ...filterClauses(s, q, "l", param)];
   const total = filtered(q)
     ? `(SELECT count(*)::int FROM ${s}.leases l LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id WHERE ${[...live, ...filterClauses(s, q, "l", param)].join(" AND ")})`
@@ -70,7 +71,7 @@ async function postgresBoardLeases(query: Query, s: string, q: BoardQuery, now: 
        WHERE ${where.join(" AND ")}
        ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT ${param(q.pageSize + 1)} OFFSET ${param(q.page * q.pageSize)}
      ) p ON true
-     ORDER BY coalesce(p.expires_at, 253402300799999), p.repo_id, p.issue`,
+     ORDER BY ${boardExpirySql("p")}, p.repo_id, p.issue`,
     values,
   );
   const found = rows.filter((r) => r.repo_id !== null);
@@ -83,7 +84,7 @@ async function postgresHolders(c: pg.PoolClient, s: string, q: BoardPanelsQuery,
   if (filtered(q)) {
     const values: unknown[] = [now, ids];
     const param = (v: unknown) => `$${values.push(v)}`;
-    const where = ["l.holder_id IS NOT NULL", `${BOARD_AT} > $1`, visible(2), ...filterClauses(s, q, "l", param)];
+    const where = [liveOnBoardSql("$1", "l"), visible(2), ...filterClauses(s, q, "l", param)];
     const { rows } = await c.query<CountRow>(
       `SELECT 0 AS scope, l.holder_id, max(l.holder_login) AS login, count(*)::int AS n FROM ${s}.leases l
        LEFT JOIN ${s}.repos r ON r.repo_id = l.repo_id WHERE ${where.join(" AND ")} GROUP BY l.holder_id`,
@@ -126,7 +127,7 @@ async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardPanelsQu
   const ids = [...q.visible];
   const soonValues: unknown[] = [now, now + q.soonMs, ids];
   const soonParam = (v: unknown) => `$${soonValues.push(v)}`;
-  const soonWhere = [`l.holder_id IS NOT NULL AND ${BOARD_AT} > $1 AND ${BOARD_AT} <= $2 AND ${visible(3)}`, ...filterClauses(s, q, "l", soonParam)].join(" AND ");
+  const soonWhere = [`${liveOnBoardSql("$1", "l")} AND ${BOARD_AT} <= $2 AND ${visible(3)}`, ...filterClauses(s, q, "l", soonParam)].join(" AND ");
   const limit = soonValues.push(q.top);
   const expiring = await c.query<BoardRow>(
     `SELECT ${columns(s)} FROM ${s}.leases l ${joins(s)} WHERE ${soonWhere} ORDER BY ${BOARD_AT}, l.repo_id, l.issue LIMIT $${limit}`,
@@ -139,7 +140,7 @@ async function postgresBoardPanels(c: pg.PoolClient, s: string, q: BoardPanelsQu
   );
   const endedValues: unknown[] = [now - q.endedWithinMs, ids, q.top];
   const endedWhere = [
-    "((h.op IN ('release', 'force_release') AND h.outcome = 'released' AND h.holder_id IS NOT NULL) OR (h.op = 'expire' AND h.outcome = 'expired'))",
+    endsTenureSql("h"),
     "h.at > $1",
     visible(2, "h"),
     ...filterClauses(s, q, "h", (v) => `$${endedValues.push(v)}`),

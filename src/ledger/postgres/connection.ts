@@ -1,5 +1,5 @@
 /**
- * How the PostgreSQL ledger (postgres.ts) and its helpers reach the server:
+ * How the PostgreSQL ledger (postgres-ledger.ts) and its helpers reach the server:
  * the pool, `now` from the database's clock or the caller's, one statement
  * retried once when its connection fails, and a transaction retried from the
  * start after a deadlock, a serialization failure or a connection lost

@@ -15,11 +15,11 @@
  * write events commit one at a time.
  */
 import { createHash } from "node:crypto";
-import { EVENT_COLUMNS, type EventRow, EVENTS_PAGE, storedEventOf } from "../event-rows.js";
-import type { StoredEvent } from "../event-types.js";
+import { EVENT_COLUMNS, type EventRow, EVENTS_PAGE, storedEventOf } from "../events/event-rows.js";
+import type { StoredEvent } from "../events/event-types.js";
 import type { EventWrite } from "../plan.js";
-import type { EventLog } from "../roles.js";
-import type { NewEffect } from "../types.js";
+import type { EventLog } from "../events/event-roles.js";
+import type { NewEffect } from "../outbox/outbox-types.js";
 import type { PostgresConnection, Statement } from "./connection.js";
 import type { PostgresEventWatch } from "./event-watch.js";
 import type { PostgresOutbox } from "./outbox.js";

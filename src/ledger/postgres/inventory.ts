@@ -6,12 +6,13 @@
  * decide, and what applies is written in a few set statements.
  */
 import type pg from "pg";
-import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory-rules.js";
-import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory-types.js";
-import { MAX_OWNER_REPOS, walkReady } from "../ready-walk.js";
-import type { Inventory } from "../roles.js";
-import type { RepoInfo } from "../types.js";
+import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory/inventory-rules.js";
+import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory/inventory-types.js";
+import { MAX_OWNER_REPOS, walkReady } from "../inventory/ready-walk.js";
+import type { Inventory } from "../inventory/inventory-roles.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
 import { nowParam, type PostgresConnection } from "./connection.js";
+import { liveSql } from "../leases/tenure-rules.js";
 
 /** The issue's label rows to drop and to add, as the three arrays `unnest` takes. */
 interface LabelRows {
@@ -39,8 +40,7 @@ export class PostgresInventory implements Inventory {
     // A live lease on the issue, as a scalar subquery: evaluated row by row as the index is read in order, where an
     // EXISTS in WHERE may be planned as an anti-join over every lease. A ready row's extras: the repository's name, an
     // open pull request that closes it (pull_links_by_issue), a live lease. $6: only free issues.
-    const held = `(SELECT true FROM ${s}.leases l WHERE l.repo_id = i.repo_id AND l.issue = i.issue AND l.holder_id IS NOT NULL
-              AND (l.expires_at IS NULL OR l.expires_at > ${nowParam(5)}) LIMIT 1) IS NOT NULL`;
+    const held = `(SELECT true FROM ${s}.leases l WHERE l.repo_id = i.repo_id AND l.issue = i.issue AND ${liveSql(nowParam(5), "l")} LIMIT 1) IS NOT NULL`;
     const extras = `r.repo, EXISTS (SELECT 1 FROM ${s}.pull_links p WHERE p.repo_id = i.repo_id AND p.issue = i.issue) AS pulls, ${held} AS held`;
     this.sql = {
       // A row to lock for each issue not stored yet (its time before any payload's): two transactions writing one new

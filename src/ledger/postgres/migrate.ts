@@ -1,12 +1,12 @@
 /**
  * Runs postgres/migrations.ts's list on a schema, and reads how far a
  * schema has come: `PostgresLedger.migrate`, `schemaVersion` and
- * `openPostgres` (postgres.ts), which refuses a schema left behind.
+ * `openPostgres` (postgres-ledger.ts), which refuses a schema left behind.
  */
 import pg from "pg";
 import { errorCode } from "./connection.js";
 import { POSTGRES_MIGRATIONS } from "./migrations.js";
-import type { SchemaVersion } from "../types.js";
+import type { SchemaVersion } from "../admin/admin-roles.js";
 
 /** Key for `pg_advisory_xact_lock(int, int)` held while migrating one schema; any constant, "lease" in hex-speak. */
 const MIGRATION_LOCK = 0x1ea5e;

@@ -4,9 +4,10 @@
  * statement), then taken, extended, completed, retried or parked by the
  * drainers of any replica, each write fenced by the attempt it belongs to.
  */
-import type { LedgerHealth, OutboxStore } from "../roles.js";
+import type { LedgerHealth } from "../admin/admin-roles.js";
+import type { OutboxStore } from "../outbox/outbox-roles.js";
 import { DB_CLOCK, nowParam, statement, type PostgresConnection, type Statement } from "./connection.js";
-import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "../types.js";
+import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "../outbox/outbox-types.js";
 
 interface OutboxRow {
   id: number;

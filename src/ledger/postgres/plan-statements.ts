@@ -3,8 +3,8 @@
  * reads and locks it sends as a plan asks, and the writes it batches.
  */
 import pg from "pg";
-import { countsTowardLimits } from "../limit-counting.js";
-import { LINE_ORDER, PLACE_COLUMNS } from "../queue-types.js";
+import { countsTowardLimits } from "../leases/claim-limits.js";
+import { LINE_ORDER, PLACE_COLUMNS } from "../queue/queue-types.js";
 import { floorOf } from "./token-floor.js";
 
 /** The claim limits' reads, counting leases in review or not (`count_in_review`). */

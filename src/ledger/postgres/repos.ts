@@ -1,13 +1,13 @@
 /**
  * What the PostgreSQL ledger keeps beside the leases, each read or written
- * in one statement of its own (SQLite's are SqliteLedger's own): the repositories
+ * in one statement of its own (SQLite's are sqlite/repos.ts): the repositories
  * seen (name and installation) and each issue's reflection state. (Its
  * `locks` table, named locks with an expiry, is no longer used: the named
  * locks are session advisory locks, postgres/session-locks.ts.)
  */
-import type { Reflections, RepoMemory } from "../roles.js";
+import type { Reflections } from "../outbox/outbox-roles.js";
+import type { RepoMemory, RepoInfo } from "../repos/repo-memory.js";
 import { nowParam, type PostgresConnection } from "./connection.js";
-import type { RepoInfo } from "../types.js";
 
 export class PostgresRepos implements RepoMemory, Reflections {
   readonly sql;

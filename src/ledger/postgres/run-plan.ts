@@ -10,15 +10,15 @@
  * (events.ts says why).
  */
 import type pg from "pg";
-import { leaseOfRow, type LiveLeaseRow, ruleRow, type StateRowFields } from "../lease-rows.js";
+import { leaseOfRow, type LiveLeaseRow, ruleRow, type StateRowFields } from "../leases/lease-rows.js";
 import { type EventWrite, type IssueRow, type LeaseWrite, type Plan, type Step, WRITES } from "../plan.js";
-import type { IssueKey } from "../types.js";
-import { pullsColumn, workOf } from "../work-rules.js";
+import type { IssueKey } from "../leases/lease-types.js";
+import { pullsColumn, workOf } from "../work/work-rules.js";
 import { combineWrites, type Outcome, statement, type Statement } from "./connection.js";
 import type { PostgresEvents } from "./events.js";
 import type { PostgresOutbox } from "./outbox.js";
 import { limitSql, planStatements } from "./plan-statements.js";
-import { placeOfRow, type PlaceRow } from "../queue-types.js";
+import { placeOfRow, type PlaceRow } from "../queue/queue-types.js";
 
 type Client = pg.PoolClient;
 type Row = StateRowFields<boolean> & { issue: number; last_history: number | null; next_history: number; token_floor?: number };

@@ -20,7 +20,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { isConnectionError, synchronousCommit } from "./connection.js";
-import type { HeldLock } from "../types.js";
+import type { HeldLock } from "../admin/admin-roles.js";
 
 /** How often the lock connection is asked `SELECT 1`: keeps it from looking idle, and finds out it is dead. */
 const CHECK_EVERY_MS = 5_000;

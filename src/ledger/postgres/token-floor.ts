@@ -3,11 +3,12 @@
  * `issue-leases token-floor` after a `pg_restore` of an older dump: the dump
  * knows fewer tokens than GitHub saw, and no token may be handed out twice.
  * Acquires read the floor in the statement that locks the issue's row
- * (`postgres.ts`), so a raise applies to the next acquire on every replica.
+ * (plan-statements.ts), so a raise applies to the next acquire on every replica.
  */
 import type pg from "pg";
-import { TokenFloorBelowError } from "../token-floor-below-error.js";
-import type { Holder, TokenFloorRaise, TokenFloorResult } from "../types.js";
+import { TokenFloorBelowError } from "../admin/token-floor-below-error.js";
+import type { Holder } from "../leases/lease-types.js";
+import type { TokenFloorRaise, TokenFloorResult } from "../admin/admin-roles.js";
 
 /** A scalar subquery: the floor, 0 when none was ever set. */
 export const floorOf = (s: string): string => `COALESCE((SELECT floor FROM ${s}.token_floor WHERE id = 1), 0)`;

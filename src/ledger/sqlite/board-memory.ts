@@ -2,15 +2,15 @@
  * What the board remembers from webhooks, on SQLite (migrations 15 and 16;
  * its reads in board-reads.ts): issue cards (title, labels), each
  * repository's private flag and its time, and the per-holder counts that
- * move with the flag. `SqliteLedger` calls in; each write is one BEGIN
- * IMMEDIATE transaction on the ledger's connection (the ledger's
- * `immediate`), a card's commit not waiting for the disk (unsynced-commit.ts).
+ * move with the flag. Each write is one BEGIN IMMEDIATE transaction on the
+ * ledger's connection (the ledger's `immediate`), a card's commit not waiting
+ * for the disk (unsynced-commit.ts).
  */
 import type { UnsyncedCommit } from "./unsynced-commit.js";
-import type { BoardMemory } from "../roles.js";
+import type { BoardMemory } from "../board/board-roles.js";
 import type Database from "better-sqlite3";
-import type { IssueCard, RepoForget, RepoVisibility } from "../board-types.js";
-import { visibilityApplies, visibilityTime } from "../visibility-applies.js";
+import type { IssueCard, RepoForget, RepoVisibility } from "../board/board-types.js";
+import { visibilityApplies, visibilityTime } from "../board/visibility-applies.js";
 
 /** The board's writes on one SQLite ledger, their statements prepared once. */
 export class SqliteBoardMemory implements BoardMemory {

@@ -1,18 +1,18 @@
 /**
  * The board's reads on SQLite (migrations 15 and 16; what they read is
  * remembered by board-memory.ts): a repository by name, and a page of live
- * leases with its side panels, read through the board's indexes. `SqliteLedger`
- * calls in; each page, and each set of panels, is one read transaction on the
- * ledger's connection.
+ * leases with its side panels, read through the board's indexes. Each page,
+ * and each set of panels, is one read transaction on the ledger's connection.
  */
-import type { BoardReads } from "../roles.js";
+import type { BoardReads } from "../board/board-roles.js";
 import type Database from "better-sqlite3";
-import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board-rows.js";
-import type { RepoInfo } from "../types.js";
-import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery } from "../board-types.js";
+import { type BoardRow, type CountRow, type EndedRow, toBoardLease, toEnded, topHolders } from "../board/board-rows.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
+import type { BoardFilter, BoardPage, BoardPanels, BoardPanelsQuery, BoardQuery } from "../board/board-types.js";
+import { boardExpirySql, endsTenureSql, liveOnBoardSql } from "../leases/tenure-rules.js";
 
 /** An open-ended lease sorts after every expiry (the year 9999). Written the same in the index and every query that reads it. */
-const BOARD_AT = "coalesce(l.expires_at, 253402300799999)";
+const BOARD_AT = boardExpirySql("l");
 /** Rows a viewer may see: public repositories, and the private ones in @visible (a JSON array of ids). */
 const VISIBLE = "(r.private = 0 OR l.repo_id IN (SELECT value FROM json_each(@visible)))";
 /** The columns a board row shows; a card's tombstone (gone_at) shows no title; `waiting`: the line, through queue_line. */
@@ -22,7 +22,7 @@ const COLUMNS = `l.repo_id, coalesce(r.repo, l.repo) AS repo, l.issue, l.holder_
 const JOINS = `LEFT JOIN repos r ON r.repo_id = l.repo_id
   LEFT JOIN issue_cards c ON c.repo_id = l.repo_id AND c.issue = l.issue`;
 /** The same predicate as history_ended's, so that SQLite reads that index. */
-const ENDED = `((h.op IN ('release', 'force_release') AND h.outcome = 'released' AND h.holder_id IS NOT NULL) OR (h.op = 'expire' AND h.outcome = 'expired'))`;
+const ENDED = endsTenureSql("h");
 
 /** The filters' clauses over rows aliased `a` (leases or history), as named parameters. */
 function filterClauses(q: BoardFilter, a: "l" | "h"): string[] {
@@ -100,7 +100,7 @@ export class SqliteBoardReads implements BoardReads {
 
   /** Call inside one read transaction, so that the total and the page agree. */
   private leases(q: BoardQuery, now: number): BoardPage {
-    const where = ["l.holder_id IS NOT NULL", `${BOARD_AT} > @now`, VISIBLE, ...filterClauses(q, "l")];
+    const where = [liveOnBoardSql("@now", "l"), VISIBLE, ...filterClauses(q, "l")];
     // The index that leads: a repository's held rows, a holder's, the issues
     // bearing a label, or every live lease in expiry order.
     const index = filtered(q) ? leading(q) : "INDEXED BY leases_board";
@@ -127,7 +127,7 @@ export class SqliteBoardReads implements BoardReads {
       "total",
       q,
       () => `SELECT count(*) FROM leases l ${leading(q)} LEFT JOIN repos r ON r.repo_id = l.repo_id
-         WHERE ${["l.holder_id IS NOT NULL", `${BOARD_AT} > @now`, VISIBLE, ...filterClauses(q, "l")].join(" AND ")}`,
+         WHERE ${[liveOnBoardSql("@now", "l"), VISIBLE, ...filterClauses(q, "l")].join(" AND ")}`,
     );
     return st.pluck().get(params(q, now))!;
   }
@@ -141,7 +141,7 @@ export class SqliteBoardReads implements BoardReads {
         q,
         () => `SELECT 0 AS scope, l.holder_id, max(l.holder_login) AS login, count(*) AS n FROM leases l ${leading(q)}
            LEFT JOIN repos r ON r.repo_id = l.repo_id
-           WHERE ${["l.holder_id IS NOT NULL", `${BOARD_AT} > @now`, VISIBLE, ...filterClauses(q, "l")].join(" AND ")}
+           WHERE ${[liveOnBoardSql("@now", "l"), VISIBLE, ...filterClauses(q, "l")].join(" AND ")}
            GROUP BY l.holder_id`,
       );
       return topHolders(st.all(params(q, now)), [], () => undefined, new Map(), q.top);
@@ -158,7 +158,7 @@ export class SqliteBoardReads implements BoardReads {
   }
 
   private panels(q: BoardPanelsQuery, now: number): BoardPanels {
-    const soonWhere = ["l.holder_id IS NOT NULL", `${BOARD_AT} > @now`, `${BOARD_AT} <= @soon`, VISIBLE, ...filterClauses(q, "l")].join(" AND ");
+    const soonWhere = [liveOnBoardSql("@now", "l"), `${BOARD_AT} <= @soon`, VISIBLE, ...filterClauses(q, "l")].join(" AND ");
     // Unfiltered, the next day's expiries are read in expiry order; filtered, SQLite picks the index.
     const index = filtered(q) ? "" : "INDEXED BY leases_board";
     const expiring = this.prepared<BoardRow>(

@@ -21,11 +21,11 @@
  * `data_version`, read every `OTHERS_MS`, says so.
  */
 import type Database from "better-sqlite3";
-import { EVENT_COLUMNS, type EventRow, EVENTS_PAGE, storedEventOf } from "../event-rows.js";
-import type { StoredEvent } from "../event-types.js";
+import { EVENT_COLUMNS, type EventRow, EVENTS_PAGE, storedEventOf } from "../events/event-rows.js";
+import type { StoredEvent } from "../events/event-types.js";
 import type { EventWrite } from "../plan.js";
-import type { EventLog } from "../roles.js";
-import type { NewEffect } from "../types.js";
+import type { EventLog } from "../events/event-roles.js";
+import type { NewEffect } from "../outbox/outbox-types.js";
 import type { SqliteOutbox } from "./outbox.js";
 
 /** Positions a filtered read covers at once (eventsAfter). */

@@ -6,16 +6,16 @@
  * event or reconcile brings a lost write back; lease writes always wait.
  */
 import type Database from "better-sqlite3";
-import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory-rules.js";
-import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory-types.js";
-import { MAX_OWNER_REPOS, walkReady } from "../ready-walk.js";
-import type { Inventory } from "../roles.js";
-import type { RepoInfo } from "../types.js";
+import { labelKeys, type ReadyRow, snapshotApplies, type StoredIssue } from "../inventory/inventory-rules.js";
+import type { InventoryFill, IssueSnapshot, ReadyPage, ReadyQuery } from "../inventory/inventory-types.js";
+import { MAX_OWNER_REPOS, walkReady } from "../inventory/ready-walk.js";
+import type { Inventory } from "../inventory/inventory-roles.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
+import { liveSql } from "../leases/tenure-rules.js";
 
 // A live lease on the issue (the lease row's primary key).
-const HELD = `EXISTS (SELECT 1 FROM leases l WHERE l.repo_id = i.repo_id AND l.issue = i.issue AND l.holder_id IS NOT NULL
-  AND (l.expires_at IS NULL OR l.expires_at > @now))`;
+const HELD = `EXISTS (SELECT 1 FROM leases l WHERE l.repo_id = i.repo_id AND l.issue = i.issue AND ${liveSql("@now", "l")})`;
 // What a ready row carries besides the issue's own columns: its repository's name, an open pull request that closes it
 // (pull_links_by_issue), a live lease.
 const READY_COLUMNS = `i.repo_id, r.repo, i.issue, i.title, i.labels, i.assignees, i.milestone, i.author_id, i.author_login, i.created_at,

@@ -10,7 +10,7 @@
  * PostgreSQL's named locks are not rows but session advisory locks, which end
  * with their holder's connection (postgres/session-locks.ts).
  */
-import type { HeldLock } from "../types.js";
+import type { HeldLock } from "../admin/admin-roles.js";
 
 /** The row locks of a ledger that has them: take or extend, and let go. */
 export interface RowLocks {

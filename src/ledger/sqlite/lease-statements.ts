@@ -6,8 +6,9 @@
  * which runs them in its operations' transactions.
  */
 import type Database from "better-sqlite3";
-import { leaseOfRow, type LiveLeaseRow, type StateRowFields } from "../lease-rows.js";
-import type { Lease } from "../types.js";
+import { leaseOfRow, type LiveLeaseRow, type StateRowFields } from "../leases/lease-rows.js";
+import type { Lease } from "../leases/lease-types.js";
+import { liveSql, unexpiredSql } from "../leases/tenure-rules.js";
 
 export interface LeaseRow extends StateRowFields<number> {
   repo_id: number;
@@ -24,7 +25,7 @@ export type StateRow = Pick<
   "holder_id" | "holder_login" | "holder_instance" | "token" | "acquired_at" | "expires_at" | "reminded" | "last_history" | "pulls" | "exempt" | "term_ms"
 >;
 
-const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now)";
+const LIVE = liveSql("@now");
 
 /**
  * The columns a live lease is made of (LiveLeaseRow), for the reads that
@@ -155,7 +156,7 @@ export function leaseStatements(db: Database.Database): LeaseStatements {
     dueReminders: db.prepare<{ now: number; limit: number }, LiveLeaseRow>(
       `SELECT ${LEASE_COLUMNS} FROM leases INDEXED BY leases_by_due
          WHERE due_at <= @now AND holder_id IS NOT NULL AND reminded = 0 AND remind_at <= @now
-           AND (expires_at IS NULL OR expires_at > @now)
+           AND ${unexpiredSql("@now")}
          ORDER BY remind_at, repo_id, issue LIMIT @limit`,
     ),
     // In one repository, through leases_held (repo_id, holder_id): what

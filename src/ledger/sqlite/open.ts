@@ -4,7 +4,7 @@
  * the operator CLI, the benchmarks and the tests call them directly.
  */
 import Database from "better-sqlite3";
-import { SchemaBehindError } from "../schema-behind-error.js";
+import { SchemaBehindError } from "../admin/schema-behind-error.js";
 import { prepareSqliteFile } from "./files.js";
 import { SQLITE_MIGRATIONS } from "./migrations.js";
 

@@ -1,13 +1,14 @@
 /**
  * The outbox on SQLite: effects written with the operations that decided
  * them, taken by the drainer under a lock, and completed, retried or parked
- * by the attempt that took them. `SqliteLedger` calls in; `enqueue`, `take`
- * and `extend` run inside the caller's IMMEDIATE transaction, the others are
- * one statement each.
+ * by the attempt that took them: the ledger's outbox methods are this
+ * part's own (compose-ledger.ts). `enqueue`, `take` and `extend` run inside
+ * the caller's IMMEDIATE transaction, the others are one statement each.
  */
 import type Database from "better-sqlite3";
-import type { LedgerHealth, OutboxStore } from "../roles.js";
-import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "../types.js";
+import type { LedgerHealth } from "../admin/admin-roles.js";
+import type { OutboxStore } from "../outbox/outbox-roles.js";
+import type { Effect, EffectFence, Hold, NewEffect, OutboxStats } from "../outbox/outbox-types.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
 
 /** An effect as a row read before its lock counted an attempt: the attempt being taken is the next. */

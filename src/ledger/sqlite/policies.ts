@@ -3,17 +3,17 @@
  * transaction (so two claims never both pass a limit): the holder's leases in
  * the repository (`max_leases_per_holder`), under a label (`limits_by_label`),
  * and across the repositories of an installation
- * (`max_leases_per_holder_in_org`). What counts is limit-counting.ts's.
+ * (`max_leases_per_holder_in_org`). What counts is leases/claim-limits.ts's.
  *
  * Which limits apply, in which order, is lease-plans.ts's. Each limit is
  * counted first, through an index; only a holder at a limit has their leases
  * read, for the refusal to list them.
  */
 import type Database from "better-sqlite3";
-import { leaseOfRow, type LiveLeaseRow } from "../lease-rows.js";
-import { countsTowardLimits } from "../limit-counting.js";
+import { leaseOfRow, type LiveLeaseRow } from "../leases/lease-rows.js";
+import { countsTowardLimits } from "../leases/claim-limits.js";
 import type { LimitKind } from "../plan.js";
-import type { IssueKey, Lease } from "../types.js";
+import type { IssueKey, Lease } from "../leases/lease-types.js";
 
 type LeaseRow = LiveLeaseRow;
 

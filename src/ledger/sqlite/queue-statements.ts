@@ -5,7 +5,7 @@
  * operations' transactions, and by the status read.
  */
 import type Database from "better-sqlite3";
-import { LINE_ORDER, PLACE_COLUMNS, type PlaceRow } from "../queue-types.js";
+import { LINE_ORDER, PLACE_COLUMNS, type PlaceRow } from "../queue/queue-types.js";
 
 export interface QueueStatements {
   line: Database.Statement<{ repoId: number; issue: number }, PlaceRow>;

@@ -2,13 +2,13 @@
  * What the SQLite ledger keeps besides leases and the outbox: the
  * repositories it has seen (name and installation), what the outbox last
  * applied to each issue elsewhere (reflections), and named locks with an
- * expiry. `SqliteLedger` calls in; each is one statement, run alone, but for
- * `repoInfo` (read in a rename's transaction) and `unlockAll` (on taking
- * over a file).
+ * expiry. Each is one statement, run alone, but for `info` (read in a
+ * rename's transaction) and `unlockAll` (on taking over a file); the named
+ * locks are the ledger's own `holdLock` (keep-lock.ts).
  */
 import type Database from "better-sqlite3";
-import type { Reflections, RepoMemory } from "../roles.js";
-import type { RepoInfo } from "../types.js";
+import type { Reflections } from "../outbox/outbox-roles.js";
+import type { RepoMemory, RepoInfo } from "../repos/repo-memory.js";
 import type { UnsyncedCommit } from "./unsynced-commit.js";
 
 export class SqliteRepos implements RepoMemory, Reflections {

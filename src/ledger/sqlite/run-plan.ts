@@ -4,16 +4,16 @@
  * savepoint of a group commit): better-sqlite3 cannot await inside one.
  */
 import type Database from "better-sqlite3";
-import { ruleRow } from "../lease-rows.js";
+import { ruleRow } from "../leases/lease-rows.js";
 import type { IssueRow, LeaseWrite, Plan, Step } from "../plan.js";
 import { leaseStatements, type LeaseStatements } from "./lease-statements.js";
 import type { SqliteEvents } from "./events.js";
 import type { SqliteOutbox } from "./outbox.js";
 import { SqlitePolicies } from "./policies.js";
-import { placeOfRow } from "../queue-types.js";
+import { placeOfRow } from "../queue/queue-types.js";
 import { queueStatements, type QueueStatements } from "./queue-statements.js";
 import { workStatements, type WorkStatements } from "./work.js";
-import { pullsColumn, workOf } from "../work-rules.js";
+import { pullsColumn, workOf } from "../work/work-rules.js";
 
 export class SqlitePlans {
   readonly st: LeaseStatements;

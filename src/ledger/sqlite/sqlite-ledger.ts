@@ -1,30 +1,17 @@
 import type Database from "better-sqlite3";
-import { decide } from "../decide.js";
-import { LedgerBase } from "../ledger-base.js";
-import { matchOf, ruleRow } from "../lease-rows.js";
+import type { HeldLock, SchemaVersion, TokenFloorRaise, TokenFloorResult } from "../admin/admin-roles.js";
+import { type ComposedLedger, composeLedger, OnFirstUse } from "../compose-ledger.js";
+import type { Ledger } from "../ledger.js";
+import type { Holder } from "../leases/lease-types.js";
 import type { Plan } from "../plan.js";
-import { liveEntries, placeOfRow, type QueueEntry } from "../queue-types.js";
-import type { Ledger, LeaseMatch } from "../roles.js";
-import type {
-  HeldLock,
-  HistoryEntry,
-  HistoryOp,
-  Holder,
-  IssueKey,
-  Lease,
-  RenameOptions,
-  SchemaVersion,
-  TokenFloorRaise,
-  TokenFloorResult,
-} from "../types.js";
-import { holderOf } from "../types.js";
 import { SqliteBoardMemory } from "./board-memory.js";
 import { SqliteInventory } from "./inventory.js";
 import { SqliteBoardReads } from "./board-reads.js";
 import { SqliteEvents } from "./events.js";
 import { GroupCommit } from "./group-commit.js";
 import { holdRowLock } from "./keep-lock.js";
-import { type LeaseStatements, toLease } from "./lease-statements.js";
+import { SqliteLeases } from "./leases.js";
+import type { LeaseStatements } from "./lease-statements.js";
 import { SQLITE_MIGRATIONS } from "./migrations.js";
 import { openSqlite, type SqliteLedgerOptions } from "./open.js";
 import { SqliteOutbox } from "./outbox.js";
@@ -34,12 +21,14 @@ import { SqlitePlans } from "./run-plan.js";
 import { claimServing } from "./serving.js";
 import { raiseSqliteTokenFloor } from "./token-floor.js";
 
+/** Every method its parts keep (compose-ledger.ts), put on it as it opens. */
+export interface SqliteLedger extends ComposedLedger {}
 
 /** The ledger on one SQLite file: every call is one `BEGIN IMMEDIATE` transaction. */
-export class SqliteLedger extends LedgerBase implements Ledger {
+export class SqliteLedger implements Ledger {
   readonly db: Database.Database;
   readonly sharedByProcesses: boolean = false;
-  /** The lease statements (lease-statements.ts), shared with the plans. */
+  /** The lease statements (lease-statements.ts), shared by the plans and the reads. */
   private readonly st: LeaseStatements;
   /** Runs `f` as one BEGIN IMMEDIATE transaction. Made once: making a transaction function costs more than the statements most operations run. */
   private readonly immediate: <T>(f: () => T) => T;
@@ -48,21 +37,17 @@ export class SqliteLedger extends LedgerBase implements Ledger {
   /** Runs the operations written once (lease-plans.ts, work-plans.ts) on this file (run-plan.ts). */
   private readonly plans: SqlitePlans;
   /** The lease events the operations write, and their reads (events.ts). */
-  protected readonly events: SqliteEvents;
+  private readonly events: SqliteEvents;
 
   /** The outbox's statements and operations (sqlite/outbox.ts). */
   protected readonly outbox: SqliteOutbox;
   /** Repositories, reflections and named locks (sqlite/repos.ts). */
-  protected readonly repos: SqliteRepos;
-
-  /** Commits that do not wait for the disk: the outbox's record of an applied attempt, board cards (unsynced-commit.ts). */
-  private readonly unsynced: UnsyncedCommit;
+  private readonly repos: SqliteRepos;
 
   /** The serving lock, held while this ledger serves its file as the app. */
   private readonly serving: Database.Database | null = null;
 
   constructor(fileOrDb: string | Database.Database, opts: SqliteLedgerOptions = {}) {
-    super();
     const serves = opts.serve === true && typeof fileOrDb === "string" && fileOrDb !== ":memory:";
     // Before the database is opened: a refused process changes nothing in it.
     if (serves) this.serving = claimServing(fileOrDb);
@@ -76,13 +61,13 @@ export class SqliteLedger extends LedgerBase implements Ledger {
     const tx = db.transaction((f: () => unknown) => f());
     this.immediate = <T>(f: () => T) => tx.immediate(f) as T;
     this.groups = new GroupCommit(db);
+    // Commits that do not wait for the disk: the outbox's record of an applied attempt, board cards (unsynced-commit.ts).
     const unsynced = new UnsyncedCommit(db);
     this.outbox = new SqliteOutbox(db, this.immediate, unsynced);
     this.events = new SqliteEvents(db, this.immediate, this.outbox, opts.events ?? true);
     this.plans = new SqlitePlans(db, this.outbox, this.events);
     this.st = this.plans.st;
     this.repos = new SqliteRepos(db, unsynced);
-    this.unsynced = unsynced;
     if (serves) {
       // Every lock in the file is a dead process's: take them over now, not when they expire.
       this.immediate(() => {
@@ -90,6 +75,17 @@ export class SqliteLedger extends LedgerBase implements Ledger {
         this.repos.unlockAll();
       });
     }
+    composeLedger(this, {
+      run: (now, make) => this.runPlan(now, make),
+      leases: new SqliteLeases(this.plans, this.repos, this.outbox, this.immediate),
+      outbox: this.outbox,
+      repos: this.repos,
+      // The board's statements, each half, and the inventory's are prepared on first use.
+      boardMemory: new OnFirstUse(() => new SqliteBoardMemory(db, this.immediate, unsynced)),
+      boardReads: new OnFirstUse(() => new SqliteBoardReads(db)),
+      inventory: new OnFirstUse(() => new SqliteInventory(db, { immediate: this.immediate, unsynced })),
+      events: this.events,
+    });
   }
 
   /**
@@ -97,7 +93,7 @@ export class SqliteLedger extends LedgerBase implements Ledger {
    * delivery check, the decision, the history row and the outbox rows commit
    * together, and the promise settles once they have.
    */
-  protected runPlan<T>(now: number, make: (now: number) => Plan<T>): Promise<T> {
+  private runPlan<T>(now: number, make: (now: number) => Plan<T>): Promise<T> {
     return this.groups.run(() => this.plans.run(make(now))).then((value) => {
       // Committed: listeners may read the events now.
       this.events.committed();
@@ -105,94 +101,9 @@ export class SqliteLedger extends LedgerBase implements Ledger {
     });
   }
 
-  protected async mayRenew(key: IssueKey, actor: Holder, now: number): Promise<boolean> {
-    return this.plans.work.mayRenew.get({ repoId: key.repoId, holderId: actor.id, issue: key.issue, now }) !== undefined;
-  }
-
-  async recorded(delivery: string): Promise<unknown> {
-    const seen = this.st.getDelivery.get(delivery);
-    return seen ? (JSON.parse(seen.result) as unknown) : null;
-  }
-
-  async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
-    const args = { holderId: holder.id, login: holder.login, now };
-    if (this.st.renamedIn.get({ ...args, repoId }) === undefined) return [];
-    return this.immediate(() => {
-      const renamed = this.st.rename.all(args).map(toLease);
-      for (const lease of renamed) {
-        const repo = this.repos.info(lease.repoId);
-        this.outbox.enqueue(lease.repoId, lease.issue, opts?.effects?.(lease, repo) ?? [], now);
-      }
-      return renamed;
-    });
-  }
-
-  async current(key: IssueKey, now: number): Promise<Lease | null> {
-    return decide.live(key, ruleRow(this.st.get.get(key.repoId, key.issue)), now);
-  }
-
-  async list(repoId: number, now: number): Promise<Lease[]> {
-    return this.st.list.all({ repoId, now }).map(toLease);
-  }
-
-  async liveAmong(repoId: number, now: number, match: LeaseMatch, except: number | null): Promise<LeaseMatch> {
-    const logins = JSON.stringify(match.logins.map((l) => l.toLowerCase()));
-    return matchOf(this.st.liveAmong.all({ repoId, now, logins, tokens: JSON.stringify(match.tokens), except }));
-  }
-
-  async listHeldBy(holderId: number, now: number): Promise<Lease[]> {
-    return this.st.listHeldBy.all({ holderId, now }).map(toLease);
-  }
-
-  async listAll(now: number): Promise<Lease[]> {
-    return this.st.listAll.all({ now }).map(toLease);
-  }
-
-  async expiredSince(now: number, limit = 1000): Promise<Lease[]> {
-    return this.st.expired.all({ now, limit }).map(toLease);
-  }
-
-
-  async dueReminders(now: number, limit = 1000): Promise<Lease[]> {
-    return this.st.dueReminders.all({ now, limit }).map(toLease);
-  }
-
-
-  async queue(key: { repoId: number; issue: number }, now: number): Promise<QueueEntry[]> {
-    return liveEntries(this.plans.queue.line.all({ repoId: key.repoId, issue: key.issue }).map(placeOfRow), now);
-  }
-
-  async history(key: { repoId: number; issue: number }, limit = 1000): Promise<HistoryEntry[]> {
-    return this.st.historyOf.all({ ...key, limit }).map((r) => ({
-      id: r.id as number,
-      repoId: r.repo_id as number,
-      repo: r.repo as string,
-      issue: r.issue as number,
-      op: r.op as HistoryOp,
-      outcome: r.outcome as string,
-      actor: r.actor_id === null ? null : holderOf(r.actor_id as number, r.actor_login as string, r.actor_instance as string | null),
-      holder: r.holder_id === null ? null : holderOf(r.holder_id as number, r.holder_login as string, r.holder_instance as string | null),
-      token: r.token as number | null,
-      expiresAt: r.expires_at as number | null,
-      at: r.at as number,
-      delivery: r.delivery as string | null,
-    }));
-  }
-
-
-
-
-
-
-
   async schemaVersion(): Promise<SchemaVersion> {
     return { current: this.db.pragma("user_version", { simple: true }) as number, latest: SQLITE_MIGRATIONS.length };
   }
-
-
-
-
-
 
   async holdLock(name: string, owner: string, clock: () => number, ttlMs: number): Promise<HeldLock | null> {
     return holdRowLock(this, name, owner, clock, ttlMs);
@@ -222,38 +133,7 @@ export class SqliteLedger extends LedgerBase implements Ledger {
     if (this.serving?.open) this.serving.close();
   }
 
-  async latestToken(key: { repoId: number; issue: number }): Promise<number | null> {
-    // A row may exist with token 0 before any tenure (a note on a fresh issue).
-    const token = this.st.get.get(key.repoId, key.issue)?.token ?? 0;
-    return token > 0 ? token : null;
-  }
-
   async raiseTokenFloor(raise: TokenFloorRaise, actor: Holder, setBy: string, now: number): Promise<TokenFloorResult> {
     return this.immediate(() => raiseSqliteTokenFloor(this.db, raise, actor, setBy, now));
   }
-
-
-
-
-  // The board's statements (board-memory.ts, board-reads.ts), each half prepared on first use.
-  private boardMemorySt: SqliteBoardMemory | undefined;
-  protected get boardMemory(): SqliteBoardMemory {
-    return (this.boardMemorySt ??= new SqliteBoardMemory(this.db, this.immediate, this.unsynced));
-  }
-  private boardReadsSt: SqliteBoardReads | undefined;
-  protected get boardReads(): SqliteBoardReads {
-    return (this.boardReadsSt ??= new SqliteBoardReads(this.db));
-  }
-  // The inventory of open issues (inventory.ts), prepared on first use.
-  private inventorySt: SqliteInventory | undefined;
-  protected get inventory(): SqliteInventory {
-    return (this.inventorySt ??= new SqliteInventory(this.db, { immediate: this.immediate, unsynced: this.unsynced }));
-  }
-
-
-
-
-
-
-
 }

@@ -5,8 +5,9 @@
  * the caller's transaction.
  */
 import type Database from "better-sqlite3";
-import { TokenFloorBelowError } from "../token-floor-below-error.js";
-import type { Holder, TokenFloorRaise, TokenFloorResult } from "../types.js";
+import { TokenFloorBelowError } from "../admin/token-floor-below-error.js";
+import type { Holder } from "../leases/lease-types.js";
+import type { TokenFloorRaise, TokenFloorResult } from "../admin/admin-roles.js";
 
 /** The token floor recorded, 0 when none (or on a schema before migration 11, which the caller refuses or migrates). */
 export function readTokenFloor(db: Database.Database): number {

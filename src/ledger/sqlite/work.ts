@@ -5,9 +5,9 @@
  * runs them with these.
  */
 import type Database from "better-sqlite3";
+import { liveSql } from "../leases/tenure-rules.js";
 
-/** Live, as lease-statements.ts reads it: held, and no expiry or one ahead. */
-const LIVE = "holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > @now)";
+const LIVE = liveSql("@now");
 
 export interface WorkStatements {
   linksOf: Database.Statement<[number, number, number], number>;

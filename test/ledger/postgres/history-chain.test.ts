@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { POSTGRES_MIGRATIONS } from "../../../src/ledger/postgres/migrations.js";
 import { openPostgres, PostgresLedger } from "../../../src/ledger/postgres/postgres-ledger.js";
-import type { HistoryEntry, Holder, IssueKey } from "../../../src/ledger/types.js";
+import type { HistoryEntry, Holder, IssueKey } from "../../../src/ledger/leases/lease-types.js";
 import { freshSchema, skipPostgres, withClient, type FreshSchema } from "../../support/pg-schema.js";
 
 const HOUR = 3_600_000;

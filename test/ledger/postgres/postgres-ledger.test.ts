@@ -11,7 +11,8 @@ import { POSTGRES_MIGRATIONS } from "../../../src/ledger/postgres/migrations.js"
 import type { PostgresLedgerOptions } from "../../../src/ledger/postgres/connection.js";
 import { PostgresLedger, openPostgres } from "../../../src/ledger/postgres/postgres-ledger.js";
 import { advisoryKey } from "../../../src/ledger/postgres/session-locks.js";
-import { type Effect, fenceOf, type Holder, type IssueKey } from "../../../src/ledger/types.js";
+import { type Effect, fenceOf } from "../../../src/ledger/outbox/outbox-types.js";
+import { type Holder, type IssueKey } from "../../../src/ledger/leases/lease-types.js";
 import { Sweeper } from "../../../src/leasing/sweeper.js";
 import { startTcpProxy } from "../../support/tcp-proxy.js";
 import { freshSchema, postgresAvailable, skipPostgres, TEST_DATABASE_URL, withClient, type FreshSchema } from "../../support/pg-schema.js";

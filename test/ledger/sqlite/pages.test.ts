@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../../src/ledger/sqlite/sqlite-ledger.js";
-import type { Holder, IssueKey } from "../../../src/ledger/types.js";
+import type { Holder, IssueKey } from "../../../src/ledger/leases/lease-types.js";
 
 const HOUR = 3_600_000;
 const T0 = 1_700_000_000_000;

@@ -6,10 +6,11 @@
  * issues before they are read, so no two transactions wait on each other in a
  * circle.
  */
-import { decide } from "./decide.js";
-import { writeEvents } from "./event-plans.js";
-import { ask, type IssueRow, type Plan, type Step } from "./plan.js";
-import type { Applied, Holder, IssueKey, Lease } from "./types.js";
+import { decide } from "../leases/decide.js";
+import { writeEvents } from "../events/event-plans.js";
+import { ask, type IssueRow, type Plan, type RunPlan, type Step } from "../plan.js";
+import type { FollowLinks } from "./work-roles.js";
+import type { Applied, Holder, IssueKey, Lease } from "../leases/lease-types.js";
 import type { ActivityPolicy, ActivityResult, ExemptOptions, ExemptResult, Followed, LinkPullOptions, LinkPullResult } from "./work-types.js";
 import { followExempt, followPulls, remindAtFor, renewedByActivity } from "./work-rules.js";
 
@@ -108,3 +109,23 @@ export const workPlans = {
     return yield* recordDelivery(opts.delivery, result, now);
   },
 };
+
+/**
+ * The work's operations as a ledger runs them, each its plan as one
+ * transaction of the store (`run`). A renewal by activity is what every
+ * comment, push and review by anyone costs: it first asks the store, outside
+ * any transaction, whether the actor holds a lease their activity could renew
+ * (`mayRenew`, one indexed read), and only then the repository's policy.
+ */
+export function workOperations(run: RunPlan, mayRenew: (key: IssueKey, actor: Holder, now: number) => Promise<boolean>): FollowLinks {
+  return {
+    linkPull: async (pull, author, issues, now, opts) => run(now, (now) => workPlans.linkPull(pull, author, issues, now, opts)),
+    renewOnActivity: async (key, actor, now, opts) => {
+      if (!(await mayRenew(key, actor, now))) return { outcome: "none", renewed: [] };
+      const policy = await opts.policy();
+      if (!policy) return { outcome: "none", renewed: [] };
+      return run(now, (now) => workPlans.renewOnActivity(key, actor, now, policy, opts.delivery));
+    },
+    setExempt: async (key, actor, exempt, now, opts) => run(now, (now) => workPlans.setExempt(key, actor, exempt, now, opts)),
+  };
+}

@@ -2,9 +2,9 @@
  * The rules of leases that follow the work, as pure functions: what holds a
  * lease (time, the holder's open pull requests, an exempt label), what a
  * lease gets when its work lets go of it, and what the holder's activity
- * renews. Both backends (sqlite/work.ts, postgres/work.ts, and their
- * acquire and renew) read the row in their transaction, call these, and
- * write what they decided, as they do with decide.ts.
+ * renews. The plans (work-plans.ts, and the lease plans' acquire and renew)
+ * read the row in their transaction, call these, and write what they
+ * decided, as they do with decide.ts.
  *
  * A lease held by its work has no expiry in the row (`expires_at` and
  * `remind_at` are NULL) for as long as the work holds it: the sweeper's
@@ -12,7 +12,7 @@
  * it out by construction, and every "live" test (no expiry, or one ahead)
  * counts it live with no change.
  */
-import type { HeldBy, Lease, Ttl } from "./types.js";
+import type { HeldBy, Lease, Ttl } from "../leases/lease-types.js";
 import type { Followed, Resume } from "./work-types.js";
 
 /** What a lease row records of the work: the holder's open pull requests that close the issue, and whether the issue is exempt. */

@@ -4,7 +4,7 @@
  * NULL). The one definition, in SQL and in code, of what `count_in_review`
  * and every per-holder limit leave out when it is false.
  */
-import type { Lease } from "./types.js";
+import type { Lease } from "../leases/lease-types.js";
 
 /**
  * SQL, both backends: the lease row (of table alias `alias`, if given) is in

@@ -1,10 +1,10 @@
 /**
- * The wait list's values (issue 22): a place in line for a held issue, and
- * why a place ended (what joining asks is `QueueAsk`, in types.ts). Rows of
- * places are never deleted: a place ends with `ended_at` and its reason,
- * like every row of the ledger.
+ * The wait list's values (issue 22): what joining the line of a held issue
+ * asks, a place in line, and why a place ended. Rows of places are never
+ * deleted: a place ends with `ended_at` and its reason, like every row of
+ * the ledger.
  */
-import { type Holder, holderOf, type Ttl } from "./types.js";
+import { type Holder, holderOf, type Ttl } from "../leases/lease-types.js";
 
 /** Why a place in line ended: the lease was handed to it, its holder left, its time passed, or the issue closed. */
 export type PlaceEnd = "handed" | "left" | "expired" | "closed";
@@ -25,6 +25,16 @@ export interface QueuePlace {
 /** A live place as the API and the replies show it: its position, 1 for the first. */
 export interface QueueEntry extends QueuePlace {
   position: number;
+}
+
+/** What joining the wait list of a held issue asks (`AcquireOptions.queue`; queue-plans.ts). */
+export interface QueueAsk {
+  /** How long the place lasts without its holder asking again (`queue_place_ttl`); asking again renews it. */
+  placeTtl: number;
+  /** The caller opened the issue and `author_first` is set: their place goes before everyone else's. */
+  authorFirst: boolean;
+  /** When to remind the holder the lease is handed, in ms before its expiry (as a claim's); null: never. */
+  remindBefore: number | null;
 }
 
 /** A place as a plan writes it: a new one, or the caller's own renewed (`id`). */

@@ -3,9 +3,10 @@
  * per-holder counts the side panel shows (sqlite/board-reads.ts,
  * postgres/board-reads.ts).
  */
-import { leaseOfRow, type LiveLeaseRow } from "./lease-rows.js";
-import { type Holder, holderOf } from "./types.js";
+import { leaseOfRow, type LiveLeaseRow } from "../leases/lease-rows.js";
+import { type Holder, holderOf } from "../leases/lease-types.js";
 import { type BoardLease, type EndedTenure } from "./board-types.js";
+import { endingOf } from "../leases/tenure-rules.js";
 
 export interface BoardRow extends LiveLeaseRow {
   title: string | null;
@@ -41,6 +42,7 @@ export function toBoardLease(row: BoardRow): BoardLease {
   return { ...leaseOfRow(row), title: row.title, labels: row.labels === null ? [] : (JSON.parse(row.labels) as string[]), ...waiting };
 }
 
+/** A tenure that ended, from a history row the board's query found by `endsTenureSql` (tenure-rules.ts). */
 export function toEnded(row: EndedRow): EndedTenure {
   const holder = holderOf(row.holder_id, row.holder_login, row.holder_instance);
   const byHolder = row.op === "release" || row.actor_id === row.holder_id;
@@ -52,7 +54,7 @@ export function toEnded(row: EndedRow): EndedTenure {
     holder,
     token: row.token,
     at: row.at,
-    how: row.op === "expire" ? "expired" : byHolder ? "released" : "ended",
+    how: endingOf(row.op) === "expired" ? "expired" : byHolder ? "released" : "ended",
     by: row.op === "force_release" && !byHolder && row.actor_id !== null ? { id: row.actor_id, login: row.actor_login! } : null,
   };
 }

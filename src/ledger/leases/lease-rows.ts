@@ -5,8 +5,8 @@
  * that list leases (the limits' refusals, the board). One mapping each.
  */
 import type { Row } from "./decide.js";
-import { holderOf, type Lease } from "./types.js";
-import { heldByOf, parsePulls } from "./work-rules.js";
+import { holderOf, type Lease } from "./lease-types.js";
+import { heldByOf, parsePulls } from "../work/work-rules.js";
 
 export interface LiveLeaseRow {
   repo_id: number;

@@ -4,7 +4,7 @@
  * with a reply posted (> 0) are in the \`history_replies\` index, so the
  * count of an actor's last hour reads only those.
  */
-import type { ReplyBudget } from "./types.js";
+import type { ReplyBudget } from "./lease-roles.js";
 
 export const REPLIED: Record<ReplyBudget, number> = { silent: 0, reply: 1, notice: 2 };
 

@@ -11,38 +11,31 @@
  * transaction.
  */
 import { decide, sameHolder } from "./decide.js";
-import { claimEvents, endingEvents, type EventSpec, handedOverEvents, writeEvents } from "./event-plans.js";
-import type { EventCause, LeaseEventType } from "./event-types.js";
-import { labelKeys, labelLimits, limitsApply } from "./limit-counting.js";
-import { ask, type IssueRow, type Plan, type Step } from "./plan.js";
-import { closeLine, handedWrites, handOff, joinLine, leaveLine } from "./queue-plans.js";
+import { claimEvents, endingEvents, type EventSpec, handedOverEvents, writeEvents } from "../events/event-plans.js";
+import type { EventCause, LeaseEventType } from "../events/event-types.js";
+import { claimLocks, holderLock, labelKeys, limitReached } from "./claim-limits.js";
+import { ask, type IssueRow, type Plan, type RunPlan, type Step } from "../plan.js";
+import { closeLine, handedWrites, handOff, joinLine, leaveLine } from "../queue/queue-plans.js";
 import { HOUR_MS, REPLIED } from "./reply-budget.js";
+import type { AcquireOptions, ForceReleaseOptions, LeaseBook, NoteOptions, OpOptions, RenewOptions, ReplyBudget, Sweeps } from "./lease-roles.js";
 import type {
-  AcquireOptions,
   AcquireResult,
   Applied,
-  ClaimPolicies,
   ExpireResult,
-  ForceReleaseOptions,
   ForceReleaseResult,
   HistoryOp,
   Holder,
   IssueKey,
   Lease,
   LedgerResult,
-  LimitScope,
-  NoteOptions,
   NoteResult,
-  OpOptions,
   ReleaseResult,
   RemindResult,
-  RenewOptions,
   RenewResult,
-  ReplyBudget,
   Term,
   Ttl,
-} from "./types.js";
-import { heldByWork, workOf } from "./work-rules.js";
+} from "./lease-types.js";
+import { heldByWork, workOf } from "../work/work-rules.js";
 
 /**
  * What an operation decided: its result, and the writes of the lease row it
@@ -127,56 +120,6 @@ function* operation<R extends LedgerResult>(o: Operation<R>, decideOn: (row: Iss
     yield* ask({ op: "enqueue", repoId: key.repoId, issue: key.issue, effect, now });
   }
   return { ...result, duplicate: false };
-}
-
-/** The lock a holder's commands in a repository share (the reply limit's, and the repository's claim limits'). */
-function holderLock(key: IssueKey, holder: Holder): [string, string] {
-  return ["holder", `${key.repoId}/${holder.id}`];
-}
-
-/**
- * The locks an acquire takes before its row, always in this order so that no
- * two acquires wait on each other: the holder's across the installation
- * (`max_leases_per_holder_in_org`), then in the repository.
- */
-function claimLocks(key: IssueKey, holder: Holder, maxPerHolder: number, policies?: ClaimPolicies): Array<[string, string]> {
-  const applies = limitsApply(maxPerHolder, policies);
-  const locks: Array<[string, string]> = [];
-  if (applies.org) locks.push(["org-holder", `${policies!.org!.installation}/${holder.id}`]);
-  if (applies.repo || applies.org) locks.push(holderLock(key, holder));
-  return locks;
-}
-
-/** A limit the holder is at: the leases that count toward it, and which limit it is (absent: the repository's). */
-interface LimitReached {
-  limit: number;
-  held: Lease[];
-  scope?: LimitScope;
-}
-
-/**
- * The first limit the holder is at, for a new tenure of `key`: the
- * repository's, then each label's, then the organisation's. Null when under
- * them all. Leases in review count unless `countInReview` is false.
- */
-function* limitReached(key: IssueKey, holder: Holder, now: number, opts: AcquireOptions | undefined): Generator<Step, LimitReached | null, unknown> {
-  const policies = opts?.policies;
-  const base = { op: "held" as const, key, holderId: holder.id, now, countInReview: opts?.countInReview ?? true };
-  const maxPerHolder = opts?.maxPerHolder ?? 0;
-  if (maxPerHolder > 0) {
-    const held = yield* ask({ ...base, kind: "repo", limit: maxPerHolder });
-    if (held) return { limit: maxPerHolder, held };
-  }
-  for (const { label, key: labelKey, limit } of labelLimits(policies)) {
-    const held = yield* ask({ ...base, kind: "label", limit, label: labelKey });
-    if (held) return { limit, held, scope: { kind: "label", label } };
-  }
-  const org = policies?.org;
-  if (org !== undefined && org.limit > 0) {
-    const held = yield* ask({ ...base, kind: "org", limit: org.limit, installation: org.installation });
-    if (held) return { limit: org.limit, held, scope: { kind: "org" } };
-  }
-  return null;
 }
 
 /** Writes `lease`: a new tenure rewrites the row, the same tenure carrying on extends it. `termMs`: the term's length. */
@@ -297,3 +240,16 @@ export const leasePlans = {
     });
   },
 };
+
+/** The lease operations as a ledger runs them: each one its plan, made and run as one transaction of the store (`run`). */
+export function leaseOperations(run: RunPlan): Pick<LeaseBook & Sweeps, keyof typeof leasePlans> {
+  return {
+    acquire: async (key, holder, ttl, now, opts) => run(now, (now) => leasePlans.acquire(key, holder, ttl, now, opts)),
+    renew: async (key, holder, ttl, now, opts) => run(now, (now) => leasePlans.renew(key, holder, ttl, now, opts)),
+    release: async (key, holder, now, opts) => run(now, (now) => leasePlans.release(key, holder, now, opts)),
+    forceRelease: async (key, actor, now, opts) => run(now, (now) => leasePlans.forceRelease(key, actor, now, opts)),
+    note: async (key, actor, now, opts) => run(now, (now) => leasePlans.note(key, actor, now, opts)),
+    markExpired: async (key, token, now, opts) => run(now, (now) => leasePlans.markExpired(key, token, now, opts)),
+    markReminded: async (key, term, now, opts) => run(now, (now) => leasePlans.markReminded(key, term, now, opts)),
+  };
+}

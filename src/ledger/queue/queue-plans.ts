@@ -7,11 +7,11 @@
  * replicas take turns on that lock, so a lease is handed once, with the next
  * token, to one place.
  */
-import { sameHolder } from "./decide.js";
-import { ask, type IssueRow, type Step } from "./plan.js";
-import type { PlaceEnd, QueuePlace } from "./queue-types.js";
-import type { Holder, IssueKey, Lease, QueueAsk, Ttl } from "./types.js";
-import { heldByWork } from "./work-rules.js";
+import { sameHolder } from "../leases/decide.js";
+import { ask, type IssueRow, type Step } from "../plan.js";
+import type { PlaceEnd, QueuePlace, QueueAsk } from "./queue-types.js";
+import type { Holder, IssueKey, Lease, Ttl } from "../leases/lease-types.js";
+import { heldByWork } from "../work/work-rules.js";
 
 /** The line's places that have not ended, and those of them past their time ended now (`expired`). */
 function* liveLine(key: IssueKey, now: number): Generator<Step, QueuePlace[], unknown> {

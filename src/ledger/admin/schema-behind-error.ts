@@ -1,4 +1,4 @@
-import type { SchemaVersion } from "./types.js";
+import type { SchemaVersion } from "./admin-roles.js";
 
 /**
  * The database's schema is older than this issue-leases's, and the caller

@@ -1,20 +1,24 @@
 /**
- * The PostgreSQL ledger's reads of its leases, outside any operation (SQLite's
- * sqlite/reads.ts): an issue's live lease and latest token, the lists and
- * sweeps of held rows, an issue's history, and a delivery's recorded result.
- * `PostgresLedger` calls in; each is one statement on its own, retried once
- * when its connection fails (connection.ts), with `now` the caller's
- * or the database's clock.
+ * The PostgreSQL ledger's leases outside its operations (SQLite's are
+ * sqlite/leases.ts): an issue's live lease and latest token, the lists and
+ * sweeps of held rows, an issue's history and line, a delivery's recorded
+ * result, the check before a renewal by activity, and a holder's rename. Each
+ * is one statement on its own, retried once when its connection fails
+ * (connection.ts), but a rename, one transaction with its effects; `now` is
+ * the caller's or the database's clock.
  */
-import { decide } from "../decide.js";
-import { leaseOfRow, type LiveLeaseRow, matchOf, ruleRow, type StateRowFields } from "../lease-rows.js";
+import type { LeasePart } from "../compose-ledger.js";
+import { decide } from "../leases/decide.js";
+import type { LeaseMatch, RenameOptions } from "../leases/lease-roles.js";
+import { leaseOfRow, type LiveLeaseRow, matchOf, ruleRow, type StateRowFields } from "../leases/lease-rows.js";
 import { DB_CLOCK, nowParam, type PostgresConnection } from "./connection.js";
-import type { HistoryEntry, HistoryOp, IssueKey, Lease } from "../types.js";
-import type { LeaseMatch } from "../roles.js";
-import { holderOf } from "../types.js";
-import { LINE_ORDER, liveEntries, PLACE_COLUMNS, placeOfRow, type PlaceRow, type QueueEntry } from "../queue-types.js";
+import type { HistoryEntry, HistoryOp, Holder, IssueKey, Lease } from "../leases/lease-types.js";
+import { holderOf } from "../leases/lease-types.js";
+import { LINE_ORDER, liveEntries, PLACE_COLUMNS, placeOfRow, type PlaceRow, type QueueEntry } from "../queue/queue-types.js";
+import { liveSql, unexpiredSql } from "../leases/tenure-rules.js";
+import type { PostgresOutbox } from "./outbox.js";
 
-/** A row of `leases`, as the reads here and the ledger's operations (postgres.ts) get it. */
+/** A row of `leases`, as the reads here get it. */
 export interface LeaseRow extends StateRowFields<boolean> {
   repo_id: number;
   issue: number;
@@ -46,39 +50,50 @@ export function toLease(row: LeaseRow): Lease {
   return leaseOfRow(row as LiveLeaseRow);
 }
 
-/** The condition of a held, unexpired lease at `now` (a SQL expression); also the ledger's rename's. */
-export const live = (now: string) => `holder_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ${now})`;
 
-export class PostgresReads {
+export class PostgresLeases implements LeasePart {
   readonly sql;
 
-  /** `s`: the quoted schema; `db`: the ledger's connection. */
+  /** `s`: the quoted schema; `db`: the ledger's connection; `outbox`: where a rename's effects go. */
   constructor(
     s: string,
     private readonly db: PostgresConnection,
+    private readonly outbox: PostgresOutbox,
   ) {
     this.sql = {
+      // What every comment by anyone costs when it is no command: the actor's
+      // leases in the repository that time holds (leases_held), on the issue
+      // or on one the pull request closes. One read, no write.
+      mayRenew: `SELECT 1 FROM ${s}.leases
+                 WHERE repo_id = $1 AND holder_id = $2 AND expires_at IS NOT NULL AND expires_at > ${nowParam(4)}
+                   AND (issue = $3 OR issue IN (SELECT issue FROM ${s}.pull_links WHERE repo_id = $1 AND pull = $3))
+                 LIMIT 1`,
+      // One repository, through leases_held (repo_id, holder_id): what every webhook's sender may cost.
+      renamedIn: `SELECT 1 FROM ${s}.leases WHERE repo_id = $1 AND holder_id = $2 AND holder_login <> $3 AND ${liveSql(nowParam(4))} LIMIT 1`,
+      rename: `UPDATE ${s}.leases SET holder_login = $2, updated_at = $3
+               WHERE holder_id = $1 AND holder_login <> $2 AND ${liveSql("$3")} RETURNING *`,
+      reposOf: `SELECT repo_id, repo, installation FROM ${s}.repos WHERE repo_id = ANY($1::bigint[])`,
       // Also read by the ledger's operations, in their transaction, when a delivery was already claimed.
       getDelivery: `SELECT result FROM ${s}.deliveries WHERE id = $1`,
       current: `SELECT *, ${nowParam(3)} AS now FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
-      list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${live(nowParam(2))} ORDER BY issue`,
+      list: `SELECT * FROM ${s}.leases WHERE repo_id = $1 AND ${liveSql(nowParam(2))} ORDER BY issue`,
       // As SQLite's: one pass over the repository's held rows for each list that has names.
       liveAmong: `SELECT DISTINCT lower(holder_login) AS login, NULL::bigint AS token FROM ${s}.leases
-                  WHERE cardinality($3::text[]) > 0 AND repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5
+                  WHERE cardinality($3::text[]) > 0 AND repo_id = $1 AND ${liveSql(nowParam(2))} AND issue IS DISTINCT FROM $5
                     AND lower(holder_login) = ANY($3::text[])
                   UNION ALL
                   SELECT DISTINCT NULL, token FROM ${s}.leases
-                  WHERE cardinality($4::bigint[]) > 0 AND repo_id = $1 AND ${live(nowParam(2))} AND issue IS DISTINCT FROM $5
+                  WHERE cardinality($4::bigint[]) > 0 AND repo_id = $1 AND ${liveSql(nowParam(2))} AND issue IS DISTINCT FROM $5
                     AND token = ANY($4::bigint[])`,
-      listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${live(nowParam(2))} ORDER BY repo_id, issue`,
-      listAll: `SELECT * FROM ${s}.leases WHERE ${live(nowParam(1))} ORDER BY lower(repo), repo_id, issue`,
+      listHeldBy: `SELECT * FROM ${s}.leases WHERE holder_id = $1 AND ${liveSql(nowParam(2))} ORDER BY repo_id, issue`,
+      listAll: `SELECT * FROM ${s}.leases WHERE ${liveSql(nowParam(1))} ORDER BY lower(repo), repo_id, issue`,
       expired: `SELECT * FROM ${s}.leases
                 WHERE holder_id IS NOT NULL AND expires_at IS NOT NULL AND expires_at <= ${nowParam(1)}
                 ORDER BY expires_at, repo_id, issue LIMIT $2`,
       dueReminders: `WITH now AS MATERIALIZED (SELECT COALESCE($1::bigint, ${DB_CLOCK}) AS v)
                      SELECT l.* FROM ${s}.leases l, now
                      WHERE l.holder_id IS NOT NULL AND NOT l.reminded AND l.remind_at IS NOT NULL AND l.remind_at <= now.v
-                       AND (l.expires_at IS NULL OR l.expires_at > now.v)
+                       AND ${unexpiredSql("now.v", "l")}
                      ORDER BY l.remind_at, l.repo_id, l.issue LIMIT $2`,
       // The chain from the issue's latest row (named by its lease row, or by
       // history_heads for an issue without one) back through prev, $3 rows at
@@ -94,6 +109,29 @@ export class PostgresReads {
       latestToken: `SELECT token FROM ${s}.leases WHERE repo_id = $1 AND issue = $2`,
       line: `SELECT ${PLACE_COLUMNS} FROM ${s}.queue WHERE repo_id = $1 AND issue = $2 AND ended_at IS NULL ORDER BY ${LINE_ORDER}`,
     };
+  }
+
+  async mayRenew(key: IssueKey, actor: Holder, now: number): Promise<boolean> {
+    const found = await this.db.query(this.sql.mayRenew, [key.repoId, actor.id, key.issue, this.db.stmtNow(now)]);
+    return found.rows.length > 0;
+  }
+
+  async renameHolder(repoId: number, holder: Holder, now: number, opts?: RenameOptions): Promise<Lease[]> {
+    const found = await this.db.query(this.sql.renamedIn, [repoId, holder.id, holder.login, this.db.stmtNow(now)]);
+    if (found.rows.length === 0) return [];
+    return this.db.transaction(now, async (c, now) => {
+      const renamed = (await c.query<LeaseRow>(this.sql.rename, [holder.id, holder.login, now])).rows.map(toLease);
+      const repoIds = [...new Set(renamed.map((l) => l.repoId))];
+      const { rows } = await c.query<{ repo_id: number; repo: string; installation: number }>(this.sql.reposOf, [repoIds]);
+      const repos = new Map(rows.map((r) => [r.repo_id, { repoId: r.repo_id, repo: r.repo, installation: r.installation }]));
+      // In the order of the issues, one statement each: an issue's effects apply in the order of their ids.
+      for (const lease of renamed.sort((a, b) => a.repoId - b.repoId || a.issue - b.issue)) {
+        for (const effect of opts?.effects?.(lease, repos.get(lease.repoId) ?? null) ?? []) {
+          for (const e of this.outbox.enqueue(lease.repoId, lease.issue, effect, now)) await c.query(e.text, e.values);
+        }
+      }
+      return { value: renamed };
+    });
   }
 
   async recorded(delivery: string): Promise<unknown> {
@@ -125,15 +163,15 @@ export class PostgresReads {
     return (await this.db.query<LeaseRow>(this.sql.listAll, [this.db.stmtNow(now)])).rows.map(toLease);
   }
 
-  async expiredSince(now: number, limit: number): Promise<Lease[]> {
+  async expiredSince(now: number, limit = 1000): Promise<Lease[]> {
     return (await this.db.query<LeaseRow>(this.sql.expired, [this.db.stmtNow(now), limit])).rows.map(toLease);
   }
 
-  async dueReminders(now: number, limit: number): Promise<Lease[]> {
+  async dueReminders(now: number, limit = 1000): Promise<Lease[]> {
     return (await this.db.query<LeaseRow>(this.sql.dueReminders, [this.db.stmtNow(now), limit])).rows.map(toLease);
   }
 
-  async history(key: { repoId: number; issue: number }, limit: number): Promise<HistoryEntry[]> {
+  async history(key: { repoId: number; issue: number }, limit = 1000): Promise<HistoryEntry[]> {
     const { rows } = await this.db.query<HistoryRow>(this.sql.historyOf, [key.repoId, key.issue, limit]);
     return rows.map((r) => ({
       id: r.id,

@@ -1,5 +1,6 @@
 /** The ledger's types for the board (sqlite/board-*.ts, postgres/board-*.ts). */
-import type { HeldBy, Holder, Lease, RepoInfo } from "./types.js";
+import type { HeldBy, Holder, Lease } from "../leases/lease-types.js";
+import type { RepoInfo } from "../repos/repo-memory.js";
 
 /** An issue as the board shows it: its title and labels, from the last webhook that carried them. */
 export interface IssueCard {

@@ -1,5 +1,6 @@
-/** The ledger's types for leases that follow the work (sqlite/work.ts, postgres/work.ts; the rules in work-rules.ts). */
-import type { Lease, NewEffect, Ttl } from "./types.js";
+/** The ledger's types for leases that follow the work (the rules in work-rules.ts, the plans in work-plans.ts). */
+import type { Lease, Ttl } from "../leases/lease-types.js";
+import type { NewEffect } from "../outbox/outbox-types.js";
 
 /**
  * What a lease gets when its work no longer holds it (the last pull request

@@ -6,7 +6,6 @@
 import type {
   AcquireResult,
   ExpireResult,
-  ForceReleaseOptions,
   ForceReleaseResult,
   Holder,
   IssueKey,
@@ -16,11 +15,12 @@ import type {
   ReleaseResult,
   RemindResult,
   RenewResult,
-  ReplyBudget,
   Term,
   Ttl,
-} from "./types.js";
-import { heldByOf } from "./work-rules.js";
+} from "./lease-types.js";
+import type { ForceReleaseOptions, ReplyBudget } from "./lease-roles.js";
+import { heldByOf } from "../work/work-rules.js";
+import { isLive, unexpired } from "./tenure-rules.js";
 
 /** An issue's stored state: `holder` null means free; the token is that of the latest tenure (0 before any). */
 export interface Row {
@@ -54,9 +54,7 @@ function expiry(ttl: Ttl, now: number): number | null {
 
 /** The live lease of a row at `now`: a holder, and no expiry or one still ahead. */
 function live(key: IssueKey, row: Row | null, now: number): Lease | null {
-  if (!row?.holder) return null;
-  if (row.expiresAt !== null && row.expiresAt <= now) return null;
-  return lease(key, row);
+  return row && isLive(row.holder, row.expiresAt, now) ? lease(key, row) : null;
 }
 
 /** The row's tenure as a lease, live or not (for naming what just ended). */
@@ -165,7 +163,7 @@ export const decide = {
 
   /** Ends the tenure `token` if it is still the row's and has expired; anything else is stale. */
   expire(key: IssueKey, row: Row | null, token: number, now: number): ExpireResult {
-    if (!row?.holder || row.token !== token || row.expiresAt === null || row.expiresAt > now) {
+    if (!row?.holder || row.token !== token || row.expiresAt === null || unexpired(row.expiresAt, now)) {
       return { outcome: "stale", lease: live(key, row, now) };
     }
     return { outcome: "expired", lease: lease(key, row) };

@@ -19,10 +19,10 @@
  * - a lease its work holds or lets go of (a pull request, an exempt label):
  *   `lease.renewed`, its `expires_at` changed, cause `work`
  */
-import { decide } from "./decide.js";
+import { decide } from "../leases/decide.js";
 import type { EventCause, LeaseEventType } from "./event-types.js";
-import { ask, type IssueRow, type Step } from "./plan.js";
-import type { Holder, IssueKey, Lease } from "./types.js";
+import { ask, type IssueRow, type Step } from "../plan.js";
+import type { Holder, IssueKey, Lease } from "../leases/lease-types.js";
 
 /** An event an operation decided on; its cause, when absent, is the operation's. */
 export interface EventSpec {
