@@ -1,4 +1,4 @@
-# issue-leases as a container image (see the README's Deploy section):
+# issue-leases as a container image (see docs/operators/deploy.md):
 #
 #   docker build -t issue-leases .
 #   docker run -d --name issue-leases -p 3000:3000 -v issue-leases-data:/data \

@@ -2,7 +2,7 @@
  * Renders, from the app's own renderer and check, what a user sees: a reply
  * of each kind, the labels of a lease and the lease check's title and
  * summary. `npm run docs:examples` writes them to docs/examples.md and the
- * README's examples block; test/docs/examples.test.ts renders them again
+ * README's examples block (a claim, as a person sees it); test/docs/examples.test.ts renders them again
  * and fails when the checked-in text differs, so the manual stays true.
  *
  * Times and values are fixed (no clock, no random ref), so the text is the
@@ -271,13 +271,18 @@ function replyExamples(): Record<string, ReplyExample> {
   };
 }
 
+/** A reply as a person sees it on GitHub: a quote of the rendered Markdown, without the marker's last line. */
+function quoteReply(body: string): { quoted: string; marker: string } {
+  const lines = body.split("\n");
+  const marker = lines.pop()!;
+  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return { quoted: lines.map((l) => (l === "" ? ">" : `> ${l}`)).join("\n"), marker };
+}
+
 /** A reply as a user sees it (a quote of the rendered Markdown), then its marker, which GitHub does not show. */
 function showReply(body: string): string {
-  const lines = body.split("\n");
-  const last = lines.pop()!;
-  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  const quoted = lines.map((l) => (l === "" ? ">" : `> ${l}`)).join("\n");
-  return `${quoted}\n\nIts last line, hidden on GitHub, is the marker for bots:\n\n\`\`\`\n${last}\n\`\`\``;
+  const { quoted, marker } = quoteReply(body);
+  return `${quoted}\n\nIts last line, hidden on GitHub, is the marker for bots:\n\n\`\`\`\n${marker}\n\`\`\``;
 }
 
 function replySection(e: ReplyExample, level: string): string {
@@ -397,20 +402,23 @@ export function examplesDoc(): string {
   ].join("\n");
 }
 
-/** The README's examples block, between README_START and README_END (markers excluded). */
+/**
+ * The README's examples block, between README_START and README_END (markers
+ * excluded): one claim as a person sees it on GitHub, the reply and the labels.
+ */
 export function readmeExamples(): string {
-  const r = replyExamples();
-  const stale = checkExamples()[2]!;
+  const claim = replyExamples().acquired!;
+  const labels = desiredLabels(DEFAULT_CONFIG.labels, lease).map((l) => `\`${l.name}\``);
   return [
     GENERATED,
     "",
-    replySection(r.acquired!, "###"),
+    `On GitHub, ${claim.context} The app answers:`,
     "",
-    replySection(r.held!, "###"),
+    quoteReply(renderReply(claim.reply, { ref: REF })).quoted,
     "",
-    "### The lease check: a stale `Lease-Token`",
-    "",
-    checkBody(stale),
+    `and the issue now carries the labels ${labels.slice(0, -1).join(", ")} and ${labels.at(-1)!}, with ${lease.holder.login} assigned ` +
+      "(`assign: true`, the default). When the lease ends, by `/release`, by expiry or by closing the issue, the labels go and the app unassigns " +
+      `${lease.holder.login}. Every other reply, the labels and the pull request check: [docs/examples.md](docs/examples.md).`,
   ].join("\n");
 }
 

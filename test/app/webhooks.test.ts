@@ -4,7 +4,7 @@
  *
  * - a config naming `127.0.0.1` or `169.254.169.254` gets one `invalid`
  *   reply naming `webhooks`, and nothing changes;
- * - the README's receiver, run as the README prints it, takes what the app
+ * - the manual's receiver, run as docs/operators/outgoing-webhooks.md prints it, takes what the app
  *   sends (signed as Standard Webhooks with the installation's key) once,
  *   and refuses it replayed under a new id, signed for another
  *   installation, tampered, or re-sent past the 5 minutes' tolerance (or
@@ -75,12 +75,11 @@ describe("a config naming a refused target", () => {
   });
 });
 
-/** The README's receiver: the first `js` block of its "Outgoing webhooks" section, as printed. */
-function readmeReceiver(): string {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### Outgoing webhooks"));
-  const block = /```js\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf("\n## ")));
-  if (!block) throw new Error("README.md's Outgoing webhooks section has no ```js block");
+/** The manual's receiver: the first `js` block of its "Outgoing webhooks" page, as printed. */
+function manualReceiver(): string {
+  const page = readFileSync(join(ROOT, "docs/operators/outgoing-webhooks.md"), "utf8");
+  const block = /```js\n([\s\S]*?)```/.exec(page);
+  if (!block) throw new Error("docs/operators/outgoing-webhooks.md has no ```js block");
   return block[1]!;
 }
 
@@ -120,13 +119,13 @@ async function heldReceiver(): Promise<{ url: string; got: Array<{ headers: Inco
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack`, got, server };
 }
 
-describe("the README's receiver", () => {
+describe("the manual's receiver", () => {
   it("takes what the app sends once, and refuses it replayed: under a new id, for another installation, tampered, or past 5 minutes either way", async () => {
     // The key the operator gives the repository's maintainers (`issue-leases webhook-key`).
     const key = keyText(installationKey(SECRET, INSTALLATION_ID));
-    // The README's code, written to a file and run by Node as a reader would run it.
+    // The manual's code, written to a file and run by Node as a reader would run it.
     const dir = mkdtempSync(join(tmpdir(), "issue-leases-receiver-"));
-    writeFileSync(join(dir, "receiver.mjs"), readmeReceiver());
+    writeFileSync(join(dir, "receiver.mjs"), manualReceiver());
     const port = await freePort();
     const lines: string[] = [];
     const child: ChildProcess = spawn(process.execPath, ["receiver.mjs"], { cwd: dir, env: { ...process.env, ISSUE_LEASES_WEBHOOK_KEY: key, PORT: String(port) } });

@@ -107,7 +107,7 @@ describe("backup", () => {
     expect(forced.stdout).toMatch(/schema version \d+, 1 issue rows, highest token 1$/m);
   });
 
-  it("makes the destination's folder, as the README's `backup backups/leases-$(date +%F).db` needs on a fresh clone", async () => {
+  it("makes the destination's folder, as the manual's `backup backups/leases-$(date +%F).db` (docs/operators/operator-cli.md) needs on a fresh clone", async () => {
     const file = join(dir, "for-a-folder.db");
     const app = new SqliteLedger(file);
     await nextTenure(app, 1, alice);

@@ -1,8 +1,8 @@
 /**
  * The help texts say what the CLI does: the top-level help's lines are
  * whole, and `issue-leases agent run --json` prints one JSON line per event
- * on stderr, the events its help names (no more, no fewer), which the README
- * names too. The built CLI runs against a stub API whose answers lead
+ * on stderr, the events its help names (no more, no fewer), which the manual
+ * (docs/bots-and-agents/agent-cli.md) names too. The built CLI runs against a stub API whose answers lead
  * through every event.
  */
 import { execFile, execFileSync } from "node:child_process";
@@ -84,10 +84,10 @@ describe("agent run --json", () => {
     const listed = await helpEvents();
     expect([...emitted].sort()).toEqual([...listed].sort());
 
-    // The README's account of --json names the same events.
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const sentence = /`--json` prints what happens\s+([^.]*)\bas JSON lines on stderr/.exec(readme);
-    expect(sentence, "the README's --json sentence").not.toBeNull();
+    // The manual's account of --json names the same events.
+    const manual = readFileSync(join(ROOT, "docs/bots-and-agents/agent-cli.md"), "utf8");
+    const sentence = /`--json` prints what happens\s+([^.]*)\bas JSON lines on stderr/.exec(manual);
+    expect(sentence, "the manual's --json sentence").not.toBeNull();
     expect([...sentence![1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]).sort()).toEqual([...listed].sort());
   }, 60_000);
 });

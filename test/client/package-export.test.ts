@@ -122,14 +122,16 @@ export const n: number = (await client.claim("octo-org/widgets#12")).repo;
   }, 60_000);
 });
 
-describe("the READMEs' TypeScript examples", () => {
+describe("the manual's TypeScript examples", () => {
   const examples = (path: string) =>
     [...readFileSync(join(ROOT, path), "utf8").matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).filter((b) => b.includes("issue-leases/client"));
-  const readme = examples("README.md");
-  const blocks = [...readme, ...examples("packages/client/README.md")];
+  // The guides for bot authors (what the README's section for bot authors was), and the README itself.
+  const guides = ["README.md", ...readdirSync(join(ROOT, "docs/bots-and-agents")).map((f) => `docs/bots-and-agents/${f}`)];
+  const manual = guides.flatMap(examples);
+  const blocks = [...manual, ...examples("packages/client/README.md")];
 
   it("compile against the package as a bot author's project imports it", async () => {
-    expect(readme.length).toBeGreaterThanOrEqual(2);
+    expect(manual.length).toBeGreaterThanOrEqual(2);
     expect(blocks.length).toBeGreaterThanOrEqual(4);
     const files = blocks.map((_, i) => `readme-${i}.ts`);
     blocks.forEach((block, i) => writeFileSync(join(consumer, files[i]!), `${block}\nexport {};\n`));

@@ -6,7 +6,7 @@
  * fake's OAuth endpoints shows the private lease and "Mine"; a lease claimed
  * by a comment appears on reload; a title with `<script>` in it is shown as
  * text and never runs. Saves a screenshot of the board to docs/board.png
- * (the README shows it). And at a phone's width (400 px): no sideways
+ * (the manual's board page, docs/maintainers/board.md, shows it). And at a phone's width (400 px): no sideways
  * scrolling, every token and expiry in view, repository names broken only
  * at their slash.
  */

@@ -1,5 +1,5 @@
 /**
- * Dockerfile, .dockerignore and compose.yaml: what the README's Deploy section
+ * Dockerfile, .dockerignore and compose.yaml: what the manual's Deploy page (docs/operators/deploy.md)
  * relies on, read on every machine. The image itself is built and run by
  * container.test.ts where podman is; compose.yaml's PostgreSQL image cannot
  * be pulled here, so its wiring is checked as written.

@@ -1,5 +1,5 @@
 /**
- * deploy/issue-leases.service: the keys the README's Deploy section relies
+ * deploy/issue-leases.service: the keys the manual's Deploy page (docs/operators/deploy.md) relies
  * on, parsed always; `systemd-analyze verify` as well where systemd is.
  */
 import { execFileSync, spawnSync } from "node:child_process";

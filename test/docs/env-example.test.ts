@@ -1,5 +1,5 @@
 /**
- * `.env.example` lists every environment variable the app reads (the README
+ * `.env.example` lists every environment variable the app reads (the manual
  * says so, and a newcomer copies it to `.env`): each name read in src/ is on
  * a line of its own, `NAME=` or `# NAME=`, so that it cannot drift. Names are
  * collected from the source as src/ reads them: `process.env.NAME`,
@@ -20,10 +20,10 @@ const NOT_THE_APPS: Record<string, string> = {
   NODE_ENV: ".env.example",
   // Set by the test runner: the app then leaves signals to the tests.
   VITEST: "src/app.ts",
-  // `issue-leases agent run` sets these for the command it runs, and `agent verify` reads them back (README, "agent run").
-  ISSUE_LEASES_TOKEN: "README.md",
-  ISSUE_LEASES_REF: "README.md",
-  ISSUE_LEASES_INSTANCE: "README.md",
+  // `issue-leases agent run` sets these for the command it runs, and `agent verify` reads them back (the manual, "agent run").
+  ISSUE_LEASES_TOKEN: "docs/bots-and-agents/agent-cli.md",
+  ISSUE_LEASES_REF: "docs/bots-and-agents/agent-cli.md",
+  ISSUE_LEASES_INSTANCE: "docs/bots-and-agents/agent-cli.md",
 };
 
 /** The Action reads the runner's environment (GITHUB_*, RUNNER_NAME, INPUT_*), documented in action.yml: not the server's. */

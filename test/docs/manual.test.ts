@@ -3,17 +3,17 @@
  * is in package.json, each `npx issue-leases` command is one the CLI knows,
  * and each relative link points at a file that exists.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sitePages } from "../../scripts/docs/site-pages.js";
 import { AGENT_HELP } from "../../src/cli/agent-help.js";
 import { runCli } from "../../src/cli/run-cli.js";
 
 const root = join(import.meta.dirname, "../..");
 const read = (path: string) => readFileSync(join(root, path), "utf8");
-const pages = ["README.md", "CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)].filter(
-  (p) => p.endsWith(".md"),
-);
+// The README, the files beside it, every page of docs/ (the guides and the reference included) and the client's README.
+const pages = sitePages(root);
 const scripts = Object.keys((JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts);
 
 describe("the manual", () => {
@@ -47,6 +47,12 @@ describe("the manual", () => {
   it.each(pages)("%s links only to files that exist", (page) => {
     for (const m of read(page).matchAll(/\]\((?!https?:|#|mailto:)([^)#\s]+)(?:#[^)]*)?\)/g)) {
       expect(existsSync(join(root, dirname(page), m[1]!)), `${page}: link to ${m[1]}`).toBe(true);
+    }
+  });
+
+  it("is every page of docs/, its guides and reference included", () => {
+    for (const page of ["README.md", "SECURITY.md", "docs/README.md", "docs/contributors/commands.md", "docs/reference/config.md", "packages/client/README.md"]) {
+      expect(pages).toContain(page);
     }
   });
 

@@ -45,7 +45,7 @@ describe.each(backends)("lease events: $name", (backend) => {
     expect(more).toEqual([]);
     expect(e!.installation).toBe(7);
     expect(e!.repoId).toBe(100);
-    // The JSON other tools read: its fields in the README's order.
+    // The JSON other tools read: its fields in the order the manual shows them (docs/bots-and-agents/events.md).
     expect(JSON.stringify(e!.event)).toBe(
       JSON.stringify({
         id: String(e!.pos),

@@ -1,6 +1,6 @@
 /**
  * The wait list under random sequences, on every backend, against a plain
- * model written here from the README's words (not from queue-plans.ts): a
+ * model written here from the manual's words (docs/contributors/wait-list.md) (not from queue-plans.ts): a
  * claim on a held issue waits in line (or renews its place), a release by
  * the holder or an expiry passes the lease to the first live place with the
  * next token, a release by someone waiting leaves the line, a place past its

@@ -71,7 +71,7 @@ function postedOrder(): Array<[number, string]> {
 }
 
 describe("GitHub's budget on the REST path (GITHUB_WRITES=rest)", () => {
-  it("requests per command on the REST path, as the README's \"GitHub's limits\" counts them", async () => {
+  it("requests per command on the REST path, as the manual's \"GitHub's limits\" (docs/operators/github-limits.md) counts them", async () => {
     let offset = 0;
     app = await startAppOnFake(fake, { writes: "rest", throttle: { scale: SCALE }, clock: () => Date.now() + offset, sweepIntervalMs: 20, drainer: { pollMs: 10 } });
     const a = app;
