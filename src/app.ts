@@ -16,15 +16,15 @@ import { routeWork } from "./webhooks/work-routes.js";
 import { routeCheckReruns } from "./webhooks/check-rerun-routes.js";
 import { routeConfigChecks } from "./webhooks/config-check-routes.js";
 import { routeInventory } from "./webhooks/inventory-routes.js";
-import { InventoryFiller, type InventorySettings, inventorySettings } from "./leasing/inventory-fill.js";
+import { InventoryFiller, type InventorySettings } from "./leasing/inventory-fill.js";
 import { InventoryRelations } from "./leasing/inventory-relations.js";
-import { DEFAULT_DATABASE_URL, describeDatabase, openLedger } from "./ledger/open-ledger.js";
+import { describeDatabase, openLedger } from "./ledger/open-ledger.js";
 import type { Ledger } from "./ledger/roles.js";
 import { Drainer } from "./outbox/drainer.js";
 import { type GitHubPort, octokitPort } from "./github/github-port.js";
 import { GitHubBudget } from "./github/budget.js";
 import { NodeIds } from "./github/node-ids.js";
-import { type BudgetSettings, budgetSettings, type GithubWrites, githubWrites, labelLingerMs } from "./github/budget-settings.js";
+import type { BudgetSettings, GithubWrites } from "./github/budget-settings.js";
 import { healthReport } from "./metrics/health.js";
 import { HolderLogins } from "./leasing/holder-logins.js";
 import { rememberRepos } from "./leasing/remember-repos.js";
@@ -33,40 +33,39 @@ import { stopOnSignals } from "./startup/stop-on-signals.js";
 import { Sweeper } from "./leasing/sweeper.js";
 import { EventDispatcher } from "./leasing/event-dispatcher.js";
 import { eventSender, type SenderOptions } from "./events/send-event.js";
-import { targetPolicy } from "./events/target-guard.js";
 import { DELIVERY_DEADLINE_MS, trackDeliveries } from "./webhooks/track-deliveries.js";
 import { guardDeliveries } from "./webhooks/delivery-errors.js";
 import { stepsLedger } from "./webhooks/delivery-steps.js";
 import { limitWebhookBodies } from "./webhooks/webhook-body-limit.js";
-import { AppMetrics, metricsSettings } from "./metrics/app-metrics.js";
+import { AppMetrics } from "./metrics/app-metrics.js";
 import { meterDeliveries } from "./metrics/metered-deliveries.js";
 import { meteredLedger } from "./metrics/metered-ledger.js";
 import { metricsHandler } from "./metrics/metrics-handler.js";
-import { rateLimitSettings } from "./api/rate-limit.js";
-import { EventPruner, eventsKeepMs } from "./events/retention.js";
+import { EventPruner } from "./events/retention.js";
 import { serveApi } from "./api/serve-api.js";
 import { eventsHandler } from "./api/events-route.js";
 import { EventHub } from "./events/hub.js";
 import { PublicRepos } from "./events/public-repos.js";
-import { eventStreamSettings } from "./events/stream-settings.js";
 import { type HttpHandler } from "./mcp/in-process-fetch.js";
 import { mcpRoute } from "./mcp/http-route.js";
-import { mcpSettings } from "./mcp/mcp-settings.js";
 import { packageVersion } from "./mcp/package-version.js";
+import { type AppSettings, appSettings } from "./settings/app-settings.js";
 
 
 export interface AppOptions {
-  /** How effects write to GitHub; default GITHUB_WRITES. */
+  /** Every setting (settings/app-settings.ts); default each one's default: `npm start` gives those of the environment (index.ts). */
+  settings?: AppSettings;
+  /** How effects write to GitHub; default the settings' (GITHUB_WRITES). */
   writes?: GithubWrites;
-  /** The ledger; default: opened from DATABASE_URL. */
+  /** The ledger; default: opened from the settings' database (DATABASE_URL). */
   ledger?: Ledger;
   clock?: () => number;
   /** Start the drainer and sweeper loops (tests drive them by hand). Default true. */
   background?: boolean;
   sweepIntervalMs?: number;
-  /** This app's id, to recognise its own comments; default APP_ID. */
+  /** This app's id, to recognise its own comments; default the settings' (APP_ID). */
   appId?: number;
-  /** Exit cleanly on SIGTERM/SIGINT; default true outside tests. */
+  /** Exit cleanly on SIGTERM/SIGINT (the server: index.ts); default false, for tests and benchmarks that embed the app. */
   handleSignals?: boolean;
   drainer?: Partial<ConstructorParameters<typeof Drainer>[0]>;
   /** How long a delivery may take before it is answered 500; default DELIVERY_DEADLINE_MS. */
@@ -76,15 +75,15 @@ export interface AppOptions {
   onReady?: (runtime: Runtime) => void;
   /**
    * GitHub's budget per installation (github/budget.ts): settings over the
-   * environment's (tests shrink its windows with the rest of GitHub's
+   * settings' (tests shrink its windows with the rest of GitHub's
    * pacing); null: none, for tests with GitHub's pacing off.
    */
   budget?: Partial<BudgetSettings> | null;
-  /** Metrics to record into (tests); default: on with METRICS=1 or METRICS_TOKEN, else none. */
+  /** Metrics to record into (tests); default: on when the settings serve /metrics (METRICS=1 or METRICS_TOKEN), else none. */
   metrics?: AppMetrics | null;
-  /** The inventory's fills and reconciles, over the environment's (INVENTORY_RECONCILE, INVENTORY_FILL_MAX_PAGES). */
+  /** The inventory's fills and reconciles, over the settings' (INVENTORY_RECONCILE, INVENTORY_FILL_MAX_PAGES). */
   inventory?: Partial<InventorySettings>;
-  /** Outgoing webhooks' sender, over the environment's (EVENTS_WEBHOOK_SECRET, EVENTS_WEBHOOK_ALLOW_PRIVATE); `secret: null`: off. */
+  /** Outgoing webhooks' sender, over the settings' (EVENTS_WEBHOOK_SECRET, EVENTS_WEBHOOK_ALLOW_PRIVATE); `secret: null`: off. */
   webhooks?: Partial<Omit<SenderOptions, "secret">> & { secret?: string | null };
 }
 
@@ -129,6 +128,7 @@ function appSlug(app: Probot): () => Promise<string | null> {
 export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
   return async (app: Probot, { addHandler: addToServer }) => {
     const clock = opts.clock ?? Date.now;
+    const settings = opts.settings ?? appSettings({});
     // Every handler added is also what the MCP sessions' API requests go through, in this process (mcp/in-process-fetch.ts).
     const handlers: HttpHandler[] = [];
     const addHandler = (handler: HttpHandler) => {
@@ -136,7 +136,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       handlers.push(handler);
     };
     // GET /metrics: off unless METRICS=1 or METRICS_TOKEN. Nothing is metered when off.
-    const metricsServed = metricsSettings(process.env);
+    const metricsServed = settings.metrics;
     const metrics = opts.metrics !== undefined ? opts.metrics : metricsServed && new AppMetrics();
     const metered = (l: Ledger) => (metrics ? meteredLedger(l, metrics) : l);
     const log = app.log.child({ name: "issue-leases" });
@@ -145,9 +145,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     guardDeliveries(app, log);
     // Serving a SQLite file: refused while another process serves it (one app process per file).
     // Each operation is noted in the delivery that asked for it, for the deadline's message.
-    const ledger = stepsLedger(metered(opts.ledger ?? (await openLedger(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { serve: true, onConflict: metrics?.ledgerConflict }))));
-    const appId = opts.appId ?? (process.env.APP_ID ? Number(process.env.APP_ID) : undefined);
-    const configs = new ConfigCache();
+    const ledger = stepsLedger(metered(opts.ledger ?? (await openLedger(settings.database.url, { ...settings.database, serve: true, onConflict: metrics?.ledgerConflict }))));
+    const appId = opts.appId ?? settings.appId ?? undefined;
+    const configs = new ConfigCache({ targets: settings.webhooks.policy });
 
     // One Octokit per installation, so that the throttling plugin spaces all
     // of an installation's writes together.
@@ -161,20 +161,15 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       }
       return port;
     };
-    // Read before anything starts: a wrong GITHUB_CONTENT_PER_* ends the start, naming it.
-    const { minPauseMs, ...limits } = budgetSettings(process.env);
-    const writes = opts.writes ?? githubWrites(process.env, "graphql");
-    const labelLinger = labelLingerMs(process.env);
+    const { minPauseMs, ...limits } = settings.budget;
+    const writes = opts.writes ?? settings.writes;
     // GraphQL names issues, labels and people by node id: those every webhook shows are kept, and asked of GitHub only when missing.
     const nodeIds = writes === "graphql" ? new NodeIds() : null;
     if (nodeIds) app.onAny(async (context) => nodeIds.learn(context.payload));
     const budget = opts.budget === null ? null : new GitHubBudget({ ...limits, ...opts.budget });
-    // How long an effect stays with a replica that stopped extending it (killed
-    // mid-effect): another takes it over after this long. Default the Drainer's.
-    const lockMs = Number(process.env.OUTBOX_LOCK_MS);
     // Outgoing webhooks (issue 23): sent only with the operator's secret to sign them.
-    const { secret: webhookSecret = process.env.EVENTS_WEBHOOK_SECRET || null, ...webhookOptions } = opts.webhooks ?? {};
-    const sendEvent = webhookSecret ? eventSender({ secret: webhookSecret, policy: targetPolicy(process.env), clock, onResult: metrics?.webhookDelivery, ...webhookOptions }) : null;
+    const { secret: webhookSecret = settings.webhooks.secret, ...webhookOptions } = opts.webhooks ?? {};
+    const sendEvent = webhookSecret ? eventSender({ secret: webhookSecret, policy: settings.webhooks.policy, clock, onResult: metrics?.webhookDelivery, ...webhookOptions }) : null;
     if (!sendEvent) log.info("outgoing webhooks are off: EVENTS_WEBHOOK_SECRET is not set, so no lease event is sent to a config's `webhooks`");
     // Every installation's key follows from it: a short one could be guessed from the deliveries a receiver gets.
     else if (webhookSecret!.length < 32) log.warn("EVENTS_WEBHOOK_SECRET is shorter than 32 characters; every installation's webhook key is derived from it: set a long random one (`openssl rand -hex 32`)");
@@ -183,7 +178,8 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       github,
       clock,
       log,
-      ...(lockMs > 0 ? { lockMs } : {}),
+      // How long an effect stays with a replica that stopped extending it (killed mid-effect): another takes it over after this long.
+      lockMs: settings.outboxLockMs,
       onAttempt: metrics?.effectAttempt,
       budget,
       minPauseMs,
@@ -191,7 +187,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       sendEvent,
       writes,
       nodeIds,
-      labelLingerMs: labelLinger,
+      labelLingerMs: settings.labelLingerMs,
       // A lease changed on GitHub: re-check the open pull requests that close the issue.
       onLeaseChanged: async (installation, key) => {
         if ((await recheckPullRequests(ledger, installation, key, clock())) > 0) drainer.kick();
@@ -201,7 +197,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     const sweeper = new Sweeper({
       ledger,
       clock,
-      intervalMs: opts.sweepIntervalMs ?? Number(process.env.SWEEP_INTERVAL_MS || 60_000),
+      intervalMs: opts.sweepIntervalMs ?? settings.sweepIntervalMs,
       onSwept: (r) => {
         metrics?.sweep(r);
         if (r.expired + r.reminded > 0) drainer.kick();
@@ -209,8 +205,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       onError: (error) => log.error({ err: error }, "sweep failed; the next one will try again"),
     });
 
-    // Read before anything starts, as the budget's: a wrong INVENTORY_* ends the start, naming it.
-    const inventory = new InventoryFiller({ ledger, clock, github, budget, log, settings: { ...inventorySettings(process.env), ...opts.inventory } });
+    const inventory = new InventoryFiller({ ledger, clock, github, budget, log, settings: { ...settings.inventory, ...opts.inventory } });
 
     // Each repository's targets from its config, read as for a command (the cache first).
     const webhooks = sendEvent
@@ -226,11 +221,10 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
         })
       : null;
 
-    // Read before anything starts, as the budget's: a wrong EVENTS_KEEP ends the start, naming it.
     const pruner = new EventPruner({
       ledger,
       clock,
-      keepMs: eventsKeepMs(process.env),
+      keepMs: settings.eventsKeepMs,
       onError: (error) => log.error({ err: error }, "pruning old lease events failed; the next hour's prune will try again"),
     });
 
@@ -296,9 +290,9 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     });
 
     // The check run `issue-leases config` on a push or pull request that changes the file.
-    routeConfigChecks(app, { ledger, clock, track, kick: () => drainer.kick() });
+    routeConfigChecks(app, { ledger, clock, track, kick: () => drainer.kick(), targets: settings.webhooks.policy });
     // "Re-run" on either of the app's check runs.
-    routeCheckReruns(app, { ledger, clock, appId, track, kick: () => drainer.kick() });
+    routeCheckReruns(app, { ledger, clock, appId, track, kick: () => drainer.kick(), targets: settings.webhooks.policy });
 
     routeIssueEvents(app, routed);
 
@@ -316,7 +310,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     });
 
     // The board (issue 12): remembers from every delivery; serves /leases, sign-in and GET /api/v1/leases.
-    const viewers = wireDashboard(app, addHandler, { ledger, clock, log, track });
+    const viewers = wireDashboard(app, addHandler, { ledger, clock, log, track, settings: settings.dashboard, limits: settings.rateLimit });
 
     const health = async (req: IncomingMessage, res: ServerResponse) => {
       if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/health") return false;
@@ -324,10 +318,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       res.writeHead(report.ok ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(report.body));
       return true;
     };
-    // Read before the routes are added: a wrong API_RATE_LIMIT or EVENTS_* ends the start, naming it.
-    const rateLimit = rateLimitSettings(process.env);
-    const streams = eventStreamSettings(process.env);
-    const mcpConfig = mcpSettings(process.env);
+    const { rateLimit, streams, mcp: mcpConfig } = settings;
     // The event stream's one reader of the ledger; started when there is a server to stream from.
     const events = new EventHub({
       events: ledger,
@@ -373,7 +364,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
     } catch {
       // No HTTP server (tests through probot.receive): no /health or /metrics route, no webhooks at /.
     }
-    const database = opts.ledger ? "the ledger given to issueLeases()" : describeDatabase(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+    const database = opts.ledger ? "the ledger given to issueLeases()" : describeDatabase(settings.database.url, settings.database.schema);
     const schema = (await ledger.schemaVersion()).current;
     log.info({ database, schema_version: schema, app_id: appId }, `issue-leases ready: app ${appId}, ${database}, schema version ${schema}`);
 
@@ -409,7 +400,7 @@ export function issueLeases(opts: AppOptions = {}): ApplicationFunction {
       webhooks?.start();
       pruner.start();
     }
-    if (opts.handleSignals ?? !process.env.VITEST) {
+    if (opts.handleSignals) {
       stopOnSignals(runtime, log);
     }
     opts.onReady?.(runtime);

@@ -20,7 +20,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
 import { clientAddress } from "../api/client-address.js";
 import { LookupGate } from "../api/lookup-gate.js";
-import { type ApiRateLimits, RateLimiter, rateLimitSettings } from "../api/rate-limit.js";
+import { type ApiRateLimits, RateLimiter } from "../api/rate-limit.js";
 import type { BoardMemory, BoardReads, Inventory } from "../ledger/roles.js";
 import { bearerViewer } from "./bearer-viewer.js";
 import { boardPage } from "./board-page.js";
@@ -28,7 +28,7 @@ import type { Fetch } from "./github-user.js";
 import { LEASES_JSON_PATH, leasesJson } from "./leases-json.js";
 import { readyPage } from "./ready-page.js";
 import { rememberer } from "./remember.js";
-import { dashboardSettings, type DashboardSettings } from "./settings.js";
+import type { DashboardSettings } from "./settings.js";
 import { CALLBACK_PATH, finishSignIn, signOut, startSignIn } from "./sign-in.js";
 import { type BearerViewer, sessionViewerOf } from "./viewer.js";
 import type { Viewer } from "./queries.js";
@@ -37,15 +37,15 @@ export interface DashboardOptions {
   ledger: BoardReads & BoardMemory & Pick<Inventory, "readyIssues">;
   clock: () => number;
   log: Logger;
-  /** Default: from the environment (settings.ts). */
-  settings?: DashboardSettings;
+  /** DASHBOARD, sign-in and where GitHub is (settings/board-settings.ts). */
+  settings: DashboardSettings;
   /** Who a bearer token on the JSON listing is; default: asked of GitHub (bearer-viewer.ts). */
   bearer?: BearerViewer;
   /** The fetch the sign-in uses to talk to GitHub; default Node's. */
   fetch?: Fetch;
   /** Runs a delivery's work so that shutdown waits for it (the app's `track`). */
   track?: <T>(work: () => Promise<T>) => Promise<T>;
-  /** The limits per client address (the listing's and the pages', unknown bearer tokens'); default: from the environment. */
+  /** The limits per client address (the listing's and the pages', unknown bearer tokens'); none without (tests of the pages). */
   limits?: ApiRateLimits;
 }
 
@@ -122,7 +122,6 @@ export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "
 /**
  * Wires the board: remembering from every delivery, and its routes (when
  * the app has an HTTP server; tests through `probot.receive` have none).
- * Throws a StartupError for a wrong DASHBOARD, GITHUB_CLIENT_* or PUBLIC_URL.
  */
 /** Who looks, as the listing decides it: for the event stream (GET /api/v1/events), which shows what the listing would. */
 export interface DashboardViewers {
@@ -130,9 +129,8 @@ export interface DashboardViewers {
   session: (req: IncomingMessage) => Viewer | null;
 }
 
-export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions): DashboardViewers {
-  const settings = o.settings ?? dashboardSettings(process.env);
-  const limits = o.limits ?? rateLimitSettings(process.env);
+export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions & { limits: ApiRateLimits }): DashboardViewers {
+  const { settings, limits } = o;
   const remember = rememberer({ ledger: o.ledger, clock: o.clock, log: o.log });
   const track = o.track ?? ((work) => work());
   app.onAny((context) => track(() => remember(context.name, context.payload)));

@@ -17,19 +17,10 @@ import type { SweepResult } from "../leasing/sweeper.js";
 import type { HubCounters } from "../events/hub.js";
 import type { DeliveryOutcome as WebhookOutcome } from "../events/send-event.js";
 
-/** How `GET /metrics` is served: `token` required as a bearer token, or null for anyone who can reach it. */
+/** How `GET /metrics` is served: `token` required as a bearer token, or null for anyone who can reach it (METRICS, METRICS_TOKEN: settings/http-settings.ts). */
 export interface MetricsSettings {
   token: string | null;
 }
-
-/** On with `METRICS=1` (served openly) or `METRICS_TOKEN` (a bearer token required); null: off. */
-export function metricsSettings(env: NodeJS.ProcessEnv): MetricsSettings | null {
-  const token = env.METRICS_TOKEN?.trim();
-  if (token) return { token };
-  if (env.METRICS === "1" || env.METRICS?.toLowerCase() === "true") return { token: null };
-  return null;
-}
-
 
 /** What became of one webhook delivery. */
 export type DeliveryOutcome = "handled" | "duplicate" | "ignored" | "failed" | "rejected";

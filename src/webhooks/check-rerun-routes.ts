@@ -17,6 +17,7 @@ import { readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
 import { handleConfigCheck } from "../leasing/handle-config-check.js";
 import { rerunPullCheck } from "../leasing/handle-pull-request.js";
+import type { TargetPolicy } from "../events/target-guard.js";
 import type { LeaseBook } from "../ledger/roles.js";
 
 export interface CheckRerunDeps {
@@ -28,6 +29,8 @@ export interface CheckRerunDeps {
   track: <T>(work: () => Promise<T>) => Promise<T>;
   /** Something was queued: apply the outbox. */
   kick: () => void;
+  /** Where outgoing webhooks may go (the operator's policy), as configs are checked. */
+  targets: TargetPolicy;
 }
 
 export function routeCheckReruns(app: Probot, deps: CheckRerunDeps): void {
@@ -47,7 +50,7 @@ export function routeCheckReruns(app: Probot, deps: CheckRerunDeps): void {
         const fromFork = (run.check_suite?.head_branch ?? null) === null;
         const gate = fromFork ? forkExtendsGate(context.octokit, { owner: repo.owner, repo: repo.name }) : undefined;
         const read = () => readConfigFilesAt(context.octokit, repo.owner, repo.name, run.head_sha, gate);
-        queued = await handleConfigCheck(ev, { ledger, now: clock(), changes: async () => true, read });
+        queued = await handleConfigCheck(ev, { ledger, now: clock(), changes: async () => true, read, targets: deps.targets });
       } else if (run.name === CHECK_NAME) {
         for (const pr of run.pull_requests) {
           const key = { repoId: repo.id, repo: `${repo.owner}/${repo.name}`, issue: pr.number };

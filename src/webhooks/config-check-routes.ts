@@ -17,6 +17,7 @@ import { pullChangesConfig, pushChangesConfig } from "../config/config-changes.j
 import { type ExtendsGate, readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
 import { type ConfigCheckEvent, handleConfigCheck } from "../leasing/handle-config-check.js";
+import type { TargetPolicy } from "../events/target-guard.js";
 import type { LeaseBook } from "../ledger/roles.js";
 
 export interface ConfigCheckRouteDeps {
@@ -26,6 +27,8 @@ export interface ConfigCheckRouteDeps {
   track: <T>(work: () => Promise<T>) => Promise<T>;
   /** Something was queued: apply the outbox. */
   kick: () => void;
+  /** Where outgoing webhooks may go (the operator's policy), as configs are checked. */
+  targets: TargetPolicy;
 }
 
 interface Payload {
@@ -50,7 +53,7 @@ export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void
       };
       const gate: ExtendsGate | undefined = pull?.fromFork ? forkExtendsGate(context.octokit, { owner: ev.repo.owner, repo: ev.repo.name }) : undefined;
       const read = () => readConfigFilesAt(context.octokit, ev.repo.owner, ev.repo.name, sha, gate);
-      if (await handleConfigCheck(ev, { ledger, now: clock(), changes, read })) deps.kick();
+      if (await handleConfigCheck(ev, { ledger, now: clock(), changes, read, targets: deps.targets })) deps.kick();
     });
 
   app.on("push", (context) => {
