@@ -22,7 +22,7 @@ import {
   MINUTE,
 } from "./fields.js";
 import { DEFAULT_TARGET_POLICY, type TargetPolicy } from "../events/target-guard.js";
-import { type WebhookTarget, webhooksSchema } from "./webhooks-field.js";
+import { type WebhookTarget, webhooksKey } from "./webhooks-field.js";
 
 /** The configuration a repository's file gives, once parsed: camelCase, durations in milliseconds. */
 export interface Config {
@@ -85,18 +85,6 @@ export const labelsShape = {
     .default("claimed: in review")
     .describe("Label put on an issue while an open pull request by the holder closes it (the lease does not expire then). `false` to not use it."),
 };
-
-/** `webhooks:`, its targets checked by `policy`. */
-function webhooksKey(policy: TargetPolicy) {
-  return webhooksSchema(policy)
-    .default([])
-    .describe(
-      "Where this repository's lease events are sent, signed as Standard Webhooks with the installation's key (the operator's `issue-leases webhook-key`): a list of at most 5 targets, " +
-        "each `url` (`https://` only), `events` (the types to send; default all) and `format` (`json`, the event itself, the default; " +
-        "or `slack`, a `{\"text\": …}` message for Slack and Discord). Loopback and private addresses are refused unless the operator " +
-        "allows them; link-local and cloud metadata addresses always. None by default.",
-    );
-}
 
 /** Every key, with the default policy for outgoing webhooks' targets: what keys there are, their defaults and descriptions. */
 export const configShape = {
@@ -292,10 +280,7 @@ function schemaOf(shape: typeof configShape) {
 
 const schemas = new Map<boolean, ReturnType<typeof schemaOf>>();
 
-/**
- * The schema that checks outgoing webhooks' targets by the operator's
- * `policy` (EVENTS_WEBHOOK_ALLOW_PRIVATE), built once per policy.
- */
+/** The schema that checks outgoing webhooks' targets by the operator's `policy` (EVENTS_WEBHOOK_ALLOW_PRIVATE), built once per policy. */
 export function configSchemaFor(policy: TargetPolicy): ReturnType<typeof schemaOf> {
   let schema = schemas.get(policy.allowPrivate);
   if (schema === undefined) {

@@ -86,3 +86,15 @@ export function webhooksSchema(policy: TargetPolicy) {
       });
     });
 }
+
+/** The `webhooks:` key of the config (schema.ts), its targets checked by `policy`. */
+export function webhooksKey(policy: TargetPolicy) {
+  return webhooksSchema(policy)
+    .default([])
+    .describe(
+      "Where this repository's lease events are sent, signed as Standard Webhooks with the installation's key (the operator's `issue-leases webhook-key`): a list of at most 5 targets, " +
+        "each `url` (`https://` only), `events` (the types to send; default all) and `format` (`json`, the event itself, the default; " +
+        "or `slack`, a `{\"text\": …}` message for Slack and Discord). Loopback and private addresses are refused unless the operator " +
+        "allows them; link-local and cloud metadata addresses always. None by default.",
+    );
+}

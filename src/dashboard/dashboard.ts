@@ -17,11 +17,12 @@
  * Webhooks POSTed to `/` are root-webhook.ts's.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
+import type { ApplicationFunctionOptions, Logger } from "probot";
 import { clientAddress } from "../api/client-address.js";
 import { LookupGate } from "../api/lookup-gate.js";
 import { type ApiRateLimits, RateLimiter } from "../api/rate-limit.js";
 import type { BoardMemory, BoardReads, Inventory } from "../ledger/roles.js";
+import type { WebhookRouter } from "../webhooks/webhook-router.js";
 import { bearerViewer } from "./bearer-viewer.js";
 import { boardPage } from "./board-page.js";
 import type { Fetch } from "./github-user.js";
@@ -129,11 +130,11 @@ export interface DashboardViewers {
   session: (req: IncomingMessage) => Viewer | null;
 }
 
-export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions & { limits: ApiRateLimits }): DashboardViewers {
+export function wireDashboard(webhooks: Pick<WebhookRouter, "onAny">, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions & { limits: ApiRateLimits }): DashboardViewers {
   const { settings, limits } = o;
   const remember = rememberer({ ledger: o.ledger, clock: o.clock, log: o.log });
   const track = o.track ?? ((work) => work());
-  app.onAny((context) => track(() => remember(context.name, context.payload)));
+  webhooks.onAny((context) => track(() => remember(context.name, context.payload)));
   const f = o.fetch ?? fetch;
   const lookups = new LookupGate({ refused: limits.unknownTokens }, o.clock);
   // One viewer (and its cache of what each token may see) for the listing and the stream.

@@ -17,6 +17,7 @@ import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { ProbotOctokit, run } from "probot";
 import { readSettings } from "../settings/settings.js";
+import { probotWebhookPath } from "./probot-webhook-path.js";
 import { redactedLog } from "./redacted-log.js";
 import { runSetupMode } from "./setup-mode.js";
 import { exitOnStartupError, StartupError } from "./startup-error.js";
@@ -47,7 +48,9 @@ try {
     // Probot knows github.com and GHE_HOST; GITHUB_API_URL (GHE.com, a proxy) is given to its Octokit, which every client of the app's is.
     const api = settings.server.apiUrl;
     const Octokit = api === null ? undefined : ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, baseUrl: api }));
-    await run(serverApp(settings), { env, log, ...(Octokit ? { Octokit } : {}) });
+    // Deliveries are the app's route's (webhooks/webhook-route.ts): Probot's own middleware is handed a path no request has.
+    const probotEnv = { ...env, WEBHOOK_PATH: probotWebhookPath(settings.server.webhookPath) };
+    await run(serverApp(settings), { env: probotEnv, log, ...(Octokit ? { Octokit } : {}) });
   }
 } catch (error) {
   // The smee client rejects with an EventSource error event (not an Error)

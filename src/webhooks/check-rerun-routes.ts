@@ -10,7 +10,7 @@
  * suite's `head_branch` null) is read with the fork's gate, as its pull
  * request's was (config/fork-extends.ts).
  */
-import type { Probot } from "probot";
+import type { WebhookRouter } from "./webhook-router.js";
 import { CHECK_NAME } from "../checks/lease-check.js";
 import { CONFIG_CHECK_NAME } from "../config/config-check-run.js";
 import { readConfigFilesAt } from "../config/files.js";
@@ -33,7 +33,7 @@ export interface CheckRerunDeps {
   targets: TargetPolicy;
 }
 
-export function routeCheckReruns(app: Probot, deps: CheckRerunDeps): void {
+export function routeCheckReruns(app: WebhookRouter, deps: CheckRerunDeps): void {
   const { ledger, clock, track } = deps;
   app.on("check_run.rerequested", (context) =>
     track(async () => {

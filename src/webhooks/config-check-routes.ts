@@ -12,7 +12,8 @@
  * checked with the fork's gate (config/fork-extends.ts): its check run is
  * public, and its file is anyone's to write.
  */
-import type { Context, Probot } from "probot";
+import type { Context } from "probot";
+import type { WebhookRouter } from "./webhook-router.js";
 import { pullChangesConfig, pushChangesConfig } from "../config/config-changes.js";
 import { type ExtendsGate, readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
@@ -37,7 +38,7 @@ interface Payload {
   sender?: { id: number; login: string } | null;
 }
 
-export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void {
+export function routeConfigChecks(app: WebhookRouter, deps: ConfigCheckRouteDeps): void {
   const { ledger, clock, track } = deps;
 
   const check = (context: Context, payload: Payload, sha: string, changes: () => Promise<boolean>, pull?: { number: number; fromFork: boolean }) =>

@@ -18,8 +18,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
  * outbox applies effects through github/; leasing decides and queues; the
  * edges (webhooks, the API, the board, the CLI) call leasing; the GitHub
  * Action runs the CLI's `agent run`. The settings (settings/) read every
- * variable into the types of the folders below; the launcher (startup/)
- * and the CLI read them. The MCP server (mcp/) is an edge over
+ * variable into the types of the folders below; the app's parts are
+ * assembled from them (wiring/, for app.ts); the launcher (startup/) and
+ * the CLI read them. The MCP server (mcp/) is an edge over
  * the client package and the API's parts; the CLI's `mcp` and app.ts start it. The client is a package of its own
  * (packages/client/), imported by its name: it is in no folder here.
  */
@@ -38,6 +39,7 @@ const ORDER = [
   "metrics",
   "dashboard",
   "settings",
+  "wiring",
   "startup",
   "cli",
   "action",
