@@ -14,7 +14,7 @@
  *
  * `npm start` loads no Probot default app, so `GET /` is the board's (a raw
  * `probot run`, which would load it first, is refused: src/index.ts).
- * Webhooks POSTed to `/` are root-webhook.ts's.
+ * Webhooks POSTed to `/` are the webhook route's (webhooks/webhook-route.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Logger } from "probot";
