@@ -146,8 +146,8 @@ class AppUnderTest {
       }),
     );
     if (!runtime) throw new Error("issue-leases did not start");
-    const endpoint = await serveWebhooks(probot);
     const rt = runtime;
+    const endpoint = await serveWebhooks(probot, rt.webhookRoute);
     return new AppUnderTest(probot, rt, endpoint.url, meter, async () => {
       await endpoint.close();
       await rt.shutdown();

@@ -5,7 +5,7 @@
  * Probot's own middleware.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sign } from "@octokit/webhooks-methods";
 import { Probot, ProbotOctokit } from "probot";
@@ -62,11 +62,14 @@ export interface WebhookEndpoint {
   close(): Promise<void>;
 }
 
-/** Serves `probot.getNodeMiddleware()` on a free local port. */
-export async function serveWebhooks(probot: Probot): Promise<WebhookEndpoint> {
-  const middleware = await probot.getNodeMiddleware();
+/** A server's handler: true when it answered the request. */
+type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/** Serves `route` (the app's webhook route, runtime.webhookRoute), or a bare app's `probot.getNodeMiddleware()`, on a free local port. */
+export async function serveWebhooks(probot: Probot, route?: Handler): Promise<WebhookEndpoint> {
+  const middleware = route ?? (await probot.getNodeMiddleware());
   const server: Server = createServer((req, res) => {
-    void middleware(req, res, () => res.writeHead(404).end());
+    void Promise.resolve(middleware(req, res)).then((answered) => answered || res.writeHead(404).end());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,104 +1,50 @@
 /**
- * docs/reference/environment.md: every environment variable the app reads,
- * from `.env.example` as it is (test/docs/env-example.test.ts checks that it
- * names every variable src/ reads): each group of variables under the
- * comment that says what they do, and the value the file writes.
- *
- * `.env.example` is a run of groups, each some comment lines and then the
- * variables they are about, `NAME=value` (set) or `# NAME=value` (left
- * unset, its default or an example); a blank line, or a comment after a
- * variable, begins the next group.
+ * docs/reference/environment.md, from the table of settings
+ * (src/settings/settings-table.ts): every variable src/ reads, its value,
+ * default, what it does and who needs it. `.env.example` is written from the
+ * same table (env-example.ts); test/docs/env-reference.test.ts checks both.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { githubSlug } from "../docs/github-slug.js";
-import { code, generatedNote, prose, table } from "../docs/markdown.js";
+import type { Reader, SettingRow, SettingSection } from "../../src/settings/setting-row.js";
+import { SETTING_SECTIONS } from "../../src/settings/settings-table.js";
 
 export const path = "docs/reference/environment.md";
 
-export interface EnvVariable {
-  name: string;
-  /** As the file writes it: empty, a default, or an example. */
-  value: string;
-  /** Set in `.env.example` (`NAME=`), or left in a comment (`# NAME=`). */
-  set: boolean;
-  /** The comment after it on its line, if any. */
-  note: string;
+const READERS: Record<Reader, string> = { server: "server", cli: "CLI", agent: "agent", action: "Action" };
+const SETTERS = { runner: "set by the Actions runner", "agent run": "set by `agent run`", platform: "set by the platform" } as const;
+
+const cell = (text: string) => text.replace(/\|/g, "\\|");
+
+function whoCell(row: SettingRow): string {
+  const who = row.who.map((r) => READERS[r]).join(", ");
+  const notes = [row.probot ? "read by Probot too" : null, row.setBy && row.setBy !== "operator" ? SETTERS[row.setBy] : null].filter(Boolean);
+  return notes.length === 0 ? who : `${who} (${notes.join("; ")})`;
 }
 
-export interface EnvGroup {
-  /** The comment lines before the variables, joined. */
-  text: string;
-  variables: EnvVariable[];
-}
-
-const VARIABLE = /^(#\s?)?([A-Z][A-Z0-9_]*)=(.*)$/;
-
-/** The groups of a `.env.example` text, in order; a comment with no variable after it is a group of none. */
-export function envGroups(text: string): EnvGroup[] {
-  const groups: EnvGroup[] = [];
-  let current: EnvGroup | null = null;
-  for (const raw of text.split("\n")) {
-    const line = raw.trimEnd();
-    if (line === "") {
-      current = null;
-      continue;
-    }
-    const m = VARIABLE.exec(line);
-    if (m) {
-      if (current === null) groups.push((current = { text: "", variables: [] }));
-      const [value, ...note] = m[3]!.split(/\s+#\s+/);
-      current.variables.push({ name: m[2]!, value: value!.trim(), set: m[1] === undefined, note: note.join(" # ").trim() });
-      continue;
-    }
-    const comment = line.replace(/^#\s?/, "");
-    if (current === null || current.variables.length > 0) groups.push((current = { text: "", variables: [] }));
-    current.text = current.text === "" ? comment : `${current.text} ${comment}`;
-  }
-  return groups;
-}
-
-function heading(group: EnvGroup): string {
-  return group.variables.map((v) => code(v.name)).join(", ");
-}
-
-function written(v: EnvVariable): string {
-  return code(`${v.set ? "" : "# "}${v.name}=${v.value}`);
-}
-
-export function render(root: string): string {
-  const groups = envGroups(readFileSync(join(root, ".env.example"), "utf8"));
-  const [intro, ...rest] = groups[0]!.variables.length === 0 ? groups : [{ text: "", variables: [] }, ...groups];
-  const withVariables = rest.filter((g) => g.variables.length > 0);
-  const anchor = (g: EnvGroup) => githubSlug(g.variables.map((v) => v.name).join(", "));
-  const sections = rest.map((g) => {
-    if (g.variables.length === 0) return prose(g.text);
-    const rows = g.variables.map((v) => [code(v.name), written(v), prose(v.note)]);
-    return [`## ${heading(g)}`, "", prose(g.text), "", table(["Variable", "In `.env.example`", ""], rows)].join("\n");
-  });
-  return [
+/** docs/reference/environment.md: every variable of the table, by section. */
+export function environmentReference(sections: readonly SettingSection[] = SETTING_SECTIONS): string {
+  const out = [
     "# Environment variables",
     "",
-    generatedNote("scripts/reference/environment.ts", "`.env.example`"),
+    "<!-- Written by `npm run docs:reference` from src/settings/ (the table of settings); test/docs/env-reference.test.ts checks it. -->",
     "",
-    "Every environment variable the app reads, as [`.env.example`](../../.env.example)",
-    "lists them (a test checks that it names every variable the code reads), each",
-    "under the comment that says what it does. A line `NAME=value` sets it as",
-    "written once the file is copied to `.env` (fill in the empty ones); one in a",
-    "comment (`# NAME=value`) is left unset, so the app takes its default (the",
-    "value shown is that default, or an example). The app reads them from its",
-    "environment and from `./.env`",
-    "(a variable in `.env` wins, as Probot reads it); the client commands for",
-    "agents (`issue-leases agent …`) read their own environment only.",
-    "",
-    `The file begins: “${prose(intro!.text)}”`,
-    "",
-    table(
-      ["Variable", "In `.env.example`"],
-      withVariables.flatMap((g) => g.variables.map((v) => [`[${code(v.name)}](#${anchor(g)})`, written(v)])),
-    ),
-    "",
-    sections.join("\n\n"),
-    "",
-  ].join("\n");
+    "Every environment variable issue-leases reads, from the table in",
+    "[src/settings/settings-table.ts](../../src/settings/settings-table.ts). Who needs it:",
+    "**server**, `npm start` (from the environment, and `.env` over it: [`.env.example`](../../.env.example) lists what it may set);",
+    "**CLI**, the operator's commands (`issue-leases list`, `doctor`, `backup`, …, which read `.env` too);",
+    "**agent**, `issue-leases agent …` and `issue-leases mcp` (from their own environment, never `.env`);",
+    "**Action**, the GitHub Action's steps. \"Read by Probot too\": Probot reads it itself, from the environment",
+    "`npm start` hands it, once the app has checked it. A wrong value ends the server's start with one line naming it.",
+  ];
+  for (const section of sections) {
+    out.push("", `## ${section.title}`, "", section.about, "", "| Variable | Value | Default | What it does | Who needs it |", "| --- | --- | --- | --- | --- |");
+    for (const row of section.rows) {
+      const value = row.default === null ? "none" : `\`${row.default}\``;
+      out.push(`| \`${row.name}\` | ${row.type} | ${value} | ${cell(row.meaning)} | ${whoCell(row)} |`);
+    }
+  }
+  return `${out.join("\n")}\n`;
+}
+
+export function render(): string {
+  return environmentReference();
 }

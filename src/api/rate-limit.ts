@@ -17,7 +17,7 @@ export interface RateLimitSettings {
   burst: number;
 }
 
-/** Every limit of the API and the board, from the environment. */
+/** Every limit of the API and the board (from the environment: settings/http-settings.ts). */
 export interface ApiRateLimits extends RateLimitSettings {
   /** Identity look-ups GitHub refused (or did not answer), per client address (API_UNKNOWN_TOKEN_LIMIT; lookup-gate.ts). */
   unknownTokens: RateLimitSettings;
@@ -25,35 +25,6 @@ export interface ApiRateLimits extends RateLimitSettings {
   perAddress: RateLimitSettings;
   /** Proxies in front of the app whose X-Forwarded-For is believed (TRUST_PROXY_HOPS); 0: the header is ignored. */
   trustProxyHops: number;
-}
-
-function count(env: NodeJS.ProcessEnv, name: string, fallback: number, what = "a number of requests, 0 or more"): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be ${what}; it is "${raw}"`);
-  return n;
-}
-
-/**
- * From API_RATE_LIMIT (requests per minute per identity, default 120; 0 turns the limit off) and API_RATE_BURST (default 60);
- * API_UNKNOWN_TOKEN_LIMIT (tokens GitHub refused per minute per address, default 20, burst 10); API_ADDRESS_RATE_LIMIT (listing and
- * board requests per minute per address, default 120, burst 60); TRUST_PROXY_HOPS (default 0).
- */
-export function rateLimitSettings(env: NodeJS.ProcessEnv): ApiRateLimits {
-  const perMinute = count(env, "API_RATE_LIMIT", 120);
-  const unknown = count(env, "API_UNKNOWN_TOKEN_LIMIT", 20);
-  const address = count(env, "API_ADDRESS_RATE_LIMIT", 120);
-  const hops = count(env, "TRUST_PROXY_HOPS", 0, "a whole number of proxies, 0 or more");
-  if (!Number.isInteger(hops)) throw new Error(`TRUST_PROXY_HOPS must be a whole number of proxies, 0 or more; it is "${env.TRUST_PROXY_HOPS}"`);
-  const burstOf = (n: number, most: number) => Math.max(1, Math.min(most, n));
-  return {
-    perMinute,
-    burst: Math.max(1, count(env, "API_RATE_BURST", burstOf(perMinute, 60))),
-    unknownTokens: { perMinute: unknown, burst: burstOf(unknown, 10) },
-    perAddress: { perMinute: address, burst: burstOf(address, 60) },
-    trustProxyHops: hops,
-  };
 }
 
 /** A request refused by a limit before its work: answered 429 with `Retry-After: retryAfter`. */

@@ -9,6 +9,7 @@
 import { DURATION_FORMS, parseDuration } from "../commands/parse-duration.js";
 import { sourceOf } from "../config/repo-config.js";
 import { parseConfigSources, readConfigSources } from "../config/sources.js";
+import { targetPolicy } from "../settings/work-settings.js";
 import { ttlRefusal } from "../leasing/lease-command.js";
 import type { Ttl } from "../ledger/leases/lease-types.js";
 import { adoptIssues, type AdoptReport, type AssignedIssue } from "./adopt-issues.js";
@@ -68,7 +69,8 @@ export function adoptArgs(positionals: string[], values: Values): { repo: string
 export async function runAdopt(url: string, positionals: string[], values: Values, io: CliIo): Promise<number> {
   const args = adoptArgs(positionals, values);
   const gh = await appForRepo(io.env, args.repo);
-  const loaded = parseConfigSources(await readConfigSources(sourceOf(gh.octokit, gh.owner, gh.name)));
+  const targets = targetPolicy(io.env);
+  const loaded = parseConfigSources(await readConfigSources(sourceOf(gh.octokit, gh.owner, gh.name), targets), targets);
   if (!loaded.ok) throw new CliError(`${gh.info.repo}'s config cannot be used, so nothing was adopted: ${loaded.error.replace(/\s+/g, " ")}`, EXIT.failure);
   const config = loaded.config;
   const refusal = typeof args.ttl === "number" ? ttlRefusal(args.ttl, config, "adopt") : null;

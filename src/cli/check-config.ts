@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { CONFIG_FILE, UnreadableConfig } from "../config/config.js";
 import { checkConfig, effectiveLines, type Problem, problemLine } from "../config/config-check.js";
+import { targetPolicy } from "../settings/work-settings.js";
 import { extendsTarget, NAMES_NO_FILE, parseConfigFile } from "../config/files.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
@@ -64,7 +65,8 @@ export function runCheckConfig(positionals: string[], values: { json?: unknown }
       );
     }
   }
-  const check = checkConfig(parsed instanceof UnreadableConfig ? parsed : [parsed], file);
+  // Targets as the app would check them where this runs (EVENTS_WEBHOOK_ALLOW_PRIVATE).
+  const check = checkConfig(parsed instanceof UnreadableConfig ? parsed : [parsed], file, targetPolicy(io.env));
   if (!check.ok) problems.push(...check.problems);
   problems.sort((a, b) => a.line - b.line || a.column - b.column);
   const ok = problems.length === 0;

@@ -1,11 +1,12 @@
 /**
  * `doctor`'s look at GitHub's address: where the environment says GitHub is
- * (github/github-urls.ts), and, for an address other than github.com's,
+ * (settings/github-settings.ts), and, for an address other than github.com's,
  * whether GitHub answers there. GraphQL's endpoint answers a document
  * without a token 401 where it is, and 404 where it is not: a wrong layout
  * (GraphQL under `/api/v3` on Enterprise Server) parks every effect.
  */
-import { githubApiUrl, githubUrls, GITHUB_COM_API } from "../github/github-urls.js";
+import { githubUrls, GITHUB_COM_API } from "../github/github-urls.js";
+import { githubApiUrl } from "../settings/github-settings.js";
 import type { Check } from "./doctor-checks.js";
 
 const PROBE_TIMEOUT_MS = 10_000;

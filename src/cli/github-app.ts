@@ -7,7 +7,7 @@
  */
 import { createProbot, type ProbotOctokit } from "probot";
 import { pino } from "pino";
-import { githubApiUrl } from "../github/github-urls.js";
+import { githubApiUrl } from "../settings/github-settings.js";
 import type { RepoInfo } from "../ledger/repos/repo-memory.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { oneLine } from "./open-database.js";

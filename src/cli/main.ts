@@ -15,7 +15,7 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-// Into process.env itself, as Probot does: the ledger reads DATABASE_SCHEMA from there.
+// Into process.env itself (the commands' io.env), as Probot does: DATABASE_*, APP_ID and where GitHub is are read from there.
 // Not for the client commands (`agent …`, `mcp`): they talk to the API, and the
 // app's .env (its own GitHub settings) is none of an agent's business. Nor for
 // `check-config`, run in a repository of the maintainer's, whose .env is not the app's.

@@ -5,6 +5,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { isPostgresUrl, openLedger, sqlitePath } from "../ledger/open-ledger.js";
+import { databaseOptions } from "../settings/database-settings.js";
+import { rawValue } from "../settings/settings-table.js";
 import { SchemaBehindError } from "../ledger/admin/schema-behind-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { CliError, EXIT } from "./cli-error.js";
@@ -19,7 +21,8 @@ export function describeDatabase(url: string, env: NodeJS.ProcessEnv): string {
   }
   try {
     const u = new URL(url);
-    const schema = env.DATABASE_SCHEMA ? ` schema ${env.DATABASE_SCHEMA}` : "";
+    const given = rawValue(env, "DATABASE_SCHEMA");
+    const schema = given ? ` schema ${given}` : "";
     return `${u.protocol}//${u.username ? `${u.username}@` : ""}${u.host}${u.pathname}${schema}`;
   } catch {
     return "the PostgreSQL server in DATABASE_URL";
@@ -55,7 +58,7 @@ export async function openDatabase(url: string, env: NodeJS.ProcessEnv): Promise
   try {
     // Not migrating: an older app may be serving this database, and a
     // migration could drop what its statements use.
-    return await openLedger(url, { migrate: false });
+    return await openLedger(url, { ...databaseOptions(env), migrate: false });
   } catch (err) {
     if (err instanceof SchemaBehindError) throw new SchemaBehindCliError(where, err);
     const message = oneLine(err instanceof Error ? err.message : String(err));

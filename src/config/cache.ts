@@ -8,6 +8,7 @@
  * installation, and files pulled in with `_extends`.
  */
 
+import { DEFAULT_TARGET_POLICY, type TargetPolicy } from "../events/target-guard.js";
 import { CONFIG_FILE, parseConfig, type ConfigResult } from "./config.js";
 
 export interface ConfigCacheOptions {
@@ -17,6 +18,8 @@ export interface ConfigCacheOptions {
   maxEntries?: number;
   /** The clock, injected for tests. */
   now?: () => number;
+  /** Where outgoing webhooks may go (the operator's EVENTS_WEBHOOK_ALLOW_PRIVATE): configs are parsed by it. */
+  targets?: TargetPolicy;
 }
 
 interface Entry {
@@ -37,6 +40,7 @@ export class ConfigCache {
   private readonly ttlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
+  readonly targets: TargetPolicy;
   // A Map iterates in insertion order; re-inserting on use makes the first key the least recently used.
   private readonly entries = new Map<number, Entry>();
   private readonly loading = new Map<number, Promise<ConfigResult>>();
@@ -45,16 +49,17 @@ export class ConfigCache {
     this.ttlMs = opts.ttlMs ?? 10 * 60_000;
     this.maxEntries = Math.max(1, opts.maxEntries ?? 10_000);
     this.now = opts.now ?? Date.now;
+    this.targets = opts.targets ?? DEFAULT_TARGET_POLICY;
   }
 
   /**
    * The cached result for the repository if fresh; otherwise calls `load()`
    * once (concurrent callers for the same repository share the load) and
    * caches what it returns. `load()` returns the parsed YAML or null when
-   * there is no file, and `parse` validates it (default: `parseConfig`). If
+   * there is no file, and `parse` validates it (default: `parseConfig`, by `targets`). If
    * it throws, nothing is cached and the error is rethrown.
    */
-  get<Raw = unknown>(repoId: number, load: () => Promise<Raw>, parse: (raw: Raw) => ConfigResult = parseConfig): Promise<ConfigResult> {
+  get<Raw = unknown>(repoId: number, load: () => Promise<Raw>, parse: (raw: Raw) => ConfigResult = (raw) => parseConfig(raw, undefined, this.targets)): Promise<ConfigResult> {
     const entry = this.entries.get(repoId);
     if (entry !== undefined) {
       if (this.now() - entry.loadedAt < this.ttlMs) {

@@ -22,7 +22,8 @@ import type { Alias } from "./commands-field.js";
 import { UnreadableConfig } from "./config.js";
 import type { ConfigFile } from "./files.js";
 import { listProblems, type Site } from "./issues.js";
-import { configSchema, configShape } from "./schema.js";
+import { DEFAULT_TARGET_POLICY, type TargetPolicy } from "../events/target-guard.js";
+import { configSchema, configSchemaFor, configShape } from "./schema.js";
 import { locateIn, mergeFiles } from "./sources.js";
 
 /** One line of a check: `file:line:column: message`. */
@@ -57,20 +58,21 @@ export type ConfigCheck = ({ ok: true; effective: EffectiveKey[] } | { ok: false
  * Checks the files of a config as read (the file checked first, then those it
  * extends), or the one that could not be read. `name`: how lines name the
  * file checked (`.github/issue-leases.yml`, or the path a user typed).
+ * `targets`: where outgoing webhooks may go (the operator's policy).
  */
-export function checkConfig(files: readonly ConfigFile[] | UnreadableConfig, name: string): ConfigCheck {
+export function checkConfig(files: readonly ConfigFile[] | UnreadableConfig, name: string, targets: TargetPolicy = DEFAULT_TARGET_POLICY): ConfigCheck {
   if (files instanceof UnreadableConfig) return { ok: false, problems: unreadableProblems(files, name) };
   const unchecked = files.flatMap((f) => (f.unfollowed === undefined ? [] : [f.unfollowed]));
-  const check = checkFiles(files, name);
+  const check = checkFiles(files, name, targets);
   return unchecked.length > 0 ? { ...check, unchecked } : check;
 }
 
-function checkFiles(files: readonly ConfigFile[], name: string): ConfigCheck {
+function checkFiles(files: readonly ConfigFile[], name: string, targets: TargetPolicy): ConfigCheck {
   const raw = mergeFiles(files);
   const locate = locateIn(files);
   let result: ReturnType<typeof configSchema.safeParse>;
   try {
-    result = configSchema.safeParse(raw);
+    result = configSchemaFor(targets).safeParse(raw);
   } catch {
     // Only exotic objects get here (see parseConfig); YAML cannot produce them.
     return { ok: false, problems: [{ file: name, line: 1, column: 1, message: "could not be read as a mapping of keys to values." }] };
@@ -87,7 +89,7 @@ function checkFiles(files: readonly ConfigFile[], name: string): ConfigCheck {
     return { ok: false, problems: sorted(problems, name) };
   }
   // The keys as the file writes them, with every default filled in (before they become the app's camelCase `Config`).
-  const values = configSchema.in.parse(raw) as Record<string, unknown>;
+  const values = configSchemaFor(targets).in.parse(raw) as Record<string, unknown>;
   const effective = Object.keys(configShape).map((key): EffectiveKey => {
     if (!Object.hasOwn(raw, key)) return { key, value: written(key, values[key]), from: "default" };
     const site = locate([key]);

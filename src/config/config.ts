@@ -18,7 +18,8 @@
  * one message that names the file, the key and the fix (issues.ts).
  */
 
-import { type Config, configSchema } from "./schema.js";
+import { DEFAULT_TARGET_POLICY, type TargetPolicy } from "../events/target-guard.js";
+import { type Config, configSchema, configSchemaFor } from "./schema.js";
 import { formatIssues, type Locate } from "./issues.js";
 
 
@@ -76,14 +77,15 @@ export const DEFAULT_CONFIG: Config = freeze(configSchema.parse({}));
  * Validates the parsed YAML of the config file. `raw` is null or undefined
  * when the repository has no config file, which means the defaults.
  * `locate` says which file each value came from (default: the repository's own).
+ * `targets`: where outgoing webhooks may go (the operator's policy).
  * The returned config is frozen: results are shared between webhooks.
  */
-export function parseConfig(raw: unknown, locate?: Locate): ConfigResult {
+export function parseConfig(raw: unknown, locate?: Locate, targets: TargetPolicy = DEFAULT_TARGET_POLICY): ConfigResult {
   if (raw === null || raw === undefined) return { ok: true, config: DEFAULT_CONFIG };
   if (raw instanceof UnreadableConfig) return { ok: false, error: `${raw.file} ${raw.problem} Until then commands here change nothing.` };
   let result: ReturnType<typeof configSchema.safeParse>;
   try {
-    result = configSchema.safeParse(raw);
+    result = configSchemaFor(targets).safeParse(raw);
   } catch {
     // Only exotic objects (throwing getters, proxies) get here; YAML cannot produce them.
     return { ok: false, error: `\`${CONFIG_FILE}\`: could not be read as a mapping of keys to values.` };

@@ -15,7 +15,11 @@ export type ConfigSource = Pick<Context, "octokit" | "repo">;
 
 /** The repository's config from the cache, or read from `source`; GitHub's errors are thrown and not cached. */
 export function loadConfig(cache: ConfigCache, repoId: number, source: ConfigSource | (() => Promise<ConfigSource>)): Promise<ConfigResult> {
-  return cache.get(repoId, async () => readConfigSources(typeof source === "function" ? await source() : source), parseConfigSources);
+  return cache.get(
+    repoId,
+    async () => readConfigSources(typeof source === "function" ? await source() : source, cache.targets),
+    (sources) => parseConfigSources(sources, cache.targets),
+  );
 }
 
 /** A config source without a webhook's context. */

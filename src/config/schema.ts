@@ -21,7 +21,8 @@ import {
   limitsByLabelSchema,
   MINUTE,
 } from "./fields.js";
-import { type WebhookTarget, webhooksSchema } from "./webhooks-field.js";
+import { DEFAULT_TARGET_POLICY, type TargetPolicy } from "../events/target-guard.js";
+import { type WebhookTarget, webhooksKey } from "./webhooks-field.js";
 
 /** The configuration a repository's file gives, once parsed: camelCase, durations in milliseconds. */
 export interface Config {
@@ -85,6 +86,7 @@ export const labelsShape = {
     .describe("Label put on an issue while an open pull request by the holder closes it (the lease does not expire then). `false` to not use it."),
 };
 
+/** Every key, with the default policy for outgoing webhooks' targets: what keys there are, their defaults and descriptions. */
 export const configShape = {
   default_ttl: durationSchema(true)
     .default(7 * DAY)
@@ -196,86 +198,97 @@ export const configShape = {
   queue_place_ttl: durationSchema(false)
     .default(1 * DAY)
     .describe("How long a place in line lasts unless its holder asks again (`/claim`, or the API's `?wait=true`), which renews it (default `1d`)."),
-  webhooks: webhooksSchema()
-    .default([])
-    .describe(
-      "Where this repository's lease events are sent, signed as Standard Webhooks with the installation's key (the operator's `issue-leases webhook-key`): a list of at most 5 targets, " +
-        "each `url` (`https://` only), `events` (the types to send; default all) and `format` (`json`, the event itself, the default; " +
-        "or `slack`, a `{\"text\": …}` message for Slack and Discord). Loopback and private addresses are refused unless the operator " +
-        "allows them; link-local and cloud metadata addresses always. None by default.",
-    ),
+  webhooks: webhooksKey(DEFAULT_TARGET_POLICY),
 };
 
-export const configSchema = z
-  .object(configShape, {
-    error: (issue) => `must be a mapping of keys to values, such as \`default_ttl: 7d\`; it is ${describeKind(issue.input)}.`,
-  })
-  .strict()
-  .superRefine((c, ctx) => {
-    // The app puts these on every lease (or every lease in review): as exempt labels they would exempt them all.
-    const own = [c.labels.claimed, c.labels.in_review].filter((l): l is string => l !== false).map((l) => l.toLowerCase());
-    c.exempt_labels.forEach((name, i) => {
-      if (own.includes(name.toLowerCase())) {
-        // Two keys are involved: the file that set the labels decides where the problem is shown (issues.ts).
-        const keys = ["exempt_labels", "labels"];
+/** The whole config's schema, for a shape whose `webhooks:` checks targets by some policy. */
+function schemaOf(shape: typeof configShape) {
+  return z
+    .object(shape, {
+      error: (issue) => `must be a mapping of keys to values, such as \`default_ttl: 7d\`; it is ${describeKind(issue.input)}.`,
+    })
+    .strict()
+    .superRefine((c, ctx) => {
+      // The app puts these on every lease (or every lease in review): as exempt labels they would exempt them all.
+      const own = [c.labels.claimed, c.labels.in_review].filter((l): l is string => l !== false).map((l) => l.toLowerCase());
+      c.exempt_labels.forEach((name, i) => {
+        if (own.includes(name.toLowerCase())) {
+          // Two keys are involved: the file that set the labels decides where the problem is shown (issues.ts).
+          const keys = ["exempt_labels", "labels"];
+          ctx.addIssue({
+            code: "custom",
+            path: ["exempt_labels", i],
+            params: { keys },
+            message: `${echo(name, "it")} is a label the app puts on leases itself; name a label of your own.`,
+          });
+        }
+      });
+      // The durations compared are shown only where every one is in the repository's own file (issues.ts).
+      if (c.min_ttl > c.max_ttl) {
         ctx.addIssue({
           code: "custom",
-          path: ["exempt_labels", i],
-          params: { keys },
-          message: `${echo(name, "it")} is a label the app puts on leases itself; name a label of your own.`,
+          path: ["min_ttl"],
+          params: { keys: ["min_ttl", "max_ttl"] },
+          message:
+            `is ${ownOnly(`${formatDuration(c.min_ttl)}, longer`, "longer")} than \`max_ttl\`${ownOnly(` (${formatDuration(c.max_ttl)})`, "")}; ` +
+            "make `min_ttl` shorter or `max_ttl` longer.",
+        });
+      } else if (c.default_ttl !== null && (c.default_ttl < c.min_ttl || c.default_ttl > c.max_ttl)) {
+        const side = c.default_ttl < c.min_ttl ? "shorter than `min_ttl`" : "longer than `max_ttl`";
+        const bound = c.default_ttl < c.min_ttl ? c.min_ttl : c.max_ttl;
+        const value = formatDuration(c.default_ttl);
+        const rest =
+          `${side}${ownOnly(` (${formatDuration(bound)})`, "")}; ` +
+          `set \`default_ttl\` between ${ownOnly(`${formatDuration(c.min_ttl)} and ${formatDuration(c.max_ttl)}`, "`min_ttl` and `max_ttl`")}, or to \`none\`.`;
+        // The formatter adds "(the default)" when the file does not set default_ttl, which only it can see.
+        ctx.addIssue({
+          code: "custom",
+          path: ["default_ttl"],
+          params: { value, rest, keys: ["default_ttl", "min_ttl", "max_ttl"] },
+          message: `is ${ownOnly(`${value}, `, "")}${rest}`,
         });
       }
-    });
-    // The durations compared are shown only where every one is in the repository's own file (issues.ts).
-    if (c.min_ttl > c.max_ttl) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["min_ttl"],
-        params: { keys: ["min_ttl", "max_ttl"] },
-        message:
-          `is ${ownOnly(`${formatDuration(c.min_ttl)}, longer`, "longer")} than \`max_ttl\`${ownOnly(` (${formatDuration(c.max_ttl)})`, "")}; ` +
-          "make `min_ttl` shorter or `max_ttl` longer.",
-      });
-    } else if (c.default_ttl !== null && (c.default_ttl < c.min_ttl || c.default_ttl > c.max_ttl)) {
-      const side = c.default_ttl < c.min_ttl ? "shorter than `min_ttl`" : "longer than `max_ttl`";
-      const bound = c.default_ttl < c.min_ttl ? c.min_ttl : c.max_ttl;
-      const value = formatDuration(c.default_ttl);
-      const rest =
-        `${side}${ownOnly(` (${formatDuration(bound)})`, "")}; ` +
-        `set \`default_ttl\` between ${ownOnly(`${formatDuration(c.min_ttl)} and ${formatDuration(c.max_ttl)}`, "`min_ttl` and `max_ttl`")}, or to \`none\`.`;
-      // The formatter adds "(the default)" when the file does not set default_ttl, which only it can see.
-      ctx.addIssue({
-        code: "custom",
-        path: ["default_ttl"],
-        params: { value, rest, keys: ["default_ttl", "min_ttl", "max_ttl"] },
-        message: `is ${ownOnly(`${value}, `, "")}${rest}`,
-      });
-    }
-  })
-  .transform(
-    (c): Config => ({
-      defaultTtl: c.default_ttl,
-      minTtl: c.min_ttl,
-      maxTtl: c.max_ttl,
-      reminderBefore: c.reminder_before,
-      maxLeasesPerHolder: c.max_leases_per_holder,
-      maxRepliesPerHour: c.max_replies_per_hour,
-      claimers: c.claimers,
-      bots: c.bots,
-      assign: c.assign,
-      assignment: c.assignment,
-      labels: { claimed: c.labels.claimed, holder: c.labels.holder, token: c.labels.token, inReview: c.labels.in_review },
-      requireLeaseForPullRequests: c.require_lease_for_pull_requests,
-      limitsByLabel: Object.entries(c.limits_by_label).map(([label, limit]) => ({ label: label.trim(), limit })),
-      maxLeasesPerHolderInOrg: c.max_leases_per_holder_in_org,
-      authorFirst: c.author_first,
-      renewOnActivity: c.renew_on_activity,
-      countInReview: c.count_in_review,
-      exemptLabels: c.exempt_labels,
-      aliases: c.commands,
-      mentions: c.mentions,
-      queue: c.queue,
-      queuePlaceTtl: c.queue_place_ttl,
-      webhooks: c.webhooks,
-    }),
-  );
+    })
+    .transform(
+      (c): Config => ({
+        defaultTtl: c.default_ttl,
+        minTtl: c.min_ttl,
+        maxTtl: c.max_ttl,
+        reminderBefore: c.reminder_before,
+        maxLeasesPerHolder: c.max_leases_per_holder,
+        maxRepliesPerHour: c.max_replies_per_hour,
+        claimers: c.claimers,
+        bots: c.bots,
+        assign: c.assign,
+        assignment: c.assignment,
+        labels: { claimed: c.labels.claimed, holder: c.labels.holder, token: c.labels.token, inReview: c.labels.in_review },
+        requireLeaseForPullRequests: c.require_lease_for_pull_requests,
+        limitsByLabel: Object.entries(c.limits_by_label).map(([label, limit]) => ({ label: label.trim(), limit })),
+        maxLeasesPerHolderInOrg: c.max_leases_per_holder_in_org,
+        authorFirst: c.author_first,
+        renewOnActivity: c.renew_on_activity,
+        countInReview: c.count_in_review,
+        exemptLabels: c.exempt_labels,
+        aliases: c.commands,
+        mentions: c.mentions,
+        queue: c.queue,
+        queuePlaceTtl: c.queue_place_ttl,
+        webhooks: c.webhooks,
+      }),
+    );
+}
+
+const schemas = new Map<boolean, ReturnType<typeof schemaOf>>();
+
+/** The schema that checks outgoing webhooks' targets by the operator's `policy` (EVENTS_WEBHOOK_ALLOW_PRIVATE), built once per policy. */
+export function configSchemaFor(policy: TargetPolicy): ReturnType<typeof schemaOf> {
+  let schema = schemas.get(policy.allowPrivate);
+  if (schema === undefined) {
+    schema = schemaOf({ ...configShape, webhooks: webhooksKey(policy) });
+    schemas.set(policy.allowPrivate, schema);
+  }
+  return schema;
+}
+
+/** The schema with the default policy (loopback and private targets refused). */
+export const configSchema = configSchemaFor(DEFAULT_TARGET_POLICY);

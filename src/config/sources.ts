@@ -15,6 +15,7 @@
 import deepmerge from "deepmerge";
 import type { Context } from "probot";
 import { z } from "zod";
+import { DEFAULT_TARGET_POLICY, type TargetPolicy } from "../events/target-guard.js";
 import { CONFIG_FILE, type ConfigResult, parseConfig, UnreadableConfig } from "./config.js";
 import { leaseLimitSchema } from "./fields.js";
 import { showValues } from "./echo.js";
@@ -36,8 +37,9 @@ export interface ConfigSources {
 /**
  * Reads both files. GitHub's errors (a status) are thrown, not cached; a file
  * that cannot be used is UnreadableConfig, which the parse turns into a reply.
+ * `targets`: where outgoing webhooks may go, for whether the repository's file is valid.
  */
-export async function readConfigSources(context: Pick<Context, "octokit" | "repo">): Promise<ConfigSources> {
+export async function readConfigSources(context: Pick<Context, "octokit" | "repo">, targets: TargetPolicy = DEFAULT_TARGET_POLICY): Promise<ConfigSources> {
   const { owner, repo } = context.repo() as { owner: string; repo: string };
   const files = await readConfigFiles(context.octokit, owner, repo);
   if (files instanceof UnreadableConfig) return { repo: files, org: null };
@@ -47,7 +49,7 @@ export async function readConfigSources(context: Pick<Context, "octokit" | "repo
   if (orgFile !== undefined) return { repo: repoRaw, org: orgFile.config, files, orgFile };
   // Nothing in either place: the organisation has no file (Probot looked).
   // A broken file of the repository's own is all its reply is about.
-  if (repoRaw === null || !parseConfig(repoRaw).ok) return { repo: repoRaw, org: null, files };
+  if (repoRaw === null || !parseConfig(repoRaw, undefined, targets).ok) return { repo: repoRaw, org: null, files };
   const org = await readOrgFile(context.octokit, owner);
   if (org === null || org instanceof UnreadableConfig) return { repo: repoRaw, org, files };
   return { repo: repoRaw, org: org.config, files, orgFile: org };
@@ -57,8 +59,8 @@ const ORG_FILE = "the organisation's `.github/issue-leases.yml` (in its `.github
 const orgLimitSchema = z.object({ max_leases_per_holder_in_org: leaseLimitSchema().optional() }).loose();
 
 /** The repository's config, with the organisation's `max_leases_per_holder_in_org` applied when it is stricter. */
-export function parseConfigSources(sources: ConfigSources): ConfigResult {
-  const result = parseConfig(sources.repo, sources.files === undefined ? undefined : locateIn(sources.files));
+export function parseConfigSources(sources: ConfigSources, targets: TargetPolicy = DEFAULT_TARGET_POLICY): ConfigResult {
+  const result = parseConfig(sources.repo, sources.files === undefined ? undefined : locateIn(sources.files), targets);
   if (!result.ok) return result;
   const { org } = sources;
   if (org instanceof UnreadableConfig) {

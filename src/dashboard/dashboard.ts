@@ -14,13 +14,14 @@
  *
  * `npm start` loads no Probot default app, so `GET /` is the board's (a raw
  * `probot run`, which would load it first, is refused: src/index.ts).
- * Webhooks POSTed to `/` are root-webhook.ts's.
+ * Webhooks POSTed to `/` are the webhook route's (webhooks/webhook-route.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ApplicationFunctionOptions, Logger, Probot } from "probot";
+import type { ApplicationFunctionOptions, Logger } from "probot";
 import { clientAddress } from "../api/client-address.js";
 import { LookupGate } from "../api/lookup-gate.js";
-import { type ApiRateLimits, RateLimiter, rateLimitSettings } from "../api/rate-limit.js";
+import { type ApiRateLimits, RateLimiter } from "../api/rate-limit.js";
+import type { WebhookRouter } from "../webhooks/webhook-router.js";
 import type { BoardMemory, BoardReads } from "../ledger/board/board-roles.js";
 import type { Inventory } from "../ledger/inventory/inventory-roles.js";
 import { bearerViewer } from "./bearer-viewer.js";
@@ -29,7 +30,7 @@ import type { Fetch } from "./github-user.js";
 import { LEASES_JSON_PATH, leasesJson } from "./leases-json.js";
 import { readyPage } from "./ready-page.js";
 import { rememberer } from "./remember.js";
-import { dashboardSettings, type DashboardSettings } from "./settings.js";
+import type { DashboardSettings } from "./settings.js";
 import { CALLBACK_PATH, finishSignIn, signOut, startSignIn } from "./sign-in.js";
 import { type BearerViewer, sessionViewerOf } from "./viewer.js";
 import type { Viewer } from "./queries.js";
@@ -38,15 +39,15 @@ export interface DashboardOptions {
   ledger: BoardReads & BoardMemory & Pick<Inventory, "readyIssues">;
   clock: () => number;
   log: Logger;
-  /** Default: from the environment (settings.ts). */
-  settings?: DashboardSettings;
+  /** DASHBOARD, sign-in and where GitHub is (settings/board-settings.ts). */
+  settings: DashboardSettings;
   /** Who a bearer token on the JSON listing is; default: asked of GitHub (bearer-viewer.ts). */
   bearer?: BearerViewer;
   /** The fetch the sign-in uses to talk to GitHub; default Node's. */
   fetch?: Fetch;
   /** Runs a delivery's work so that shutdown waits for it (the app's `track`). */
   track?: <T>(work: () => Promise<T>) => Promise<T>;
-  /** The limits per client address (the listing's and the pages', unknown bearer tokens'); default: from the environment. */
+  /** The limits per client address (the listing's and the pages', unknown bearer tokens'); none without (tests of the pages). */
   limits?: ApiRateLimits;
 }
 
@@ -123,7 +124,6 @@ export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "
 /**
  * Wires the board: remembering from every delivery, and its routes (when
  * the app has an HTTP server; tests through `probot.receive` have none).
- * Throws a StartupError for a wrong DASHBOARD, GITHUB_CLIENT_* or PUBLIC_URL.
  */
 /** Who looks, as the listing decides it: for the event stream (GET /api/v1/events), which shows what the listing would. */
 export interface DashboardViewers {
@@ -131,12 +131,11 @@ export interface DashboardViewers {
   session: (req: IncomingMessage) => Viewer | null;
 }
 
-export function wireDashboard(app: Probot, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions): DashboardViewers {
-  const settings = o.settings ?? dashboardSettings(process.env);
-  const limits = o.limits ?? rateLimitSettings(process.env);
+export function wireDashboard(webhooks: Pick<WebhookRouter, "onAny">, addHandler: ApplicationFunctionOptions["addHandler"], o: DashboardOptions & { limits: ApiRateLimits }): DashboardViewers {
+  const { settings, limits } = o;
   const remember = rememberer({ ledger: o.ledger, clock: o.clock, log: o.log });
   const track = o.track ?? ((work) => work());
-  app.onAny((context) => track(() => remember(context.name, context.payload)));
+  webhooks.onAny((context) => track(() => remember(context.name, context.payload)));
   const f = o.fetch ?? fetch;
   const lookups = new LookupGate({ refused: limits.unknownTokens }, o.clock);
   // One viewer (and its cache of what each token may see) for the listing and the stream.

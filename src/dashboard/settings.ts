@@ -1,5 +1,6 @@
 /**
- * The board's settings, from the environment (see .env.example):
+ * The board's settings (read from the environment in
+ * settings/board-settings.ts):
  *
  * - `DASHBOARD`: `on` (the default) or `off`. Off: no page, no sign-in; the
  *   JSON listing at /api/v1/leases stays, as part of the API.
@@ -16,10 +17,6 @@
  *   (the tests' fake GitHub, GHE.com), as for the rest of the app
  *   (github/github-urls.ts); github.com otherwise.
  */
-import { hkdfSync } from "node:crypto";
-import { githubApiUrl, githubUrls } from "../github/github-urls.js";
-import { StartupError } from "../startup/startup-error.js";
-
 export interface GitHubHosts {
   /** Where people and the OAuth pages are: https://github.com, or the GHE host. */
   web: string;
@@ -36,45 +33,4 @@ export interface DashboardSettings {
   sessionKey: Buffer | null;
   baseUrl: URL | null;
   github: GitHubHosts;
-}
-
-export function githubHosts(env: NodeJS.ProcessEnv): GitHubHosts {
-  const urls = githubUrls(githubApiUrl(env));
-  return { web: urls.web, api: urls.rest };
-}
-
-export function dashboardSettings(env: NodeJS.ProcessEnv): DashboardSettings {
-  const mode = (env.DASHBOARD ?? "").trim().toLowerCase() || "on";
-  if (mode !== "on" && mode !== "off") {
-    throw new StartupError(`DASHBOARD is ${JSON.stringify(env.DASHBOARD)}: set it to "on" (the default) or "off"`);
-  }
-  const clientId = env.GITHUB_CLIENT_ID?.trim() ?? "";
-  const clientSecret = env.GITHUB_CLIENT_SECRET?.trim() ?? "";
-  if ((clientId === "") !== (clientSecret === "")) {
-    throw new StartupError(
-      `${clientId ? "GITHUB_CLIENT_SECRET" : "GITHUB_CLIENT_ID"} is empty: "Sign in with GitHub" needs both GITHUB_CLIENT_ID and ` +
-        "GITHUB_CLIENT_SECRET from the GitHub App's settings (or neither, for a board of public repositories only)",
-    );
-  }
-  let baseUrl: URL | null = null;
-  const base = env.PUBLIC_URL?.trim();
-  if (base) {
-    try {
-      baseUrl = new URL(base);
-    } catch {
-      throw new StartupError(`PUBLIC_URL is ${JSON.stringify(base)}: give the app's public address, such as https://leases.example.com`);
-    }
-    if (baseUrl.protocol !== "https:" && baseUrl.protocol !== "http:") {
-      throw new StartupError(`PUBLIC_URL is ${JSON.stringify(base)}: it must start with https:// (or http:// for a local test)`);
-    }
-  }
-  const oauth = clientId ? { clientId, clientSecret } : null;
-  const secret = env.SESSION_SECRET?.trim() || clientSecret;
-  return {
-    page: mode === "on",
-    oauth,
-    sessionKey: oauth ? Buffer.from(hkdfSync("sha256", secret, "issue-leases", "board session cookies", 32)) : null,
-    baseUrl,
-    github: githubHosts(env),
-  };
 }

@@ -1,12 +1,12 @@
 /**
- * How long the ledger keeps lease events (`EVENTS_KEEP`, default 7 days, at
- * least a day: a stream client resuming with `Last-Event-ID` after a night
- * offline must find what it missed), and the hourly prune of older ones.
+ * How long the ledger keeps lease events (`EVENTS_KEEP`, read in
+ * settings/work-settings.ts; default 7 days, at least a day: a stream
+ * client resuming with `Last-Event-ID` after a night offline must find
+ * what it missed), and the hourly prune of older ones.
  * Every replica prunes: deleting what another already deleted changes
  * nothing, and positions and sequence numbers are never given again
  * whatever is deleted (the ledger's counters).
  */
-import { formatDuration, parseDuration } from "../commands/parse-duration.js";
 import type { EventLog } from "../ledger/events/event-roles.js";
 
 const DAY = 24 * 3_600_000;
@@ -14,18 +14,6 @@ export const DEFAULT_EVENTS_KEEP_MS = 7 * DAY;
 export const MIN_EVENTS_KEEP_MS = DAY;
 /** How often old events are deleted. */
 export const PRUNE_EVERY_MS = 3_600_000;
-
-/** `EVENTS_KEEP` in ms; a value that is not a duration of a day or more throws, naming the variable. */
-export function eventsKeepMs(env: NodeJS.ProcessEnv): number {
-  const text = env.EVENTS_KEEP?.trim();
-  if (!text) return DEFAULT_EVENTS_KEEP_MS;
-  const ms = parseDuration(text);
-  if (ms === null) throw new Error(`EVENTS_KEEP is not a duration (such as 7d, 2w or 36h): ${JSON.stringify(text)}`);
-  if (ms < MIN_EVENTS_KEEP_MS) {
-    throw new Error(`EVENTS_KEEP is ${formatDuration(ms)}: keep lease events at least a day (1d), so that a stream client can resume after a night offline`);
-  }
-  return ms;
-}
 
 /** Deletes events older than `keepMs` now, then every hour, until stopped. */
 export class EventPruner {

@@ -22,10 +22,8 @@ export interface TargetPolicy {
   allowPrivate: boolean;
 }
 
-/** The operator's policy from the environment. */
-export function targetPolicy(env: NodeJS.ProcessEnv): TargetPolicy {
-  return { allowPrivate: env.EVENTS_WEBHOOK_ALLOW_PRIVATE === "1" };
-}
+/** The policy unless the operator allows more (settings/work-settings.ts `targetPolicy`). */
+export const DEFAULT_TARGET_POLICY: TargetPolicy = Object.freeze({ allowPrivate: false });
 
 /** Why an address of this kind is refused (the rule, no value), or null when the policy allows it. */
 export function refusal(kind: AddressKind, policy: TargetPolicy): string | null {

@@ -15,6 +15,7 @@
 import { CONFIG_FILE, type UnreadableConfig } from "../config/config.js";
 import { checkConfig } from "../config/config-check.js";
 import { configCheckRun } from "../config/config-check-run.js";
+import type { TargetPolicy } from "../events/target-guard.js";
 import type { ConfigFile } from "../config/files.js";
 import type { Holder, IssueKey } from "../ledger/leases/lease-types.js";
 import type { LeaseBook } from "../ledger/leases/lease-roles.js";
@@ -40,6 +41,8 @@ export interface ConfigCheckDeps {
   changes: () => Promise<boolean>;
   /** The file at the commit, and the files it extends; null when the commit has no such file. */
   read: () => Promise<ConfigFile[] | UnreadableConfig | null>;
+  /** Where outgoing webhooks may go (the operator's policy); default loopback and private targets refused. */
+  targets?: TargetPolicy;
 }
 
 /** The key the ledger records a commit's check under. */
@@ -55,7 +58,7 @@ export async function handleConfigCheck(ev: ConfigCheckEvent, deps: ConfigCheckD
   const files = await deps.read();
   // The commit has no such file (a later commit of the push removed it): nothing to check.
   if (files === null) return false;
-  const run = configCheckRun(checkConfig(files, CONFIG_FILE), ev.sha);
+  const run = configCheckRun(checkConfig(files, CONFIG_FILE, deps.targets), ev.sha);
   const key: IssueKey = { repoId: ev.repo.id, repo: `${ev.repo.owner}/${ev.repo.name}`, issue: ev.pull ?? 0 };
   const res = await deps.ledger.note(key, ev.actor, deps.now, {
     delivery: id,

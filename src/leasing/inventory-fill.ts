@@ -11,7 +11,6 @@
  * pass over repositories due one, each hold a named lock of the ledger.
  */
 import { randomUUID } from "node:crypto";
-import { parseDuration } from "../commands/parse-duration.js";
 import type { HeldLock, NamedLocks } from "../ledger/admin/admin-roles.js";
 import type { RepoInfo, RepoMemory } from "../ledger/repos/repo-memory.js";
 import type { Inventory } from "../ledger/inventory/inventory-roles.js";
@@ -28,17 +27,6 @@ export interface InventorySettings {
 }
 
 export const DEFAULT_INVENTORY: InventorySettings = { reconcileMs: 6 * 3_600_000, maxPages: 200 };
-
-/** The settings from the environment; a value that is not one throws, naming the variable. */
-export function inventorySettings(env: NodeJS.ProcessEnv): InventorySettings {
-  const every = env.INVENTORY_RECONCILE?.trim();
-  const reconcileMs = !every ? DEFAULT_INVENTORY.reconcileMs : every === "0" || every === "off" ? 0 : parseDuration(every);
-  if (reconcileMs === null) throw new Error(`INVENTORY_RECONCILE is not a duration (such as 6h or 30m, or off): ${every}`);
-  const pages = env.INVENTORY_FILL_MAX_PAGES?.trim();
-  const maxPages = pages ? Number(pages) : DEFAULT_INVENTORY.maxPages;
-  if (!Number.isInteger(maxPages) || maxPages < 1) throw new Error(`INVENTORY_FILL_MAX_PAGES must be a whole number from 1: ${pages}`);
-  return { reconcileMs, maxPages };
-}
 
 export interface FillDeps {
   ledger: Inventory & RepoMemory & NamedLocks;

@@ -32,7 +32,7 @@ export function databaseKind(url: string): "postgres" | "sqlite" {
 }
 
 /** The database for a log line, without credentials: host:port/db and schema for PostgreSQL, the file for SQLite. */
-export function describeDatabase(url: string, schema = process.env.DATABASE_SCHEMA || "public"): string {
+export function describeDatabase(url: string, schema = "public"): string {
   if (databaseKind(url) === "sqlite") return `SQLite ${sqlitePath(url)}`;
   try {
     const u = new URL(url);
@@ -40,21 +40,6 @@ export function describeDatabase(url: string, schema = process.env.DATABASE_SCHE
   } catch {
     return "PostgreSQL (DATABASE_URL is not a valid URL)";
   }
-}
-
-/**
- * `DATABASE_POOL_SIZE`: the most connections one process's PostgreSQL pool
- * opens (default 10). Each process also holds two of its own (the events'
- * LISTEN and the session locks), so N replicas take up to N × (size + 2) of
- * the server's `max_connections`.
- */
-export function poolSizeFrom(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  const n = Number(value.trim());
-  if (!Number.isInteger(n) || n < 1 || n > 1000) {
-    throw new DatabaseConfigError(`DATABASE_POOL_SIZE is ${JSON.stringify(value)}: set it to a whole number of connections from 1 to 1000 (default 10)`);
-  }
-  return n;
 }
 
 /**
@@ -69,13 +54,16 @@ export async function openLedger(
     serve?: boolean;
     /** PostgreSQL: told of each transaction rolled back for a deadlock or serialization failure and run again. */
     onConflict?: (sqlstate: string) => void;
+    /** PostgreSQL: the schema (DATABASE_SCHEMA); default public. */
+    schema?: string;
+    /** PostgreSQL: the most connections of the pool (DATABASE_POOL_SIZE); default the store's. */
+    poolSize?: number;
   } = {},
 ): Promise<Ledger> {
   const migrate = opts.migrate ?? true;
   if (databaseKind(url) === "postgres") {
     const { openPostgres } = await import("./postgres/postgres-ledger.js");
-    const poolSize = poolSizeFrom(process.env.DATABASE_POOL_SIZE);
-    return openPostgres({ connectionString: url, schema: process.env.DATABASE_SCHEMA || undefined, poolSize, migrate, onConflict: opts.onConflict });
+    return openPostgres({ connectionString: url, schema: opts.schema || undefined, poolSize: opts.poolSize, migrate, onConflict: opts.onConflict });
   }
   const { SqliteLedger } = await import("./sqlite/sqlite-ledger.js");
   const file = sqlitePath(url);

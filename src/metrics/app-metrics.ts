@@ -11,28 +11,17 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Effect, OutboxStats } from "../ledger/outbox/outbox-types.js";
 import type { LedgerHealth } from "../ledger/admin/admin-roles.js";
-import { isGraphqlUrl } from "../github/github-urls.js";
 import type { AttemptOutcome } from "../outbox/drainer-options.js";
 import type { SweepResult } from "../leasing/sweeper.js";
 import type { HubCounters } from "../events/hub.js";
 import type { DeliveryOutcome as WebhookOutcome } from "../events/send-event.js";
+import type { DeliveredEvent, DeliveryOutcome } from "../webhooks/delivery-outcome.js";
+import { eventLabel, methodClass, statusLabel } from "./metric-labels.js";
 
-/** How `GET /metrics` is served: `token` required as a bearer token, or null for anyone who can reach it. */
+/** How `GET /metrics` is served: `token` required as a bearer token, or null for anyone who can reach it (METRICS, METRICS_TOKEN: settings/http-settings.ts). */
 export interface MetricsSettings {
   token: string | null;
 }
-
-/** On with `METRICS=1` (served openly) or `METRICS_TOKEN` (a bearer token required); null: off. */
-export function metricsSettings(env: NodeJS.ProcessEnv): MetricsSettings | null {
-  const token = env.METRICS_TOKEN?.trim();
-  if (token) return { token };
-  if (env.METRICS === "1" || env.METRICS?.toLowerCase() === "true") return { token: null };
-  return null;
-}
-
-
-/** What became of one webhook delivery. */
-export type DeliveryOutcome = "handled" | "duplicate" | "ignored" | "failed" | "rejected";
 
 /** The outbox gauges give up on the database after this long, so that a scrape still answers. */
 const OUTBOX_SCRAPE_TIMEOUT_MS = 2_000;
@@ -41,38 +30,6 @@ const OUTBOX_SCRAPE_TIMEOUT_MS = 2_000;
 const LEDGER_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** From a command to GitHub: a second or so behind the throttle, minutes in an expiry wave or a rate limit. */
 const EFFECT_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
-
-const EVENT_NAME = /^[a-z_]{1,64}$/;
-
-/** `issue_comment.created`; a name or action not shaped like GitHub's collapses to "other" (labels stay bounded). */
-export function eventLabel(name: unknown, action: unknown): string {
-  if (typeof name !== "string" || !EVENT_NAME.test(name)) return "other";
-  return typeof action === "string" && EVENT_NAME.test(action) ? `${name}.${action}` : name;
-}
-
-/** "2xx", "3xx", the code itself for 4xx (404, 422, 429 say different things), "5xx", or "network_error". */
-export function statusLabel(status: number | null): string {
-  if (status === null || !Number.isInteger(status) || status < 100 || status > 599) return "network_error";
-  if (status >= 400 && status < 500) return String(status);
-  return `${Math.floor(status / 100)}xx`;
-}
-
-/** Reads and writes: GET and HEAD read, and so does a GraphQL query; a GraphQL mutation document writes. */
-export function methodClass(method: string, url: string, body?: unknown): "read" | "write" {
-  const m = method.toUpperCase();
-  if (m === "GET" || m === "HEAD") return "read";
-  return isGraphqlUrl(url) && !isMutation(body) ? "read" : "write";
-}
-
-function isMutation(body: unknown): boolean {
-  if (typeof body !== "string") return false;
-  try {
-    const query: unknown = (JSON.parse(body) as { query?: unknown }).query;
-    return typeof query === "string" && /^\s*mutation\b/.test(query);
-  } catch {
-    return false;
-  }
-}
 
 export class AppMetrics {
   readonly registry = new Registry();
@@ -245,9 +202,10 @@ export class AppMetrics {
     this.webhookDeliveries.inc({ outcome, status: label });
   };
 
-  delivery(event: string, outcome: DeliveryOutcome): void {
-    this.deliveries.inc({ event, outcome });
-  }
+  /** For the webhook router and route (webhooks/delivery-outcome.ts): a delivery refused unverified names whatever event it likes, so it is "unverified". */
+  readonly delivery = (outcome: DeliveryOutcome, event: DeliveredEvent | null): void => {
+    this.deliveries.inc({ event: event === null ? "unverified" : eventLabel(event.name, event.action), outcome });
+  };
 
   ledgerOperation(op: string, outcome: string, seconds: number): void {
     this.ledgerOps.inc({ op, outcome });

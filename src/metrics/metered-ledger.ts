@@ -10,7 +10,7 @@
 import { performance } from "node:perf_hooks";
 import type { Ledger } from "../ledger/ledger.js";
 import type { AppMetrics } from "./app-metrics.js";
-import { noteDelivery } from "./metered-deliveries.js";
+import { noteDelivery } from "../webhooks/delivery-outcome.js";
 
 /** `forceRelease` -> `force_release`: label values in Prometheus' own style. */
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, Probot, Server } from "probot";
+import type { ServerSettings } from "../settings/server-settings.js";
 
 /** What `/health` answers until the app is registered. */
 export const SETUP_HEALTH = Object.freeze({
@@ -30,14 +31,14 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<
 type SetupAppFactory = (o: { host: string; port: number; log: Logger }) => () => Promise<Handler>;
 
 /** Serves Probot's registration pages, and `/health`, as `run` would without APP_ID. */
-export async function runSetupMode(env: NodeJS.ProcessEnv, log: Logger): Promise<Server> {
+export async function runSetupMode(settings: ServerSettings, log: Logger): Promise<Server> {
   // Probot's setup app is not among its package's exports: it is loaded from its file beside the package's entry.
   const setupFile = new URL("./apps/setup.js", import.meta.resolve("probot")).href;
   const { setupAppFactory } = (await import(setupFile)) as { setupAppFactory: SetupAppFactory };
   const server = new Server({
-    host: env.HOST || "localhost",
-    port: Number(env.PORT) || 3000,
-    ...(env.WEBHOOK_PROXY_URL ? { webhookProxy: env.WEBHOOK_PROXY_URL } : {}),
+    host: settings.host ?? "localhost",
+    port: settings.port,
+    ...(settings.webhookProxy ? { webhookProxy: settings.webhookProxy } : {}),
     log,
     // As Probot's `run` does (its #1512): a Probot is built, but nothing in setup mode uses it.
     Probot: Probot.defaults({ appId: 1, privateKey: "dummy value for setup, see probot#1512", log }),

@@ -7,8 +7,8 @@ export class StartupError extends Error {
   override name = "StartupError";
 }
 
-/** Errors from below whose message is already the one line (the ledger knows nothing of start-up). */
-const ONE_LINE_ERRORS = new Set(["StartupError", "DatabaseConfigError", "AlreadyServedError"]);
+/** Errors from below whose message is already the one line (the settings and the ledger know nothing of start-up). */
+const ONE_LINE_ERRORS = new Set(["StartupError", "SettingError", "DatabaseConfigError", "AlreadyServedError"]);
 
 /** Probot's own start-up refusals, which already name their variable ("App ID is missing ... APP_ID"). */
 const PROBOT_CONFIG_ERROR = /is missing, and is required|environment variable/;

@@ -10,13 +10,14 @@
  * suite's `head_branch` null) is read with the fork's gate, as its pull
  * request's was (config/fork-extends.ts).
  */
-import type { Probot } from "probot";
+import type { WebhookRouter } from "./webhook-router.js";
 import { CHECK_NAME } from "../checks/lease-check.js";
 import { CONFIG_CHECK_NAME } from "../config/config-check-run.js";
 import { readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
 import { handleConfigCheck } from "../leasing/handle-config-check.js";
 import { rerunPullCheck } from "../leasing/handle-pull-request.js";
+import type { TargetPolicy } from "../events/target-guard.js";
 import type { LeaseBook } from "../ledger/leases/lease-roles.js";
 
 export interface CheckRerunDeps {
@@ -28,9 +29,11 @@ export interface CheckRerunDeps {
   track: <T>(work: () => Promise<T>) => Promise<T>;
   /** Something was queued: apply the outbox. */
   kick: () => void;
+  /** Where outgoing webhooks may go (the operator's policy), as configs are checked. */
+  targets: TargetPolicy;
 }
 
-export function routeCheckReruns(app: Probot, deps: CheckRerunDeps): void {
+export function routeCheckReruns(app: WebhookRouter, deps: CheckRerunDeps): void {
   const { ledger, clock, track } = deps;
   app.on("check_run.rerequested", (context) =>
     track(async () => {
@@ -47,7 +50,7 @@ export function routeCheckReruns(app: Probot, deps: CheckRerunDeps): void {
         const fromFork = (run.check_suite?.head_branch ?? null) === null;
         const gate = fromFork ? forkExtendsGate(context.octokit, { owner: repo.owner, repo: repo.name }) : undefined;
         const read = () => readConfigFilesAt(context.octokit, repo.owner, repo.name, run.head_sha, gate);
-        queued = await handleConfigCheck(ev, { ledger, now: clock(), changes: async () => true, read });
+        queued = await handleConfigCheck(ev, { ledger, now: clock(), changes: async () => true, read, targets: deps.targets });
       } else if (run.name === CHECK_NAME) {
         for (const pr of run.pull_requests) {
           const key = { repoId: repo.id, repo: `${repo.owner}/${repo.name}`, issue: pr.number };

@@ -4,7 +4,7 @@
  * author's activity (handle-activity.ts). The payload is reduced to a plain
  * value; the app's own comments are never answered.
  */
-import type { Probot } from "probot";
+import type { WebhookRouter } from "./webhook-router.js";
 import { handleActivity } from "../leasing/handle-activity.js";
 import { type CommentEvent, handleComment } from "../leasing/handle-command.js";
 import type { IssueEventDeps } from "./issue-event-routes.js";
@@ -35,7 +35,7 @@ export function isOwnComment(comment: CommentLike, appId: number | undefined): b
   return comment.user?.type === "Bot" && parseMarker(comment.body ?? "") !== null;
 }
 
-export function routeComments(app: Probot, deps: CommentRouteDeps): void {
+export function routeComments(app: WebhookRouter, deps: CommentRouteDeps): void {
   const { ledger, clock, track } = deps;
   app.on(["issue_comment.created", "issue_comment.edited"], (context) =>
     track(async () => {

@@ -12,11 +12,13 @@
  * checked with the fork's gate (config/fork-extends.ts): its check run is
  * public, and its file is anyone's to write.
  */
-import type { Context, Probot } from "probot";
+import type { Context } from "probot";
+import type { WebhookRouter } from "./webhook-router.js";
 import { pullChangesConfig, pushChangesConfig } from "../config/config-changes.js";
 import { type ExtendsGate, readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
 import { type ConfigCheckEvent, handleConfigCheck } from "../leasing/handle-config-check.js";
+import type { TargetPolicy } from "../events/target-guard.js";
 import type { LeaseBook } from "../ledger/leases/lease-roles.js";
 
 export interface ConfigCheckRouteDeps {
@@ -26,6 +28,8 @@ export interface ConfigCheckRouteDeps {
   track: <T>(work: () => Promise<T>) => Promise<T>;
   /** Something was queued: apply the outbox. */
   kick: () => void;
+  /** Where outgoing webhooks may go (the operator's policy), as configs are checked. */
+  targets: TargetPolicy;
 }
 
 interface Payload {
@@ -34,7 +38,7 @@ interface Payload {
   sender?: { id: number; login: string } | null;
 }
 
-export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void {
+export function routeConfigChecks(app: WebhookRouter, deps: ConfigCheckRouteDeps): void {
   const { ledger, clock, track } = deps;
 
   const check = (context: Context, payload: Payload, sha: string, changes: () => Promise<boolean>, pull?: { number: number; fromFork: boolean }) =>
@@ -50,7 +54,7 @@ export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void
       };
       const gate: ExtendsGate | undefined = pull?.fromFork ? forkExtendsGate(context.octokit, { owner: ev.repo.owner, repo: ev.repo.name }) : undefined;
       const read = () => readConfigFilesAt(context.octokit, ev.repo.owner, ev.repo.name, sha, gate);
-      if (await handleConfigCheck(ev, { ledger, now: clock(), changes, read })) deps.kick();
+      if (await handleConfigCheck(ev, { ledger, now: clock(), changes, read, targets: deps.targets })) deps.kick();
     });
 
   app.on("push", (context) => {

@@ -8,13 +8,14 @@
  *
  * Probot's error handler still writes one line per failed handler, with the
  * delivery id: the error it is given is a DeliveryFailed, which carries the
- * context and drops the delivery it is handed.
+ * context and drops the delivery it is handed. Every handler's errors are
+ * made one by the webhook router (webhook-router.ts); a refused delivery is
+ * logged by the webhook route (webhook-route.ts), before it is parsed.
  */
 import type { Probot } from "probot";
 import { DeadlinePassed } from "./track-deliveries.js";
 
-type Webhooks = Probot["webhooks"];
-type Logger = Probot["log"];
+type Logger = Pick<Probot["log"], "info" | "error">;
 
 /** What is logged of an error: its message, and the GitHub request and error code when there are. */
 export interface FailureFields {
@@ -45,9 +46,6 @@ export class DeliveryFailed extends Error {
 // Not enumerable, or every log line would repeat it beside `type`.
 Object.defineProperty(DeliveryFailed.prototype, "name", { value: "DeliveryFailed" });
 
-/** Delivery ids and event names come from the request: kept short before they are logged. */
-const short = (v: unknown) => String(v).slice(0, 100);
-
 /** The failed GitHub request and the system error code of an error (an Octokit RequestError wraps fetch's TypeError, which wraps the code). */
 function failureFields(error: unknown): Omit<FailureFields, "delivery" | "webhook"> {
   const fields: Omit<FailureFields, "delivery" | "webhook"> = {};
@@ -70,79 +68,40 @@ function failureFields(error: unknown): Omit<FailureFields, "delivery" | "webhoo
   return fields;
 }
 
+/** Delivery ids and event names come from the request: kept short before they are logged. */
+export const short = (v: unknown) => String(v).slice(0, 100);
+
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-type Context = { id?: unknown; name?: unknown; payload?: { action?: unknown } };
-type Handler = (context: Context) => unknown;
+/** The delivery a handler was given, as far as its errors tell it. */
+export type DeliveryContext = { id?: unknown; name?: unknown; payload?: { action?: unknown } };
 
 /**
- * Handlers' errors as DeliveryFailed; a delivery past its deadline logs how
- * its work ended once it does (nobody else is left to), and refused
- * deliveries are logged without their payload.
+ * A handler's error as DeliveryFailed: its message, status and the GitHub
+ * request that failed, with the delivery's id and event, no payload. A
+ * delivery past its deadline logs how its work ended once it does (nobody
+ * else is left to).
  */
-export function guardDeliveries(app: Probot, log: Logger): void {
-  const webhooks: Webhooks = app.webhooks;
-
-  const failed = (context: Context, error: unknown): DeliveryFailed => {
-    if (error instanceof DeliveryFailed) return error;
-    const action = context.payload?.action;
-    const where: FailureFields = {
-      delivery: short(context.id),
-      webhook: short(typeof action === "string" ? `${String(context.name)}.${action}` : context.name),
-    };
-    if (error instanceof DeadlinePassed) {
-      error.work.then(
-        () => log.info(where, `delivery ${where.delivery} (${where.webhook}) done after its deadline; a redelivery will change nothing`),
-        (late: unknown) =>
-          log.error({ ...where, ...failureFields(late) }, `delivery ${where.delivery} (${where.webhook}) failed after its deadline: ${messageOf(late)}`),
-      );
-      return new DeliveryFailed(error.message, 500, { ...where, ...(error.github ? { github: error.github } : {}), ...(error.code ? { code: error.code } : {}) });
-    }
-    const status = (error as { status?: unknown } | null)?.status;
-    return new DeliveryFailed(
-      messageOf(error),
-      typeof status === "number" && status >= 400 && status < 600 ? status : 500,
-      { ...where, ...failureFields(error) },
-      error instanceof Error ? error.stack : undefined,
+export function deliveryFailed(context: DeliveryContext, error: unknown, log: Logger): DeliveryFailed {
+  if (error instanceof DeliveryFailed) return error;
+  const action = context.payload?.action;
+  const where: FailureFields = {
+    delivery: short(context.id),
+    webhook: short(typeof action === "string" ? `${String(context.name)}.${action}` : context.name),
+  };
+  if (error instanceof DeadlinePassed) {
+    error.work.then(
+      () => log.info(where, `delivery ${where.delivery} (${where.webhook}) done after its deadline; a redelivery will change nothing`),
+      (late: unknown) =>
+        log.error({ ...where, ...failureFields(late) }, `delivery ${where.delivery} (${where.webhook}) failed after its deadline: ${messageOf(late)}`),
     );
-  };
-  const guard =
-    (handler: Handler): Handler =>
-    async (context) => {
-      try {
-        return await handler(context);
-      } catch (error) {
-        throw failed(context, error);
-      }
-    };
-
-  // Every handler, whoever adds it (Probot's app.on and app.onAny call these).
-  const on = webhooks.on as unknown as (name: unknown, handler: Handler) => void;
-  webhooks.on = ((name: unknown, handler: Handler) => on(name, guard(handler))) as unknown as Webhooks["on"];
-  const onAny = webhooks.onAny as unknown as (handler: Handler) => void;
-  webhooks.onAny = ((handler: Handler) => onAny(guard(handler))) as unknown as Webhooks["onAny"];
-
-  // Verified before anything is logged of it: what a forged delivery says is nobody's business.
-  const receive = webhooks.receive;
-  webhooks.verifyAndReceive = async (event) => {
-    const refuse = (message: string, why: string): never => {
-      log.warn({ delivery: short(event.id), webhook: short(event.name) }, why);
-      const error = Object.assign(new Error(message), { status: 400 });
-      throw new AggregateError([error], message);
-    };
-    const payload = event.payload;
-    if (!(await webhooks.verify(payload, event.signature).catch(() => false))) {
-      refuse(
-        "[@octokit/webhooks] signature does not match event payload and secret",
-        "refused a delivery whose signature does not match WEBHOOK_SECRET (if GitHub sent it, its webhook secret is another); its payload is not logged",
-      );
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(payload);
-    } catch {
-      refuse("Invalid JSON", "refused a signed delivery that is not JSON");
-    }
-    return receive({ id: event.id, name: event.name, payload: parsed } as Parameters<Webhooks["receive"]>[0]);
-  };
+    return new DeliveryFailed(error.message, 500, { ...where, ...(error.github ? { github: error.github } : {}), ...(error.code ? { code: error.code } : {}) });
+  }
+  const status = (error as { status?: unknown } | null)?.status;
+  return new DeliveryFailed(
+    messageOf(error),
+    typeof status === "number" && status >= 400 && status < 600 ? status : 500,
+    { ...where, ...failureFields(error) },
+    error instanceof Error ? error.stack : undefined,
+  );
 }

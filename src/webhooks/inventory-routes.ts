@@ -15,7 +15,7 @@
  * own. Whether a pull request closes an issue is the ledger's pull links,
  * kept by the lease check: nothing to route here.
  */
-import type { Probot } from "probot";
+import type { WebhookRouter } from "./webhook-router.js";
 import { type IssueJson, issueSnapshot } from "../github/issue-snapshot.js";
 import type { InventoryFiller } from "../leasing/inventory-fill.js";
 import type { InventoryRelations } from "../leasing/inventory-relations.js";
@@ -43,7 +43,7 @@ interface RepoRef {
   full_name: string;
 }
 
-export function routeInventory(app: Probot, deps: InventoryRouteDeps): void {
+export function routeInventory(app: WebhookRouter, deps: InventoryRouteDeps): void {
   const { ledger, clock, track, filler } = deps;
   app.on(
     ISSUE_ACTIONS.map((a) => `issues.${a}` as const),

@@ -6,7 +6,8 @@
  * payload is reduced to a plain value for the handlers in
  * handle-issue-event.ts and handle-assignment.ts.
  */
-import type { Context, Probot } from "probot";
+import type { Context } from "probot";
+import type { WebhookRouter } from "./webhook-router.js";
 import type { ConfigResult } from "../config/config.js";
 import { handleIssueClosed, handleIssueGone, handleLabelRemoved, type IssueEvent } from "../leasing/handle-issue-event.js";
 import { type AssignmentEvent, handleAssigned, handleUnassigned } from "../leasing/handle-assignment.js";
@@ -42,7 +43,7 @@ export function eventTime(iso: string | null | undefined): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-export function routeIssueEvents(app: Probot, deps: IssueEventDeps): void {
+export function routeIssueEvents(app: WebhookRouter, deps: IssueEventDeps): void {
   const { ledger, clock, track } = deps;
 
   /** The common part of every event here; null when it came without an installation. */

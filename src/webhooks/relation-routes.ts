@@ -19,7 +19,7 @@
  * is left alone. Closing a blocker is an `issues.closed` of the blocker
  * (inventory-routes.ts).
  */
-import type { Probot } from "probot";
+import type { WebhookRouter } from "./webhook-router.js";
 import { type IssueJson, issueSnapshot } from "../github/issue-snapshot.js";
 import type { Inventory } from "../ledger/inventory/inventory-roles.js";
 import type { RepoMemory } from "../ledger/repos/repo-memory.js";
@@ -47,7 +47,7 @@ export interface RelationRouteDeps {
   log: { warn(o: object, m: string): void };
 }
 
-export function routeRelations(app: Probot, deps: RelationRouteDeps): void {
+export function routeRelations(app: WebhookRouter, deps: RelationRouteDeps): void {
   const { ledger, clock, track } = deps;
   const write = (delivered: RepoRef | undefined, change: Change, field: "blockedByOpen" | "openSubIssues") =>
     track(async () => {

@@ -51,7 +51,7 @@ export function trackDeliveries(deadlineMs: number): Deliveries {
     const p = withSteps(steps, work);
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p)).catch(() => undefined);
-    // Answered 500 before Probot's middleware answers 202 (at 9 s) whatever
+    // Answered 500 before the webhook middleware answers 202 (at 9 s) whatever
     // happens: GitHub then lists the delivery as failed, and it can be
     // redelivered. If the work commits after all, the redelivery is a
     // duplicate and changes nothing.

@@ -1,7 +1,7 @@
 /**
- * A cap on webhook bodies, at `/api/github/webhooks` and at `/` alike.
- * Probot's webhook middleware (@octokit/webhooks' node middleware) reads a
- * POST's whole body into memory before it checks the signature: any
+ * A cap on webhook bodies, at `/api/github/webhooks` and at `/` alike
+ * (webhook-route.ts). @octokit/webhooks' node middleware reads a POST's
+ * whole body into memory before it checks the signature: any
  * unauthenticated caller could make the process hold as much as it sent.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -14,7 +14,8 @@ import { readCappedBody, TOO_LARGE } from "./read-capped-body.js";
  */
 export const WEBHOOK_BODY_LIMIT = 26 * 1024 * 1024;
 
-type Middleware = Awaited<ReturnType<Probot["getNodeMiddleware"]>>;
+/** @octokit/webhooks' node middleware: true when it answered the request, false when it is not its path. */
+export type Middleware = (req: IncomingMessage, res: ServerResponse, next?: Function) => Promise<boolean>;
 type Logger = Probot["log"];
 
 /** The middleware's own rule for which requests are its (@octokit/webhooks: trailing slashes dropped, then the pathname). */
@@ -65,7 +66,7 @@ export function limitBodies(middleware: Middleware, path: string, limit = WEBHOO
  * failed is logged without it by delivery-errors.ts, so the middleware's own
  * lines only say which delivery got which answer, at debug level.
  */
-function middlewareLog(log: Logger): Logger {
+export function middlewareLog(log: Logger): Logger {
   return {
     debug: (message: unknown) => log.debug(String(message)),
     info: () => undefined,
@@ -76,20 +77,4 @@ function middlewareLog(log: Logger): Logger {
     },
     // The middleware calls nothing else of a logger.
   } as unknown as Logger;
-}
-
-/**
- * Every webhook middleware of this Probot behind the cap, with a log that
- * writes no payload. Probot's server asks for its middleware (at
- * /api/github/webhooks) after the app function has run, and root-webhook.ts
- * asks for the one at `/`: both get it from here. Called first thing in the
- * app function.
- */
-export function limitWebhookBodies(app: Probot, limit = WEBHOOK_BODY_LIMIT): void {
-  const getNodeMiddleware = app.getNodeMiddleware.bind(app);
-  app.getNodeMiddleware = async (options = {}) => {
-    const path = options.path ?? app.webhookPath;
-    const middleware = await getNodeMiddleware({ ...options, log: options.log ?? middlewareLog(app.log.child({ name: "webhooks" })) });
-    return limitBodies(middleware, path, limit);
-  };
 }

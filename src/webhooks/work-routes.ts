@@ -9,7 +9,8 @@
  * (the lease check, a label removed by hand), so these record a key of
  * their own derived from it (`<id>/activity`, `<id>/exempt`).
  */
-import type { Context, Probot } from "probot";
+import type { Context } from "probot";
+import type { WebhookRouter } from "./webhook-router.js";
 import type { ConfigResult } from "../config/config.js";
 import { handleActivity } from "../leasing/handle-activity.js";
 import { handleExemptLabel } from "../leasing/handle-exempt-label.js";
@@ -40,7 +41,7 @@ type Account = { id: number; login: string } | null | undefined;
 const labelNames = (labels: Array<string | { name?: string }> | undefined): string[] =>
   (labels ?? []).map((l) => (typeof l === "string" ? l : (l.name ?? "")));
 
-export function routeWork(app: Probot, deps: WorkRouteDeps): void {
+export function routeWork(app: WebhookRouter, deps: WorkRouteDeps): void {
   const { ledger, clock, track } = deps;
 
   /** `actor` did something on pull request `number`: renew what their activity renews. */

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventHub } from "../../src/events/hub.js";
 import { PublicRepos } from "../../src/events/public-repos.js";
-import { eventStreamSettings } from "../../src/events/stream-settings.js";
+import { eventStreamSettings } from "../../src/settings/http-settings.js";
 import { eventsHandler, type EventsRouteDeps, type StreamViewer } from "../../src/api/events-route.js";
 import { RateLimited } from "../../src/api/rate-limit.js";
 import { waitFor } from "../support/server-process.js";

@@ -2,7 +2,8 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
 import { addressKey, clientAddress } from "../../src/api/client-address.js";
-import { RateLimiter, rateLimitSettings } from "../../src/api/rate-limit.js";
+import { RateLimiter } from "../../src/api/rate-limit.js";
+import { rateLimitSettings } from "../../src/settings/http-settings.js";
 
 describe("RateLimiter", () => {
   it("allows a burst, then one request per 60/perMinute seconds, saying how long to wait", () => {

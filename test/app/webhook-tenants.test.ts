@@ -13,6 +13,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appSettings } from "../../src/settings/app-settings.js";
 import { configFile, type Harness, startApp, strictNock } from "../support/app-harness.js";
 import { alice } from "../support/payloads.js";
 import { waitFor } from "../support/server-process.js";
@@ -30,7 +31,6 @@ let over = false;
 beforeEach(() => {
   mock = strictNock();
   nock.enableNetConnect("127.0.0.1");
-  process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE = "1";
   over = false;
 });
 afterEach(async () => {
@@ -44,7 +44,6 @@ afterEach(async () => {
     s.closeAllConnections();
     await new Promise((resolve) => s.close(resolve));
   }
-  delete process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE;
   mock.verify();
 });
 
@@ -76,7 +75,8 @@ describe("an installation whose receiver never answers", () => {
   it("holds up no other installation's delivery: installation 2's arrives within 1 s while installation 1's 20 hang", async () => {
     const dead = await receiver(false);
     const alive = await receiver(true);
-    h = await startApp({ webhooks: { secret: SECRET }, drainer: { pollMs: 20 } });
+    // The operator's EVENTS_WEBHOOK_ALLOW_PRIVATE=1: the receivers are on 127.0.0.1.
+    h = await startApp({ settings: appSettings({ EVENTS_WEBHOOK_ALLOW_PRIVATE: "1" }), webhooks: { secret: SECRET }, drainer: { pollMs: 20 } });
     const runtime = h.runtime;
 
     // Installation 1: 4 repositories of 5 targets each, all on the receiver that never answers; then installation 2's one.

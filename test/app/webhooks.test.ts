@@ -23,6 +23,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseMarker } from "../../src/github/render.js";
 import { installationKey, keyText } from "../../src/events/sign.js";
+import { appSettings } from "../../src/settings/app-settings.js";
 import { deliveryId } from "../../src/events/webhook-body.js";
 import type { LeaseEvent } from "../../src/ledger/events/event-types.js";
 import { GitHubMock, type Harness, startApp, strictNock } from "../support/app-harness.js";
@@ -30,6 +31,8 @@ import { alice, commentPayload, INSTALLATION_ID, REPO } from "../support/payload
 import { waitFor } from "../support/server-process.js";
 
 const SECRET = "a secret the operator set, long enough to derive keys from";
+/** The operator's EVENTS_WEBHOOK_ALLOW_PRIVATE=1: the receivers here are on 127.0.0.1. */
+const ALLOWING_PRIVATE = appSettings({ EVENTS_WEBHOOK_ALLOW_PRIVATE: "1" });
 const ROOT = join(import.meta.dirname, "../..");
 const key = (issue: number) => ({ repoId: REPO.id, repo: `${REPO.owner}/${REPO.name}`, issue });
 
@@ -45,7 +48,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
   await h?.close();
   h = undefined;
-  delete process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE;
   mock.verify();
 });
 
@@ -145,9 +147,8 @@ describe("the manual's receiver", () => {
     await waitFor("the receiver listening", () => post(port, "", {}).then((s) => s === 401, () => false), 20_000, 50);
 
     const slack = await heldReceiver();
-    process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE = "1";
     // The receiver checks the time against its own clock: the app's is today's.
-    await app({ webhooks: { secret: SECRET }, start: Date.now() });
+    await app({ settings: ALLOWING_PRIVATE, webhooks: { secret: SECRET }, start: Date.now() });
     const hook = `http://127.0.0.1:${port}/hooks/leases`;
     gh.config(`webhooks:\n  - url: ${hook}\n  - url: ${slack.url}\n    format: slack\n    events: [lease.acquired]\n`);
     await h!.receive("issue_comment", commentPayload({ body: "/claim 2h", author: alice }));
@@ -212,9 +213,8 @@ describe("a receiver that does not answer", () => {
   it("holds up neither the issue's next reply nor the outbox: the reply reaches GitHub while the delivery hangs", async () => {
     const dead = await heldReceiver();
     nock.enableNetConnect("127.0.0.1");
-    process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE = "1";
     // One effect in flight at a time: a delivery counted among them would stop everything behind it.
-    await app({ webhooks: { secret: SECRET, timeoutMs: 60_000 }, drainer: { batchSize: 1, pollMs: 20 } });
+    await app({ settings: ALLOWING_PRIVATE, webhooks: { secret: SECRET, timeoutMs: 60_000 }, drainer: { batchSize: 1, pollMs: 20 } });
     const runtime = h!.runtime;
     runtime.drainer.start();
     runtime.webhooks!.start();

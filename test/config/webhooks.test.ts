@@ -2,12 +2,13 @@
  * `webhooks:` in `.github/issue-leases.yml`: its defaults, each mistake told
  * at its key (and its line and column in a config check), a refused target
  * naming its host but never the rest of the URL, and the operator's
- * `EVENTS_WEBHOOK_ALLOW_PRIVATE=1` read when the config is parsed.
+ * `EVENTS_WEBHOOK_ALLOW_PRIVATE=1` given to the parse.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseConfig, type ConfigResult } from "../../src/config/config.js";
 import { checkConfig, problemLine } from "../../src/config/config-check.js";
 import { type ConfigFile, parseConfigFile } from "../../src/config/files.js";
+import { targetPolicy } from "../../src/settings/work-settings.js";
 import { LEASE_EVENT_TYPES } from "../../src/ledger/events/event-types.js";
 
 const FILE = ".github/issue-leases.yml";
@@ -17,10 +18,6 @@ const targetsOf = (r: ConfigResult) => {
   if (!r.ok) throw new Error(r.error);
   return r.config.webhooks;
 };
-
-afterEach(() => {
-  delete process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE;
-});
 
 describe("webhooks", () => {
   it("is none by default; a target's events default to every type, its format to json", () => {
@@ -42,13 +39,13 @@ describe("webhooks", () => {
   });
 
   it("takes loopback and private targets (and http) once the operator allows them, never link-local or metadata", () => {
-    process.env.EVENTS_WEBHOOK_ALLOW_PRIVATE = "1";
-    expect(targetsOf(parseConfig({ webhooks: [{ url: "http://127.0.0.1:8080/hook" }, { url: "https://10.1.2.3/x" }] })).map((t) => t.url)).toEqual([
+    const allowing = targetPolicy({ EVENTS_WEBHOOK_ALLOW_PRIVATE: "1" });
+    expect(targetsOf(parseConfig({ webhooks: [{ url: "http://127.0.0.1:8080/hook" }, { url: "https://10.1.2.3/x" }] }, undefined, allowing)).map((t) => t.url)).toEqual([
       "http://127.0.0.1:8080/hook",
       "https://10.1.2.3/x",
     ]);
-    expect(errorOf(parseConfig({ webhooks: [{ url: "https://169.254.169.254/" }] }))).toContain("cloud metadata address");
-    expect(errorOf(parseConfig({ webhooks: [{ url: "https://[fe80::1]/" }] }))).toContain("link-local");
+    expect(errorOf(parseConfig({ webhooks: [{ url: "https://169.254.169.254/" }] }, undefined, allowing))).toContain("cloud metadata address");
+    expect(errorOf(parseConfig({ webhooks: [{ url: "https://[fe80::1]/" }] }, undefined, allowing))).toContain("link-local");
   });
 
   it.each([

@@ -12,7 +12,8 @@ import type { Logger } from "probot";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { dashboardHandler } from "../../src/dashboard/dashboard.js";
 import { sealSession, SESSION_MS } from "../../src/dashboard/session.js";
-import { dashboardSettings, type DashboardSettings } from "../../src/dashboard/settings.js";
+import type { DashboardSettings } from "../../src/dashboard/settings.js";
+import { dashboardSettings } from "../../src/settings/board-settings.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 
 const T0 = 1_800_000_000_000;

@@ -12,7 +12,7 @@ import type { Logger } from "probot";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { dashboardHandler } from "../../src/dashboard/dashboard.js";
 import { sealSession, SESSION_MS } from "../../src/dashboard/session.js";
-import { dashboardSettings } from "../../src/dashboard/settings.js";
+import { dashboardSettings } from "../../src/settings/board-settings.js";
 import type { IssueSnapshot } from "../../src/ledger/inventory/inventory-types.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 

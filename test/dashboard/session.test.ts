@@ -14,7 +14,7 @@ import {
   sealSignIn,
   type Session,
 } from "../../src/dashboard/session.js";
-import { dashboardSettings } from "../../src/dashboard/settings.js";
+import { dashboardSettings } from "../../src/settings/board-settings.js";
 
 const key = Buffer.alloc(32, 7);
 const other = Buffer.alloc(32, 8);

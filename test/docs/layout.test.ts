@@ -17,7 +17,10 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
  * GitHub; what the app writes on GitHub knows nothing of commands' flow; the
  * outbox applies effects through github/; leasing decides and queues; the
  * edges (webhooks, the API, the board, the CLI) call leasing; the GitHub
- * Action runs the CLI's `agent run`. The MCP server (mcp/) is an edge over
+ * Action runs the CLI's `agent run`. The settings (settings/) read every
+ * variable into the types of the folders below; the app's parts are
+ * assembled from them (wiring/, for app.ts); the launcher (startup/) and
+ * the CLI read them. The MCP server (mcp/) is an edge over
  * the client package and the API's parts; the CLI's `mcp` and app.ts start it. The client is a package of its own
  * (packages/client/), imported by its name: it is in no folder here.
  */
@@ -34,8 +37,10 @@ const ORDER = [
   "api",
   "mcp",
   "metrics",
-  "startup",
   "dashboard",
+  "settings",
+  "wiring",
+  "startup",
   "cli",
   "action",
 ];

@@ -4,17 +4,17 @@
  * the page checked in, so a config key, a variable, a CLI flag, an API
  * answer or a metric that changes without its page fails here. And each
  * page covers what it is the reference of: every key of the config's
- * schema, every variable `.env.example` names, every metric registered,
+ * schema, every variable of the table of settings, every metric registered,
  * every command of the CLI, every operation of the OpenAPI document.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readUnder, referencePages, renderReference, staleReferencePages } from "../../scripts/render-reference.js";
-import { envGroups } from "../../scripts/reference/environment.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { configShape, labelsShape } from "../../src/config/schema.js";
 import { AppMetrics } from "../../src/metrics/app-metrics.js";
+import { SETTINGS } from "../../src/settings/settings-table.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
@@ -55,16 +55,14 @@ describe("the reference pages", () => {
     for (const key of keys) expect(page, key).toContain(`\n## \`${key}\`\n`);
   });
 
-  it("give every variable .env.example names, with the line it writes", () => {
+  it("give every variable of the table of settings a row, .env.example's among them", () => {
     const page = read("docs/reference/environment.md");
     const example = read(".env.example");
+    expect(SETTINGS.length).toBeGreaterThan(50);
+    for (const row of SETTINGS) expect(page, row.name).toContain(`| \`${row.name}\` |`);
     const names = [...example.matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
     expect(names.length).toBeGreaterThan(50);
-    for (const name of names) expect(page, name).toContain(`[\`${name}\`](#`);
-    // Each group's variables under the comment that says what they do.
-    const database = envGroups(example).find((g) => g.variables.some((v) => v.name === "DATABASE_URL"))!;
-    expect(database.text).toMatch(/^Where the lease ledger lives/);
-    expect(database.variables).toEqual([{ name: "DATABASE_URL", value: "./data/leases.db", set: false, note: "" }]);
+    for (const name of names) expect(page, name).toContain(`| \`${name}\` |`);
   });
 
   it("give every metric the app registers, with its type and labels", () => {

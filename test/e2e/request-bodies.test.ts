@@ -3,7 +3,7 @@
  * deliveries: a body over the cap is refused 413 before it is held in memory
  * (by its Content-Length, or as it streams when chunked), one under the cap
  * with a bad signature is refused 400, and nothing of either is ever logged;
- * at `/api/github/webhooks` (Probot's own middleware) and at `/` alike. The
+ * at `/api/github/webhooks` and at `/` alike (the app's webhook route). The
  * API's JSON bodies have a cap of their own, kept the same way.
  */
 import { readFileSync } from "node:fs";

@@ -7,9 +7,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EventPruner, eventsKeepMs } from "../../src/events/retention.js";
+import { EventPruner } from "../../src/events/retention.js";
+import { eventsKeepMs } from "../../src/settings/work-settings.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import { checkEnvironment } from "../../src/startup/check-environment.js";
+import { readSettings } from "../../src/settings/settings.js";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -32,8 +33,8 @@ describe("EVENTS_KEEP", () => {
     expect(() => eventsKeepMs({ EVENTS_KEEP: "0" })).toThrow(/EVENTS_KEEP is not a duration/);
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
     const env = { APP_ID: "1", PRIVATE_KEY: privateKey.export({ type: "pkcs1", format: "pem" }).toString(), NODE_ENV: "test" };
-    expect(() => checkEnvironment(env)).not.toThrow();
-    expect(() => checkEnvironment({ ...env, EVENTS_KEEP: "1h" })).toThrow("EVENTS_KEEP is 1 hour: keep lease events at least a day (1d)");
+    expect(() => readSettings(env, process.cwd())).not.toThrow();
+    expect(() => readSettings({ ...env, EVENTS_KEEP: "1h" }, process.cwd())).toThrow("EVENTS_KEEP is 1 hour: keep lease events at least a day (1d)");
   });
 });
 

@@ -4,7 +4,8 @@
  * and as a hostname resolves at delivery time.
  */
 import { describe, expect, it } from "vitest";
-import { addressKind, checkTargetUrl, parseIPv6, targetPolicy, type TargetPolicy } from "../../src/events/target-guard.js";
+import { addressKind, checkTargetUrl, parseIPv6, type TargetPolicy } from "../../src/events/target-guard.js";
+import { targetPolicy } from "../../src/settings/work-settings.js";
 import { checkAddresses, guardedLookup, RefusedTargetError } from "../../src/events/target-lookup.js";
 
 const closed: TargetPolicy = { allowPrivate: false };

@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { GitHubBudget, type Slot } from "../../src/github/budget.js";
-import { budgetSettings, CONTENT, githubWrites, labelLingerMs, READ, type Tier, WRITE } from "../../src/github/budget-settings.js";
+import { CONTENT, READ, type Tier, WRITE } from "../../src/github/budget-settings.js";
+import { budgetSettings, githubWrites, labelLingerMs } from "../../src/settings/github-settings.js";
 import { rateLimitWait } from "../../src/outbox/after-failure.js";
 import { budgeted, takeContentAhead } from "../../src/github/budgeted-port.js";
 import type { GitHubPort } from "../../src/github/github-port.js";

@@ -5,7 +5,8 @@
  * api.NAME.ghe.com), and a wrong value named in the error.
  */
 import { describe, expect, it } from "vitest";
-import { githubApiUrl, githubUrls, isGraphqlUrl } from "../../src/github/github-urls.js";
+import { githubUrls, isGraphqlUrl } from "../../src/github/github-urls.js";
+import { githubApiUrl } from "../../src/settings/github-settings.js";
 
 describe("githubApiUrl and githubUrls", () => {
   it("is github.com when nothing is set", () => {

@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { openLedger, poolSizeFrom } from "../../src/ledger/open-ledger.js";
+import { describe, expect, it } from "vitest";
+import { openLedger } from "../../src/ledger/open-ledger.js";
+import { databaseSettings, poolSizeFrom } from "../../src/settings/database-settings.js";
 import type { PostgresLedger } from "../../src/ledger/postgres/postgres-ledger.js";
 import { freshSchema, skipPostgres } from "../support/pg-schema.js";
 
@@ -15,30 +16,20 @@ describe("DATABASE_POOL_SIZE", () => {
   });
 
   describe.skipIf(skipPostgres)("on PostgreSQL", () => {
-    const saved = process.env.DATABASE_POOL_SIZE;
-    afterEach(() => {
-      if (saved === undefined) delete process.env.DATABASE_POOL_SIZE;
-      else process.env.DATABASE_POOL_SIZE = saved;
-    });
-
     it.for([
       ["3", 3],
       ["", 10],
     ] as const)("DATABASE_POOL_SIZE=%s opens a pool of at most %s connections", async ([value, max]) => {
       const db = await freshSchema();
-      process.env.DATABASE_POOL_SIZE = value;
-      const savedSchema = process.env.DATABASE_SCHEMA;
-      process.env.DATABASE_SCHEMA = db.schema;
+      const settings = databaseSettings({ DATABASE_URL: db.connectionString, DATABASE_POOL_SIZE: value, DATABASE_SCHEMA: db.schema });
       try {
-        const ledger = (await openLedger(db.connectionString)) as unknown as PostgresLedger;
+        const ledger = (await openLedger(settings.url, settings)) as unknown as PostgresLedger;
         try {
           expect(ledger.pool.options.max).toBe(max);
         } finally {
           await ledger.close();
         }
       } finally {
-        if (savedSchema === undefined) delete process.env.DATABASE_SCHEMA;
-        else process.env.DATABASE_SCHEMA = savedSchema;
         await db.drop();
       }
     });

@@ -1,6 +1,6 @@
 /** The MCP server's settings from the environment: defaults, and a wrong value named before anything starts. */
 import { describe, expect, it } from "vitest";
-import { mcpSettings } from "../../src/mcp/mcp-settings.js";
+import { mcpSettings } from "../../src/settings/http-settings.js";
 
 describe("mcpSettings", () => {
   it("is on, with 1000 sessions, 100 per caller and 30 minutes of idleness, unless told otherwise", () => {

@@ -1,6 +1,6 @@
 /** The stream's settings from the environment: the defaults, and a wrong value refused naming its variable. */
 import { describe, expect, it } from "vitest";
-import { eventStreamSettings } from "../../src/events/stream-settings.js";
+import { eventStreamSettings } from "../../src/settings/http-settings.js";
 
 describe("the event stream's settings", () => {
   it("defaults to a 15 s heartbeat, a 5 s poll, 1000 streams, 10 per address, 100 per account, 1 MiB per client", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertWebhookSecret } from "../../src/webhooks/webhook-secret.js";
+import { assertWebhookSecret } from "../../src/settings/webhook-secret.js";
 
 describe("assertWebhookSecret", () => {
   it.each(["", "  ", "development", "secret", "Test"])("refuses %j in production, saying how to fix it", (secret) => {
