@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot, ProbotOctokit } from "probot";
 import type { ConfigCache } from "../config/cache.js";
-import { octokitPort } from "../github/github-port.js";
+import { octokitPort } from "../github/octokit-port.js";
 import { githubUrls } from "../github/github-urls.js";
 import { loadConfig, sourceOf } from "../config/repo-config.js";
 import { type ApiRepo, RepoAccess } from "./access.js";

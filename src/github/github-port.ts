@@ -3,13 +3,12 @@
  * and the command handler depend on this interface, not on Octokit, and every
  * call states how it treats GitHub's "already done" answers (a label that is
  * already gone, a label that already exists): applying an effect twice must
- * be harmless.
+ * be harmless. Octokit's implementation is octokit-port.ts; what an effect
+ * writes through (fence, budget, batch) is effect-port.ts.
  */
-import type { ProbotOctokit } from "probot";
-import { type ClosingIssues, readClosingIssues } from "./closing-issues.js";
+import type { ClosingIssues } from "./closing-issues.js";
 import type { IssueJson } from "./issue-snapshot.js";
-import { readBlockedIssues, readIssue } from "./issue-relations.js";
-import { type GraphqlPort, graphqlPort } from "./graphql-port.js";
+import type { GraphqlPort } from "./graphql-port.js";
 
 export interface Repo {
   owner: string;
@@ -102,69 +101,6 @@ export function httpStatus(error: unknown): number | null {
   return typeof status === "number" ? status : null;
 }
 
-async function ignoring<T>(statuses: number[], call: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await call();
-  } catch (error) {
-    if (statuses.includes(httpStatus(error) ?? -1)) return undefined;
-    throw error;
-  }
-}
-
-/** A request gives up after this long on the wire: a hung connection must not hold an effect forever. */
-export const REQUEST_TIMEOUT_MS = 30_000;
-
-/**
- * `fetch` with a time limit that starts when the request is sent. Probot's
- * throttling plugin holds a request in its installation's queue (writes 1 s
- * apart, comments 3 s apart) before sending it, so a limit set when the call
- * is made would abort requests that never reached GitHub, and the retry
- * plugin would queue them again, doomed. Each attempt gets its own limit.
- */
-export function timedFetch(timeoutMs = REQUEST_TIMEOUT_MS, onResponse?: ResponseObserver): typeof fetch {
-  return (input, init) => {
-    const limit = AbortSignal.timeout(timeoutMs);
-    // globalThis.fetch at call time, not at import: test interceptors replace it.
-    const sent = globalThis.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, limit]) : limit });
-    if (!onResponse) return sent.then(noRetryOn429);
-    const method = init?.method ?? (input instanceof Request ? input.method : "GET");
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    return sent.then(
-      (response) => {
-        onResponse(method, url, response.status, init?.body);
-        return noRetryOn429(response);
-      },
-      (error: unknown) => {
-        onResponse(method, url, null, init?.body);
-        throw error;
-      },
-    );
-  };
-}
-
-/** The header a 429 answer carries once it is told as a 403 (see `noRetryOn429`). */
-export const TOO_MANY_REQUESTS = "x-issue-leases-status";
-
-/**
- * A 429 (GitHub's other answer to a secondary rate limit) told as a 403:
- * Octokit's retry plugin retries a 429 within seconds (it leaves 403 alone),
- * where GitHub asks for at least a minute. The outbox pauses the installation
- * instead (after-failure.ts reads the header).
- */
-function noRetryOn429(response: Response): Response {
-  if (response.status !== 429) return response;
-  const headers = new Headers(response.headers);
-  headers.set(TOO_MANY_REQUESTS, "429");
-  return new Response(response.body, { status: 403, statusText: "Forbidden", headers });
-}
-
-/**
- * Told of every request sent through the port: its answer's status, or null
- * when none came (network error, timeout), and its body as sent (a GraphQL
- * document's tells a query, a read, from a mutation, a write).
- */
-export type ResponseObserver = (method: string, url: string, status: number | null, body?: unknown) => void;
-
 /** The port, failing every call once `signal` is aborted (an effect whose lock another process took). */
 export function fenced(port: GitHubPort, signal: AbortSignal): GitHubPort {
   return aroundEachCall(port, (_name, call) => {
@@ -182,133 +118,4 @@ export function aroundEachCall(port: GitHubPort, around: (name: keyof GitHubPort
       return (...args: unknown[]) => around(prop as keyof GitHubPort, () => (value as (...a: unknown[]) => unknown).apply(target, args));
     },
   });
-}
-
-export interface PortOptions {
-  /** The app's id: its own comments carry it in `performed_via_github_app`. */
-  appId?: number;
-  timeoutMs?: number;
-  /** Sees every request and its status (for metrics). */
-  onResponse?: ResponseObserver;
-}
-
-export function octokitPort(octokit: ProbotOctokit, opts: PortOptions = {}): GitHubPort {
-  const fetch = timedFetch(opts.timeoutMs, opts.onResponse);
-  const request = () => ({ request: { fetch } });
-  return {
-    ...graphqlPort(octokit, fetch),
-    async addLabels(r, issue, labels) {
-      await octokit.rest.issues.addLabels({ ...r, issue_number: issue, labels, ...request() });
-    },
-    async removeIssueLabel(r, issue, name) {
-      await ignoring([404], () => octokit.rest.issues.removeLabel({ ...r, issue_number: issue, name, ...request() }));
-    },
-    async deleteRepoLabel(r, name) {
-      await ignoring([404], () => octokit.rest.issues.deleteLabel({ ...r, name, ...request() }));
-    },
-    async createLabel(r, name, color, description) {
-      await ignoring([422], () => octokit.rest.issues.createLabel({ ...r, name, color, description, ...request() }));
-    },
-    async addAssignee(r, issue, login) {
-      const { data } = await octokit.rest.issues.addAssignees({ ...r, issue_number: issue, assignees: [login], ...request() });
-      return (data.assignees ?? []).some((a) => a?.login.toLowerCase() === login.toLowerCase());
-    },
-    async removeAssignee(r, issue, login) {
-      await octokit.rest.issues.removeAssignees({ ...r, issue_number: issue, assignees: [login], ...request() });
-    },
-    async createComment(r, issue, body) {
-      // Not retried by Octokit's retry plugin: a 5xx or a timeout may come
-      // after GitHub posted the comment, and the plugin would post it again
-      // blindly. The failure goes to the drainer instead, whose next attempt
-      // looks for the reply's marker before posting.
-      await octokit.rest.issues.createComment({ ...r, issue_number: issue, body, request: { fetch, retries: 0 } });
-    },
-    async hasOwnComment(r, issue, needle) {
-      const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-        ...r,
-        issue_number: issue,
-        per_page: 100,
-        ...request(),
-      });
-      return comments.some(
-        (c) => opts.appId !== undefined && c.performed_via_github_app?.id === opts.appId && (c.body ?? "").includes(needle),
-      );
-    },
-    async labelExists(r, name) {
-      try {
-        await octokit.rest.issues.getLabel({ ...r, name, ...request() });
-        return true;
-      } catch (error) {
-        if (httpStatus(error) === 404) return false;
-        throw error;
-      }
-    },
-    async permission(r, login) {
-      try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...r, username: login, ...request() });
-        const role = (data.role_name ?? data.permission) as string;
-        return (["admin", "maintain", "write", "triage", "read"].includes(role) ? role : data.permission) as Permission;
-      } catch (error) {
-        if (httpStatus(error) === 404) return "none";
-        throw error;
-      }
-    },
-    async account(login) {
-      try {
-        const { data } = await octokit.rest.users.getByUsername({ username: login, ...request() });
-        return { id: data.id, login: data.login, type: data.type };
-      } catch (error) {
-        if (httpStatus(error) === 404) return null;
-        throw error;
-      }
-    },
-    async createCheckRun(r, check) {
-      await octokit.rest.checks.create({
-        ...r,
-        name: check.name,
-        head_sha: check.headSha,
-        status: "completed",
-        conclusion: check.conclusion,
-        output: {
-          title: check.title,
-          summary: check.summary,
-          ...(check.annotations?.length
-            ? {
-                annotations: check.annotations.slice(0, 50).map((a) => ({
-                  path: a.path,
-                  start_line: a.line,
-                  end_line: a.line,
-                  start_column: a.column,
-                  end_column: a.column,
-                  annotation_level: "failure" as const,
-                  message: a.message,
-                })),
-              }
-            : {}),
-        },
-        ...request(),
-      });
-    },
-    async openPullRequests(r) {
-      const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...r, state: "open", per_page: 100, ...request() });
-      return pulls.map((p) => ({
-        number: p.number,
-        body: p.body ?? "",
-        author: { id: p.user?.id ?? 0, login: p.user?.login ?? "" },
-        headSha: p.head.sha,
-      }));
-    },
-    async closingIssues(r, pull) {
-      return readClosingIssues(octokit, r, pull, REQUEST_TIMEOUT_MS, opts.onResponse && fetch);
-    },
-    async openIssues(r, page) {
-      // Oldest first: an issue opened during a fill lands on a later page rather than shifting the pages already read.
-      const res = await octokit.rest.issues.listForRepo({ ...r, state: "open", sort: "created", direction: "asc", per_page: 100, page, ...request() });
-      const link = String(res.headers.link ?? "");
-      const last = /[?&]page=(\d+)[^>]*>;\s*rel="last"/.exec(link);
-      return { issues: res.data as IssueJson[], more: /rel="next"/.test(link), ...(last ? { lastPage: Number(last[1]) } : {}) };
-    },
-    blockedIssues: (r, issue, page) => readBlockedIssues(octokit, r, issue, page, request()),
-    issue: (r, issue) => readIssue(octokit, r, issue, request()),
-  };
 }

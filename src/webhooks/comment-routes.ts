@@ -9,7 +9,7 @@ import { handleActivity } from "../leasing/handle-activity.js";
 import { type CommentEvent, handleComment } from "../leasing/handle-command.js";
 import type { IssueEventDeps } from "./issue-event-routes.js";
 import type { FollowLinks } from "../ledger/roles.js";
-import { octokitPort } from "../github/github-port.js";
+import { octokitPort } from "../github/octokit-port.js";
 import { parseMarker } from "../github/render.js";
 
 /** What the issue events' routes need, and the app's id and a log. */

@@ -12,7 +12,7 @@ import { handleIssueClosed, handleIssueGone, handleLabelRemoved, type IssueEvent
 import { type AssignmentEvent, handleAssigned, handleUnassigned } from "../leasing/handle-assignment.js";
 import type { Holder } from "../ledger/types.js";
 import type { LeaseBook, LeaseReads, Reflections } from "../ledger/roles.js";
-import { octokitPort, type PortOptions } from "../github/github-port.js";
+import { octokitPort, type PortOptions } from "../github/octokit-port.js";
 
 export interface IssueEventDeps {
   ledger: LeaseBook & LeaseReads & Reflections;
