@@ -100,22 +100,3 @@ export function httpStatus(error: unknown): number | null {
   const status = (error as HttpError | null)?.status;
   return typeof status === "number" ? status : null;
 }
-
-/** The port, failing every call once `signal` is aborted (an effect whose lock another process took). */
-export function fenced(port: GitHubPort, signal: AbortSignal): GitHubPort {
-  return aroundEachCall(port, (_name, call) => {
-    signal.throwIfAborted();
-    return call();
-  });
-}
-
-/** The port with `around` about each of its calls: `name` is the call's, `call` makes it with the arguments given. */
-export function aroundEachCall(port: GitHubPort, around: (name: keyof GitHubPort, call: () => unknown) => unknown): GitHubPort {
-  return new Proxy(port, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => around(prop as keyof GitHubPort, () => (value as (...a: unknown[]) => unknown).apply(target, args));
-    },
-  });
-}

@@ -27,7 +27,7 @@ import { WriteBatch } from "./write-batch.js";
 import { among, RepoLabels, type RepoLabelTurn, same, stopLingering } from "./repo-labels.js";
 import { NodeIds } from "../github/node-ids.js";
 import { DEFAULT_LABEL_LINGER_MS, type GithubWrites } from "../github/budget-settings.js";
-import { takeContentAhead } from "../github/budgeted-port.js";
+import { takeContentAhead } from "../github/effect-port.js";
 import { type Change, type Reflection, settled } from "./reflection.js";
 
 /** How the reflector takes a repository's turn (RepoTurns.run), and saves the reflection. */

@@ -8,7 +8,8 @@
  */
 import type { HeldLock } from "../ledger/types.js";
 import type { NamedLocks, Reflections } from "../ledger/roles.js";
-import { fenced, type GitHubPort } from "../github/github-port.js";
+import type { GitHubPort } from "../github/github-port.js";
+import { effectPort } from "../github/effect-port.js";
 
 /** What the app knows of a repository's labels. */
 export interface RepoReflection {
@@ -94,7 +95,7 @@ export class RepoTurns {
         };
         const snapshot = JSON.stringify(repo);
         try {
-          await f(repo, lock ? fenced(github, AbortSignal.any([signal, lock.signal])) : github);
+          await f(repo, lock ? effectPort(github, { turn: AbortSignal.any([signal, lock.signal]) }) : github);
         } finally {
           if (JSON.stringify(repo) !== snapshot && !lock?.signal.aborted) await ledger.putReflection(repoId, 0, repo, clock());
         }

@@ -18,6 +18,7 @@
  *   app's comments before it is posted again, as on the REST path).
  */
 import type { GitHubPort, Repo } from "../github/github-port.js";
+import { type BatchedWrites, effectPort } from "../github/effect-port.js";
 import { GraphqlRefused, type GraphqlFailure, type Mutation, type MutationResult } from "../github/graphql-writes.js";
 import { LABEL_STYLE, type LabelKind } from "../github/labels.js";
 import type { NodeIds } from "../github/node-ids.js";
@@ -66,7 +67,7 @@ export class WriteBatch {
     const record = async (w: Recorded) => {
       this.recorded.push(w);
     };
-    this.port = {
+    const writes: BatchedWrites = {
       addLabels: (_r, _issue, names) => record({ op: "addLabels", names }),
       removeIssueLabel: (_r, _issue, name) => record({ op: "removeLabel", name }),
       deleteRepoLabel: (_r, name) => record({ op: "deleteLabel", name }),
@@ -84,16 +85,9 @@ export class WriteBatch {
         this.probed.add(lower(name));
         return false;
       },
-      hasOwnComment: (...a) => github.hasOwnComment(...a),
-      permission: (...a) => github.permission(...a),
-      account: (...a) => github.account(...a),
-      createCheckRun: (...a) => github.createCheckRun(...a),
-      openPullRequests: (...a) => github.openPullRequests(...a),
-      closingIssues: (...a) => github.closingIssues(...a),
-      openIssues: (...a) => github.openIssues(...a),
-      blockedIssues: (...a) => github.blockedIssues(...a),
-      issue: (...a) => github.issue(...a),
     };
+    // The reads go on to GitHub through the turn's port (its fences and budget); the writes are recorded.
+    this.port = effectPort(github, { batch: writes });
   }
 
   /** The user's node id, when the app knows it. */
