@@ -24,6 +24,7 @@
 import { Identities, tokenHash } from "../api/identity.js";
 import type { LookupGate } from "../api/lookup-gate.js";
 import { TtlCache } from "../api/ttl-cache.js";
+import { callerGitHub } from "../github/caller-port.js";
 import { githubUrls } from "../github/github-urls.js";
 import { type Fetch, GitHubUserError, type PrivateRepos, privateReposOfInstallation, privateReposOfUser, readsIssues } from "./github-user.js";
 import type { BearerViewer } from "./viewer.js";
@@ -42,7 +43,7 @@ async function unlessRefused(list: () => Promise<PrivateRepos>): Promise<Private
 }
 
 export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch; lookups?: LookupGate }): BearerViewer {
-  const identities = new Identities({ graphqlUrl: githubUrls(o.api).graphql, restUrl: o.api, clock: o.clock, ...(o.lookups ? { lookups: o.lookups } : {}) });
+  const identities = new Identities({ github: callerGitHub(githubUrls(o.api)), clock: o.clock, ...(o.lookups ? { lookups: o.lookups } : {}) });
   const seen = new TtlCache<PrivateRepos>(ACCESS_TTL_MS, MAX_ENTRIES, o.clock);
   const loading = new Map<string, Promise<PrivateRepos>>();
   const privateRepos = async (token: string): Promise<PrivateRepos> => {
