@@ -23,6 +23,7 @@ import type { Ledger } from "./ledger/roles.js";
 import { Drainer } from "./outbox/drainer.js";
 import type { GitHubPort } from "./github/github-port.js";
 import { octokitPort } from "./github/octokit-port.js";
+import { appGitHub } from "./github/app-port.js";
 import { GitHubBudget } from "./github/budget.js";
 import { NodeIds } from "./github/node-ids.js";
 import { type BudgetSettings, budgetSettings, type GithubWrites, githubWrites, labelLingerMs } from "./github/budget-settings.js";
@@ -119,8 +120,7 @@ function appSlug(app: Probot): () => Promise<string | null> {
   return () =>
     (slug ??= app
       .auth()
-      .then((octokit) => octokit.request("GET /app"))
-      .then((res) => (res.data?.slug ?? null))
+      .then((octokit) => appGitHub(octokit).slug())
       .catch(() => {
         slug = null;
         return null;

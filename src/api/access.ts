@@ -15,12 +15,14 @@
  * repositories a token sees, by the token's hash (never the token), and where
  * the app is installed, for a minute each; associations for 5 minutes.
  */
-import type { ProbotOctokit } from "probot";
+import type { AppGitHub } from "../github/app-port.js";
 import type { RepoSightGitHub } from "../github/caller-port.js";
+import type { InstallationGitHub } from "../github/installation-port.js";
 import { GitHubUnavailable, type Identity, tokenHash } from "./identity.js";
 import { TtlCache } from "./ttl-cache.js";
 
-type Octokit = InstanceType<typeof ProbotOctokit>;
+/** What the API asks as the app's installation: the caller's association with a repository. */
+export type MembershipGitHub = Pick<InstallationGitHub, "isOrgMember" | "isCollaborator">;
 
 /** A repository as the caller's token sees it, named as GitHub names it. */
 export interface SeenRepo {
@@ -54,9 +56,9 @@ export interface RepoAccessOptions {
   /** GitHub, asked with the caller's own token (github/caller-port.ts): what it sees. */
   caller: RepoSightGitHub;
   /** The app authenticated as itself (its JWT), to ask where it is installed. */
-  appOctokit: () => Promise<Octokit>;
+  app: () => Promise<Pick<AppGitHub, "installationOf">>;
   /** The app authenticated as an installation. */
-  installationOctokit: (installation: number) => Promise<Octokit>;
+  installation: (installation: number) => Promise<MembershipGitHub>;
   clock?: () => number;
   /** How long which repositories a token sees, and where the app is installed, are remembered; default 60 s. */
   accessTtlMs?: number;
@@ -68,18 +70,11 @@ export interface RepoAccessOptions {
 
 const MAX_ENTRIES = 10_000;
 
-function status(error: unknown): number | undefined {
-  const s = (error as { status?: unknown } | null)?.status;
-  return typeof s === "number" ? s : undefined;
-}
-
-/** 204 -> true, 404 -> false; anything else is GitHub not answering. */
-async function yesNo(call: () => Promise<unknown>, what: string): Promise<boolean> {
+/** GitHub's answer; any error is GitHub not answering `what`. */
+async function answer<T>(call: () => Promise<T>, what: string): Promise<T> {
   try {
-    await call();
-    return true;
+    return await call();
   } catch (error) {
-    if (status(error) === 404) return false;
     throw new GitHubUnavailable(what, error);
   }
 }
@@ -145,17 +140,14 @@ export class RepoAccess {
 
   private async associationOf(repo: ApiRepo, who: Identity): Promise<string> {
     if (who.login.toLowerCase() === repo.owner.toLowerCase()) return "OWNER";
-    const octokit = await this.o.installationOctokit(repo.installation);
-    const request = { signal: AbortSignal.timeout(this.o.timeoutMs) };
+    const github = await this.o.installation(repo.installation);
+    const signal = AbortSignal.timeout(this.o.timeoutMs);
     if (repo.ownerType === "Organization") {
-      const member = await yesNo(
-        () => octokit.request("GET /orgs/{org}/members/{username}", { org: repo.owner, username: who.login, request }),
-        "whether the caller is a member",
-      );
+      const member = await answer(() => github.isOrgMember(repo.owner, who.login, signal), "whether the caller is a member");
       if (member) return "MEMBER";
     }
-    const collaborator = await yesNo(
-      () => octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}", { owner: repo.owner, repo: repo.name, username: who.login, request }),
+    const collaborator = await answer(
+      () => github.isCollaborator({ owner: repo.owner, repo: repo.name }, who.login, signal),
       "whether the caller is a collaborator",
     );
     return collaborator ? "COLLABORATOR" : "NONE";
@@ -176,17 +168,7 @@ export class RepoAccess {
   }
 
   private async installationOf(repo: SeenRepo): Promise<number | null> {
-    const octokit = await this.o.appOctokit();
-    try {
-      const { data } = await octokit.request("GET /repos/{owner}/{repo}/installation", {
-        owner: repo.owner,
-        repo: repo.name,
-        request: { signal: AbortSignal.timeout(this.o.timeoutMs) },
-      });
-      return data.id;
-    } catch (error) {
-      if (status(error) === 404) return null;
-      throw new GitHubUnavailable("whether the app is installed", error);
-    }
+    const app = await this.o.app();
+    return answer(() => app.installationOf({ owner: repo.owner, repo: repo.name }, AbortSignal.timeout(this.o.timeoutMs)), "whether the app is installed");
   }
 }

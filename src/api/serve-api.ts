@@ -7,7 +7,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot, ProbotOctokit } from "probot";
 import type { ConfigCache } from "../config/cache.js";
+import { appGitHub } from "../github/app-port.js";
 import { callerGitHub } from "../github/caller-port.js";
+import { installationGitHub } from "../github/installation-port.js";
 import { octokitPort } from "../github/octokit-port.js";
 import { githubUrls } from "../github/github-urls.js";
 import { loadConfig, sourceOf } from "../config/repo-config.js";
@@ -76,7 +78,12 @@ export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
       clock: o.clock,
       web: urls.web,
       identities: new Identities({ github: caller, clock: o.clock, lookups: new LookupGate({ refused: o.rateLimit.unknownTokens }, o.clock) }),
-      access: new RepoAccess({ caller, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
+      access: new RepoAccess({
+        caller,
+        app: async () => appGitHub(await appClient()),
+        installation: async (id) => installationGitHub(await installationClient(id)),
+        clock: o.clock,
+      }),
       moderation: new Moderation({ github: caller, permission, clock: o.clock }),
       limiter: new RateLimiter<string>(o.rateLimit, o.clock),
       trustProxyHops: o.rateLimit.trustProxyHops,
