@@ -16,6 +16,7 @@ import type { Context, Probot } from "probot";
 import { pullChangesConfig, pushChangesConfig } from "../config/config-changes.js";
 import { type ExtendsGate, readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
+import { installationGitHub } from "../github/installation-port.js";
 import { type ConfigCheckEvent, handleConfigCheck } from "../leasing/handle-config-check.js";
 import type { LeaseBook } from "../ledger/roles.js";
 
@@ -48,8 +49,9 @@ export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void
         ...(pull !== undefined ? { pull: pull.number } : {}),
         actor: { id: sender.id, login: sender.login },
       };
-      const gate: ExtendsGate | undefined = pull?.fromFork ? forkExtendsGate(context.octokit, { owner: ev.repo.owner, repo: ev.repo.name }) : undefined;
-      const read = () => readConfigFilesAt(context.octokit, ev.repo.owner, ev.repo.name, sha, gate);
+      const github = installationGitHub(context.octokit);
+      const gate: ExtendsGate | undefined = pull?.fromFork ? forkExtendsGate(github, { owner: ev.repo.owner, repo: ev.repo.name }) : undefined;
+      const read = () => readConfigFilesAt(github, ev.repo.owner, ev.repo.name, sha, gate);
       if (await handleConfigCheck(ev, { ledger, now: clock(), changes, read })) deps.kick();
     });
 
@@ -63,7 +65,7 @@ export function routeConfigChecks(app: Probot, deps: ConfigCheckRouteDeps): void
   app.on(["pull_request.opened", "pull_request.synchronize", "pull_request.reopened"], (context) => {
     const p = context.payload;
     const pr = p.pull_request;
-    const changes = () => pullChangesConfig(context.octokit, p.repository.owner.login, p.repository.name, pr.number, pr.changed_files ?? 0);
+    const changes = () => pullChangesConfig(installationGitHub(context.octokit), p.repository.owner.login, p.repository.name, pr.number, pr.changed_files ?? 0);
     const fromFork = pr.head.repo === null || pr.head.repo.id !== p.repository.id;
     return check(context, p, pr.head.sha, changes, { number: pr.number, fromFork });
   });
