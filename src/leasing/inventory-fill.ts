@@ -39,10 +39,13 @@ export function inventorySettings(env: NodeJS.ProcessEnv): InventorySettings {
   return { reconcileMs, maxPages };
 }
 
+/** What a fill asks GitHub: a page of a repository's open issues. */
+export type FillGitHub = Pick<GitHubPort, "openIssues">;
+
 export interface FillDeps {
   ledger: Inventory & RepoMemory & NamedLocks;
   clock: () => number;
-  github: (installation: number) => Promise<GitHubPort>;
+  github: (installation: number) => Promise<FillGitHub>;
   /** The installation's budget of GitHub requests; null: none (tests with GitHub's pacing off). */
   budget: GitHubBudget | null;
   log: { info(o: object, m: string): void; warn(o: object, m: string): void };
