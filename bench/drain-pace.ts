@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { issueLeases, type Runtime } from "../src/app.js";
 import { SqliteLedger } from "../src/ledger/sqlite/sqlite-ledger.js";
-import { REQUEST_TIMEOUT_MS } from "../src/github/github-port.js";
+import { REQUEST_TIMEOUT_MS } from "../src/github/timed-fetch.js";
 import { commentPayload, type UserSpec } from "../test/support/payloads.js";
 import { startRemoteFake } from "./support/fake-process.js";
 import { APP_ID, newProbot } from "./support/probot.js";

@@ -15,12 +15,14 @@
  * repositories a token sees, by the token's hash (never the token), and where
  * the app is installed, for a minute each; associations for 5 minutes.
  */
-import type { ProbotOctokit } from "probot";
-import { githubGet } from "./github-get.js";
+import type { AppGitHub } from "../github/app-port.js";
+import type { RepoSightGitHub } from "../github/caller-port.js";
+import type { InstallationGitHub } from "../github/installation-port.js";
 import { GitHubUnavailable, type Identity, tokenHash } from "./identity.js";
 import { TtlCache } from "./ttl-cache.js";
 
-type Octokit = InstanceType<typeof ProbotOctokit>;
+/** What the API asks as the app's installation: the caller's association with a repository. */
+export type MembershipGitHub = Pick<InstallationGitHub, "isOrgMember" | "isCollaborator">;
 
 /** A repository as the caller's token sees it, named as GitHub names it. */
 export interface SeenRepo {
@@ -51,34 +53,28 @@ export interface IssueState {
 }
 
 export interface RepoAccessOptions {
-  /** GitHub's REST base URL, as the app's (https://api.github.com or http(s)://GHE_HOST/api/v3). */
-  restUrl: string;
+  /** GitHub, asked with the caller's own token (github/caller-port.ts): what it sees. */
+  caller: RepoSightGitHub;
   /** The app authenticated as itself (its JWT), to ask where it is installed. */
-  appOctokit: () => Promise<Octokit>;
+  app: () => Promise<Pick<AppGitHub, "installationOf">>;
   /** The app authenticated as an installation. */
-  installationOctokit: (installation: number) => Promise<Octokit>;
+  installation: (installation: number) => Promise<MembershipGitHub>;
   clock?: () => number;
   /** How long which repositories a token sees, and where the app is installed, are remembered; default 60 s. */
   accessTtlMs?: number;
   /** How long a caller's association with a repository is remembered; default 5 minutes. */
   associationTtlMs?: number;
+  /** How long GitHub may take to answer the app's questions (where it is installed, a caller's association); default 10 s. */
   timeoutMs?: number;
 }
 
 const MAX_ENTRIES = 10_000;
 
-function status(error: unknown): number | undefined {
-  const s = (error as { status?: unknown } | null)?.status;
-  return typeof s === "number" ? s : undefined;
-}
-
-/** 204 -> true, 404 -> false; anything else is GitHub not answering. */
-async function yesNo(call: () => Promise<unknown>, what: string): Promise<boolean> {
+/** GitHub's answer; any error is GitHub not answering `what`. */
+async function answer<T>(call: () => Promise<T>, what: string): Promise<T> {
   try {
-    await call();
-    return true;
+    return await call();
   } catch (error) {
-    if (status(error) === 404) return false;
     throw new GitHubUnavailable(what, error);
   }
 }
@@ -113,8 +109,7 @@ export class RepoAccess {
    */
   async issue(token: string, repo: ApiRepo, number: number): Promise<IssueState | null> {
     // A transferred issue answers 301 to where it is now: not this repository's any more.
-    const path = `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}/issues/${number}`;
-    const res = await this.get(token, path, "the issue", "manual");
+    const res = await this.o.caller.issue(token, repo.owner, repo.name, number);
     if (!res) return null;
     const body = res as {
       state?: string;
@@ -145,17 +140,14 @@ export class RepoAccess {
 
   private async associationOf(repo: ApiRepo, who: Identity): Promise<string> {
     if (who.login.toLowerCase() === repo.owner.toLowerCase()) return "OWNER";
-    const octokit = await this.o.installationOctokit(repo.installation);
-    const request = { signal: AbortSignal.timeout(this.o.timeoutMs) };
+    const github = await this.o.installation(repo.installation);
+    const signal = AbortSignal.timeout(this.o.timeoutMs);
     if (repo.ownerType === "Organization") {
-      const member = await yesNo(
-        () => octokit.request("GET /orgs/{org}/members/{username}", { org: repo.owner, username: who.login, request }),
-        "whether the caller is a member",
-      );
+      const member = await answer(() => github.isOrgMember(repo.owner, who.login, signal), "whether the caller is a member");
       if (member) return "MEMBER";
     }
-    const collaborator = await yesNo(
-      () => octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}", { owner: repo.owner, repo: repo.name, username: who.login, request }),
+    const collaborator = await answer(
+      () => github.isCollaborator({ owner: repo.owner, repo: repo.name }, who.login, signal),
       "whether the caller is a collaborator",
     );
     return collaborator ? "COLLABORATOR" : "NONE";
@@ -163,79 +155,20 @@ export class RepoAccess {
 
   /** `GET /repos/{owner}/{repo}` with the caller's own token: what it sees, it may act on. */
   private async see(token: string, owner: string, name: string): Promise<SeenRepo | null> {
-    const what = "whether the caller sees the repository";
-    const body = (await this.get(token, `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`, what)) as {
-      id?: number;
-      name?: string;
-      private?: boolean;
-      open_issues_count?: number;
-      owner?: { login?: string; type?: string };
-    } | null;
+    const body = await this.o.caller.repository(token, owner, name);
     if (body === null) return null;
-    if (typeof body.id !== "number" || typeof body.name !== "string" || typeof body.owner?.login !== "string") {
-      throw new GitHubUnavailable(`${what} (an answer without the repository)`);
-    }
     // Seeing a private repository is not reading its issues: another app's installation token with metadata access sees it.
     // Only a token that may read the issues learns who holds them.
     if (body.private === true) {
-      const path = `/repos/${encodeURIComponent(body.owner.login)}/${encodeURIComponent(body.name)}/issues?per_page=1`;
-      if ((await this.get(token, path, "whether the caller may read the repository's issues")) === null) return null;
+      if (!(await this.o.caller.readsIssues(token, body.owner.login, body.name))) return null;
     }
     const flag = typeof body.private === "boolean" ? { private: body.private } : {};
     const open = typeof body.open_issues_count === "number" ? { openIssues: body.open_issues_count } : {};
     return { id: body.id, owner: body.owner.login, name: body.name, ownerType: body.owner.type ?? "User", ...flag, ...open };
   }
 
-  /**
-   * A GET with the caller's token (not the app's client: Probot's throttling
-   * is for the app's own installations): its JSON, or null when GitHub says
-   * the token may not see it (401, 403, 404, 410), or (`redirect: "manual"`)
-   * it moved. The issue, read on every claim, goes through github-get.ts;
-   * the rest, cached, through fetch, which follows a renamed repository.
-   */
-  private async get(token: string, path: string, what: string, redirect: "follow" | "manual" = "follow"): Promise<unknown> {
-    const url = `${this.o.restUrl}${path}`;
-    const headers = { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" };
-    let answer: { status: number; header: (name: string) => string | null; body: () => Promise<unknown> };
-    try {
-      if (redirect === "manual") {
-        const res = await githubGet(url, { headers, timeoutMs: this.o.timeoutMs });
-        const header = (name: string) => {
-          const v = res.headers[name];
-          return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
-        };
-        answer = { status: res.status, header, body: async () => res.body };
-      } else {
-        const res = await fetch(url, { headers, signal: AbortSignal.timeout(this.o.timeoutMs) });
-        answer = { status: res.status, header: (name) => res.headers.get(name), body: () => res.json().catch(() => null) as Promise<unknown> };
-      }
-    } catch (error) {
-      throw new GitHubUnavailable(what, error);
-    }
-    const { status } = answer;
-    const body = await answer.body();
-    if (status >= 300 && status < 400) return null;
-    // A 403 that is a rate limit says nothing of access: GitHub is not answering for now.
-    if (status === 403 && (answer.header("x-ratelimit-remaining") === "0" || answer.header("retry-after") !== null)) {
-      throw new GitHubUnavailable(`${what} (rate limited)`);
-    }
-    if ([401, 403, 404, 410].includes(status)) return null;
-    if (status < 200 || status >= 300) throw new GitHubUnavailable(`${what} (HTTP ${status})`);
-    return body;
-  }
-
   private async installationOf(repo: SeenRepo): Promise<number | null> {
-    const octokit = await this.o.appOctokit();
-    try {
-      const { data } = await octokit.request("GET /repos/{owner}/{repo}/installation", {
-        owner: repo.owner,
-        repo: repo.name,
-        request: { signal: AbortSignal.timeout(this.o.timeoutMs) },
-      });
-      return data.id;
-    } catch (error) {
-      if (status(error) === 404) return null;
-      throw new GitHubUnavailable("whether the app is installed", error);
-    }
+    const app = await this.o.app();
+    return answer(() => app.installationOf({ owner: repo.owner, repo: repo.name }, AbortSignal.timeout(this.o.timeoutMs)), "whether the app is installed");
   }
 }

@@ -17,11 +17,13 @@
  * client address's gate (`lookups`, lookup-gate.ts): look-ups run a bounded
  * number at once, and only those GitHub refuses use up the address's limit,
  * so that a fleet of fresh, valid tokens is asked about at once and a spray
- * of made-up ones is not.
+ * of made-up ones is not. GitHub is asked through the caller's port
+ * (github/caller-port.ts).
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { GitHubUnavailable } from "./github-unavailable.js";
+import type { ReachGitHub, ViewerGitHub } from "../github/caller-port.js";
+import { GitHubUnavailable } from "../github/github-unavailable.js";
 import type { LookupGate } from "./lookup-gate.js";
 import { type TokenScope, tokenScope } from "./token-scope.js";
 import { TtlCache } from "./ttl-cache.js";
@@ -56,17 +58,13 @@ export { GitHubUnavailable };
 export const MAX_IDENTITY_TTL_MS = 5 * 60_000;
 
 export interface IdentitiesOptions {
-  /** GitHub's GraphQL endpoint, e.g. https://api.github.com/graphql or http(s)://GHE_HOST/api/graphql. */
-  graphqlUrl: string;
-  /** GitHub's REST base URL beside it (https://api.github.com or http(s)://GHE_HOST/api/v3): what a bot's token reaches. */
-  restUrl: string;
+  /** GitHub, asked with the caller's token: who it is (GraphQL `viewer`), and what a bot's token reaches. */
+  github: ViewerGitHub & ReachGitHub;
   clock?: () => number;
   /** Default and maximum 5 minutes. */
   ttlMs?: number;
   /** Entries kept; the least recently used go first. Default 10,000. */
   maxEntries?: number;
-  /** How long GitHub may take to answer; default 10 s. */
-  timeoutMs?: number;
   /** Look-ups of tokens not known yet, per client address (lookup-gate.ts); default none. */
   lookups?: LookupGate;
 }
@@ -84,8 +82,6 @@ export function tokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-export const VIEWER = "query { viewer { __typename login databaseId } }";
-
 export class Identities {
   private readonly o: Required<Omit<IdentitiesOptions, "lookups">> & Pick<IdentitiesOptions, "lookups">;
   /** Token hash -> identity. */
@@ -101,7 +97,6 @@ export class Identities {
     this.o = {
       clock: Date.now,
       maxEntries: 10_000,
-      timeoutMs: 10_000,
       ...opts,
       ttlMs: Math.min(opts.ttlMs ?? MAX_IDENTITY_TTL_MS, MAX_IDENTITY_TTL_MS),
     };
@@ -147,41 +142,12 @@ export class Identities {
 
   /** The viewer, and for a bot what its token reaches: one look-up, cached and limited as one. */
   private async lookUp(token: string): Promise<Identity | null> {
-    const who = await this.ask(token);
+    const who = await this.o.github.viewer(token);
     if (!who || who.type !== "Bot") return who;
-    const scope = await tokenScope(this.o.restUrl, token, this.o.timeoutMs);
+    const scope = await tokenScope(this.o.github, token);
     if (scope === null) return null;
     const shared = this.scopes.get(scope.key);
     if (shared === undefined) this.scopes.set(scope.key, scope);
     return { ...who, scope: shared ?? scope };
-  }
-
-  private async ask(token: string): Promise<Identity | null> {
-    let res: Response;
-    try {
-      res = await fetch(this.o.graphqlUrl, {
-        method: "POST",
-        headers: { authorization: `bearer ${token}`, "content-type": "application/json", "user-agent": "issue-leases" },
-        body: JSON.stringify({ query: VIEWER }),
-        signal: AbortSignal.timeout(this.o.timeoutMs),
-      });
-    } catch (error) {
-      throw new GitHubUnavailable("who the token is", error);
-    }
-    // 401 only: a 403 is GitHub's rate limit, which says nothing of the token.
-    if (res.status === 401) {
-      await res.arrayBuffer();
-      return null;
-    }
-    if (!res.ok) {
-      await res.arrayBuffer();
-      throw new GitHubUnavailable(`who the token is (HTTP ${res.status})`);
-    }
-    const answer = (await res.json().catch(() => null)) as { data?: { viewer?: { __typename?: string; login?: string; databaseId?: number } } } | null;
-    const viewer = answer?.data?.viewer;
-    if (!viewer || typeof viewer.login !== "string" || typeof viewer.databaseId !== "number") {
-      throw new GitHubUnavailable("who the token is (no viewer in the answer)");
-    }
-    return { id: viewer.databaseId, login: viewer.login, type: viewer.__typename === "Bot" ? "Bot" : "User" };
   }
 }

@@ -26,11 +26,13 @@
  *
  * Cached by the token's hash (never the token), the repository and the
  * issue: an answer that lets the caller act for 5 minutes, a refusal for one,
- * so that heartbeats closer together than that cost GitHub nothing.
+ * so that heartbeats closer together than that cost GitHub nothing. The
+ * question itself is github/caller-graphql.ts's.
  */
+import type { ModerationGitHub, Seen } from "../github/caller-port.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import type { ApiRepo } from "./access.js";
-import { GitHubUnavailable, type Identity, tokenHash } from "./identity.js";
+import { type Identity, tokenHash } from "./identity.js";
 import { TtlCache } from "./ttl-cache.js";
 
 export type ModerationReason = "locked" | "interaction_limit" | "blocked";
@@ -40,41 +42,19 @@ export interface Refusal {
   message: string;
 }
 
-/** What GitHub said of the issue, to the caller's token. */
-export interface Seen {
-  /** null: GitHub did not say (the issue is not there for this token, or the answer had no such field). */
-  canReact: boolean | null;
-  locked: boolean;
-  lockReason: string | null;
-  /** The interaction limit in force, as GitHub names it (e.g. COLLABORATORS_ONLY), when GitHub shows it to the caller. */
-  limit: { limit: string; expiresAt: number | null } | null;
-  /** GitHub refused the query's fields to this token (FORBIDDEN, INSUFFICIENT_SCOPES). */
-  forbidden: boolean;
-}
+export type { Seen };
 
 export interface ModerationOptions {
-  graphqlUrl: string;
+  /** GitHub, asked with the caller's token. */
+  github: ModerationGitHub;
   /** The caller's permission on the repository, asked with the app's token. */
   permission: (repo: ApiRepo, login: string) => Promise<Permission>;
   clock?: () => number;
   /** How long an answer that lets the caller act is kept; default 5 minutes (refusals: a fifth of it). */
   ttlMs?: number;
-  timeoutMs?: number;
 }
 
-export const QUERY = `query($owner: String!, $name: String!, $number: Int!) {
-  repository(owner: $owner, name: $name) {
-    interactionAbility { limit expiresAt }
-    issueOrPullRequest(number: $number) {
-      ... on Issue { locked activeLockReason viewerCanReact }
-      ... on PullRequest { locked activeLockReason viewerCanReact }
-    }
-  }
-}`;
-
 const MAX_ENTRIES = 10_000;
-/** GraphQL error types that answer the question (the token may not see it), rather than leave it open. */
-const ACCESS_ERRORS = new Set(["FORBIDDEN", "INSUFFICIENT_SCOPES", "NOT_FOUND"]);
 const LIMITED_TO: Record<string, string> = {
   EXISTING_USERS: "accounts older than a day",
   CONTRIBUTORS_ONLY: "its contributors",
@@ -114,7 +94,7 @@ export class Moderation {
   private readonly askingWriters = new Map<string, Promise<boolean>>();
 
   constructor(opts: ModerationOptions) {
-    this.o = { clock: Date.now, ttlMs: 5 * 60_000, timeoutMs: 10_000, ...opts };
+    this.o = { clock: Date.now, ttlMs: 5 * 60_000, ...opts };
     this.allowed = new TtlCache(this.o.ttlMs, MAX_ENTRIES, this.o.clock);
     this.refused = new TtlCache(Math.ceil(this.o.ttlMs / 5), MAX_ENTRIES, this.o.clock);
     this.writers = new TtlCache(this.o.ttlMs, MAX_ENTRIES, this.o.clock);
@@ -129,7 +109,7 @@ export class Moderation {
     let pending = this.asking.get(key);
     if (!pending) {
       const at = this.o.clock();
-      pending = this.ask(token, repo, issue).then(async (seen) => {
+      pending = this.o.github.moderation(token, { owner: repo.owner, name: repo.name }, issue).then(async (seen) => {
         const mayWrite = () =>
           this.writers.through(`${repo.id} ${who.id}`, async () => isWriter(await this.o.permission(repo, who.login)), this.askingWriters);
         const refusal = await refusalOf(seen, who, issue, this.o.clock(), mayWrite);
@@ -142,53 +122,4 @@ export class Moderation {
     }
     return pending;
   }
-
-  private async ask(token: string, repo: ApiRepo, issue: number): Promise<Seen> {
-    const what = "whether the caller may act on the issue";
-    let res: Response;
-    try {
-      res = await fetch(this.o.graphqlUrl, {
-        method: "POST",
-        headers: { authorization: `bearer ${token}`, "content-type": "application/json", "user-agent": "issue-leases" },
-        body: JSON.stringify({ query: QUERY, variables: { owner: repo.owner, name: repo.name, number: issue } }),
-        signal: AbortSignal.timeout(this.o.timeoutMs),
-      });
-    } catch (error) {
-      throw new GitHubUnavailable(what, error);
-    }
-    const body = (await res.json().catch(() => null)) as GraphQLAnswer | null;
-    if (!res.ok) throw new GitHubUnavailable(`${what} (HTTP ${res.status})`);
-    const repository = body?.data?.repository;
-    const subject = repository?.issueOrPullRequest;
-    const errors = body?.errors ?? [];
-    // No verdict, and an error that is not about this token's access (RATE_LIMITED, a timeout, an outage): GitHub
-    // did not answer the question, which must not be taken as a yes and kept for minutes.
-    const unanswered = errors.filter((e) => !ACCESS_ERRORS.has(e.type ?? ""));
-    if (typeof subject?.viewerCanReact !== "boolean" && unanswered.length > 0) {
-      throw new GitHubUnavailable(`${what} (GitHub answered ${unanswered.map((e) => e.type ?? "an error").join(", ")})`);
-    }
-    const expires = Date.parse(repository?.interactionAbility?.expiresAt ?? "");
-    return {
-      canReact: typeof subject?.viewerCanReact === "boolean" ? subject.viewerCanReact : null,
-      locked: subject?.locked === true,
-      lockReason: typeof subject?.activeLockReason === "string" ? subject.activeLockReason : null,
-      limit: typeof repository?.interactionAbility?.limit === "string"
-        ? { limit: repository.interactionAbility.limit, expiresAt: Number.isFinite(expires) ? expires : null }
-        : null,
-      // A field GitHub would not show this token, on the issue itself: the token may not read it, let alone write.
-      forbidden:
-        typeof subject?.viewerCanReact !== "boolean" &&
-        errors.some((e) => (e.type === "FORBIDDEN" || e.type === "INSUFFICIENT_SCOPES") && !(e.path ?? []).includes("interactionAbility")),
-    };
-  }
-}
-
-interface GraphQLAnswer {
-  data?: {
-    repository?: {
-      interactionAbility?: { limit?: string; expiresAt?: string | null } | null;
-      issueOrPullRequest?: { locked?: boolean; activeLockReason?: string | null; viewerCanReact?: boolean } | null;
-    } | null;
-  } | null;
-  errors?: Array<{ type?: string; path?: Array<string | number>; message?: string }>;
 }

@@ -7,7 +7,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot, ProbotOctokit } from "probot";
 import type { ConfigCache } from "../config/cache.js";
-import { octokitPort } from "../github/github-port.js";
+import { appGitHub } from "../github/app-port.js";
+import { callerGitHub } from "../github/caller-port.js";
+import { installationGitHub } from "../github/installation-port.js";
+import { octokitPort } from "../github/octokit-port.js";
 import { githubUrls } from "../github/github-urls.js";
 import { loadConfig, sourceOf } from "../config/repo-config.js";
 import { type ApiRepo, RepoAccess } from "./access.js";
@@ -60,7 +63,8 @@ export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
   let deps: Promise<ApiDeps> | undefined;
   const build = async (): Promise<ApiDeps> => {
     const urls = githubUrls((await appClient()).request.endpoint.DEFAULTS.baseUrl);
-    const restUrl = urls.rest;
+    // The caller's token asks the same GitHub, in its layout.
+    const caller = callerGitHub(urls);
     // GitHub failing here is GitHub not answering (502, retry), as for every other read of the API's.
     const permission: ApiDeps["permission"] = async (repo, login) => {
       try {
@@ -73,9 +77,14 @@ export function serveApi(app: Probot, o: ServeApiOptions): ServedApi {
       ledger: o.ledger,
       clock: o.clock,
       web: urls.web,
-      identities: new Identities({ graphqlUrl: urls.graphql, restUrl, clock: o.clock, lookups: new LookupGate({ refused: o.rateLimit.unknownTokens }, o.clock) }),
-      access: new RepoAccess({ restUrl, appOctokit: appClient, installationOctokit: installationClient, clock: o.clock }),
-      moderation: new Moderation({ graphqlUrl: urls.graphql, permission, clock: o.clock }),
+      identities: new Identities({ github: caller, clock: o.clock, lookups: new LookupGate({ refused: o.rateLimit.unknownTokens }, o.clock) }),
+      access: new RepoAccess({
+        caller,
+        app: async () => appGitHub(await appClient()),
+        installation: async (id) => installationGitHub(await installationClient(id)),
+        clock: o.clock,
+      }),
+      moderation: new Moderation({ github: caller, permission, clock: o.clock }),
       limiter: new RateLimiter<string>(o.rateLimit, o.clock),
       trustProxyHops: o.rateLimit.trustProxyHops,
       config: async (repo) =>

@@ -19,7 +19,7 @@
  * caches what this answers by the token's hash.
  */
 import { createHash } from "node:crypto";
-import { GitHubUnavailable } from "./github-unavailable.js";
+import { REACH_PER_PAGE as PER_PAGE, type ReachGitHub } from "../github/caller-port.js";
 
 export interface TokenScope {
   /** Ids of the repositories the token reaches. */
@@ -34,14 +34,8 @@ export interface TokenScope {
   partial: boolean;
 }
 
-const PER_PAGE = 100;
 /** 4,000 repositories: an installation on all of a bigger owner's reaches only those GitHub lists first. */
 export const MAX_SCOPE_PAGES = 40;
-
-interface Listed {
-  total: number;
-  repos: Array<{ id: number; owner: number }>;
-}
 
 /**
  * The repositories an installation token reaches, or null when GitHub
@@ -49,12 +43,12 @@ interface Listed {
  * answers 403 or 404) reaches none. Throws GitHubUnavailable when GitHub does
  * not answer, or answers with its rate limit.
  */
-export async function tokenScope(restUrl: string, token: string, timeoutMs: number): Promise<TokenScope | null> {
-  const first = await listPage(restUrl, token, 1, timeoutMs);
+export async function tokenScope(github: ReachGitHub, token: string): Promise<TokenScope | null> {
+  const first = await github.reachedPage(token, 1);
   if (first === "refused") return null;
   if (first === "none") return scopeOf([], false);
   const pages = Math.min(MAX_SCOPE_PAGES, Math.ceil(first.total / PER_PAGE));
-  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => listPage(restUrl, token, i + 2, timeoutMs)));
+  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => github.reachedPage(token, i + 2)));
   const repos = [...first.repos];
   for (const page of rest) {
     // The token went bad, or stopped being an installation's, between two pages: what it reached then is unknown.
@@ -70,32 +64,4 @@ function scopeOf(repos: Array<{ id: number; owner: number }>, partial: boolean):
   const owners = [...new Set(repos.map((r) => r.owner))].sort((a, b) => a - b);
   const key = createHash("sha256").update(JSON.stringify({ owners, repos: ids })).digest("hex").slice(0, 32);
   return { repos: new Set(ids), key, partial };
-}
-
-async function listPage(restUrl: string, token: string, page: number, timeoutMs: number): Promise<Listed | "refused" | "none"> {
-  const what = "which repositories the installation token reaches";
-  let res: Response;
-  try {
-    res = await fetch(`${restUrl}/installation/repositories?per_page=${PER_PAGE}&page=${page}`, {
-      headers: { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (error) {
-    throw new GitHubUnavailable(what, error);
-  }
-  const body = (await res.json().catch(() => null)) as { total_count?: unknown; repositories?: unknown } | null;
-  if (res.status === 401) return "refused";
-  // A 403 that is a rate limit says nothing of the token: GitHub is not answering for now.
-  if (res.status === 403 && (res.headers.get("x-ratelimit-remaining") === "0" || res.headers.get("retry-after") !== null)) {
-    throw new GitHubUnavailable(`${what} (rate limited)`);
-  }
-  if (res.status === 403 || res.status === 404) return "none";
-  if (!res.ok) throw new GitHubUnavailable(`${what} (HTTP ${res.status})`);
-  if (typeof body?.total_count !== "number" || !Array.isArray(body.repositories)) {
-    throw new GitHubUnavailable(`${what} (an answer without the repositories)`);
-  }
-  const repos = (body.repositories as Array<{ id?: unknown; owner?: { id?: unknown } | null }>).flatMap((r) =>
-    typeof r?.id === "number" && typeof r.owner?.id === "number" ? [{ id: r.id, owner: r.owner.id }] : [],
-  );
-  return { total: body.total_count, repos };
 }

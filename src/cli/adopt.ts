@@ -8,6 +8,7 @@
  */
 import { DURATION_FORMS, parseDuration } from "../commands/parse-duration.js";
 import { sourceOf } from "../config/repo-config.js";
+import { installationGitHub } from "../github/installation-port.js";
 import { parseConfigSources, readConfigSources } from "../config/sources.js";
 import { targetPolicy } from "../settings/work-settings.js";
 import { ttlRefusal } from "../leasing/lease-command.js";
@@ -93,7 +94,7 @@ export async function runAdopt(url: string, positionals: string[], values: Value
 
 /** The repository's open issues with an assignee, pull requests included (GitHub lists them as issues), every page. */
 async function assignedIssues(gh: AppRepo): Promise<AssignedIssue[]> {
-  const listed = await gh.octokit.paginate("GET /repos/{owner}/{repo}/issues", { owner: gh.owner, repo: gh.name, state: "open", assignee: "*", per_page: 100 });
+  const listed = await installationGitHub(gh.octokit).assignedOpenIssues({ owner: gh.owner, repo: gh.name });
   return listed.map((i) => ({
     number: i.number,
     title: i.title,

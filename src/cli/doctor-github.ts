@@ -6,10 +6,9 @@
  * (GraphQL under `/api/v3` on Enterprise Server) parks every effect.
  */
 import { githubUrls, GITHUB_COM_API } from "../github/github-urls.js";
+import { reachability } from "../github/reachability.js";
 import { githubApiUrl } from "../settings/github-settings.js";
 import type { Check } from "./doctor-checks.js";
-
-const PROBE_TIMEOUT_MS = 10_000;
 
 /** GitHub's GraphQL endpoint and REST base as the environment names them, asked when they are not github.com's. */
 export async function githubCheck(env: NodeJS.ProcessEnv, fetch: typeof globalThis.fetch = globalThis.fetch): Promise<Check> {
@@ -22,10 +21,7 @@ export async function githubCheck(env: NodeJS.ProcessEnv, fetch: typeof globalTh
   const urls = githubUrls(rest);
   const where = `REST ${urls.rest}, GraphQL ${urls.graphql}`;
   if (rest === GITHUB_COM_API) return { name: "github", status: "ok", message: `github.com (${where})` };
-  const [graphql, api] = await Promise.all([
-    status(fetch, urls.graphql, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ __typename }" }) }),
-    status(fetch, `${urls.rest}/meta`, { method: "GET" }),
-  ]);
+  const { graphql, rest: api } = await reachability(urls, fetch);
   const layout = urls.layout === "enterprise-server" ? "GitHub Enterprise Server" : "github.com's layout";
   if (typeof graphql === "string" || typeof api === "string") {
     const why = typeof graphql === "string" ? graphql : (api as string);
@@ -42,16 +38,4 @@ export async function githubCheck(env: NodeJS.ProcessEnv, fetch: typeof globalTh
     };
   }
   return { name: "github", status: "ok", message: `${layout}: ${where} answer` };
-}
-
-/** The status GitHub answered, or why nothing came. */
-async function status(fetch: typeof globalThis.fetch, url: string, init: RequestInit): Promise<number | string> {
-  try {
-    const res = await fetch(url, { ...init, headers: { "user-agent": "issue-leases-doctor", ...(init.headers as Record<string, string>) }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    await res.arrayBuffer().catch(() => undefined);
-    return res.status;
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return cause ?? (error as Error).message;
-  }
 }

@@ -7,6 +7,8 @@
  */
 import { createProbot, type ProbotOctokit } from "probot";
 import { pino } from "pino";
+import { appGitHub } from "../github/app-port.js";
+import { installationGitHub } from "../github/installation-port.js";
 import { githubApiUrl } from "../settings/github-settings.js";
 import type { RepoInfo } from "../ledger/repos/repo-memory.js";
 import { CliError, EXIT } from "./cli-error.js";
@@ -38,21 +40,23 @@ export async function appForRepo(env: NodeJS.ProcessEnv, typed: string): Promise
   }
   const probot = createProbot({ env, overrides: { log, baseUrl } });
   const [owner, name] = typed.split("/") as [string, string];
+  const notInstalled = () => new CliError(`the app is not installed on ${typed}, or there is no such repository`, EXIT.notFound);
   try {
-    const app = await probot.auth();
-    const { data: installation } = await app.request("GET /repos/{owner}/{repo}/installation", { owner, repo: name });
-    const octokit = await probot.auth(installation.id);
-    const { data: repo } = await octokit.request("GET /repos/{owner}/{repo}", { owner, repo: name });
+    const installation = await appGitHub(await probot.auth()).installationOf({ owner, repo: name });
+    if (installation === null) throw notInstalled();
+    const octokit = await probot.auth(installation);
+    const repo = await installationGitHub(octokit).repository({ owner, repo: name });
+    if (repo === null) throw notInstalled();
     return {
       octokit,
-      info: { repoId: Number(repo.id), repo: repo.full_name, installation: installation.id },
+      info: { repoId: Number(repo.id), repo: repo.full_name, installation },
       owner: repo.owner.login,
       name: repo.name,
     };
   } catch (err) {
     if (err instanceof CliError) throw err;
     const status = (err as { status?: number }).status;
-    if (status === 404) throw new CliError(`the app is not installed on ${typed}, or there is no such repository`, EXIT.notFound);
+    if (status === 404) throw notInstalled();
     if (status === 401) throw new CliError(`GitHub refused the app's credentials (401): ${CREDENTIALS}`, EXIT.failure);
     throw new CliError(`GitHub could not be asked about ${typed}: ${oneLine((err as Error).message ?? String(err))}`, EXIT.failure);
   }

@@ -9,7 +9,7 @@
  * In an organisation's `.github` repository the file is the organisation's
  * own (Probot reads it there, at the same path): the same check applies.
  */
-import type { Context } from "probot";
+import type { InstallationGitHub } from "../github/installation-port.js";
 import { CONFIG_FILE } from "./config.js";
 
 /** What the check needs of a `push` payload. */
@@ -33,17 +33,18 @@ export function pushChangesConfig(push: PushSeen): boolean {
   return commits.some((c) => [c.added, c.modified].some((files) => files?.includes(CONFIG_FILE) ?? false));
 }
 
-type Octokit = Pick<Context, "octokit">["octokit"];
+/** What the check asks GitHub of a pull request: its files, a page at a time. */
+export type PullFilesGitHub = Pick<InstallationGitHub, "pullFiles">;
 
 /**
  * Whether pull request `pull` adds or changes the file, from its files as
  * GitHub lists them; `changedFiles` (the payload's count) says how many
  * pages there are. GitHub's errors are thrown.
  */
-export async function pullChangesConfig(octokit: Octokit, owner: string, repo: string, pull: number, changedFiles: number): Promise<boolean> {
+export async function pullChangesConfig(github: PullFilesGitHub, owner: string, repo: string, pull: number, changedFiles: number): Promise<boolean> {
   const pages = Math.min(PULL_FILES_PAGES, Math.max(1, Math.ceil(changedFiles / 100)));
   for (let page = 1; page <= pages; page++) {
-    const { data } = await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/files", { owner, repo, pull_number: pull, per_page: 100, page });
+    const data = await github.pullFiles({ owner, repo }, pull, page);
     if (data.some((f) => f.filename === CONFIG_FILE && f.status !== "removed" && f.status !== "unchanged")) return true;
     if (data.length < 100) return false;
   }

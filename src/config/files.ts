@@ -19,8 +19,9 @@
  * (`readConfigFilesAt`), and lists each problem of a file that cannot be
  * used at its line and column (`UnreadableConfig.places`). A commit from a
  * fork follows an `_extends` only where its gate lets it (fork-extends.ts).
+ * Each file is read through the installation's port (github/installation-port.ts).
  */
-import type { Context } from "probot";
+import type { InstallationGitHub } from "../github/installation-port.js";
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type YAMLError } from "yaml";
 import { CONFIG_FILE, type FileRef, type PlacedProblem, UnreadableConfig } from "./config.js";
 import { codeSpan } from "../github/code-span.js";
@@ -52,7 +53,8 @@ export interface ConfigFile {
 /** Whether the file an `_extends` names may be read (asked before it is); see readConfigFilesAt. */
 export type ExtendsGate = (ref: FileRef) => Promise<boolean>;
 
-type Octokit = Pick<Context, "octokit">["octokit"];
+/** What the config files are read through: the contents API. */
+export type ConfigFilesGitHub = Pick<InstallationGitHub, "configFile">;
 
 /** The name of a file in a reply: the repository's own by its path, any other as `owner/repo:path`. */
 export function fileName(ref: FileRef, own: boolean): string {
@@ -65,12 +67,12 @@ export function fileName(ref: FileRef, own: boolean): string {
  * file is left out; an empty list means no config anywhere. GitHub's errors
  * (other than a 404) are thrown: they are not the config's.
  */
-export async function readConfigFiles(octokit: Octokit, owner: string, repo: string): Promise<ConfigFile[] | UnreadableConfig> {
-  let first = await readConfigFile(octokit, { owner, repo, path: CONFIG_FILE }, true);
-  if (first === null && repo !== ".github") first = await readOrgFile(octokit, owner);
+export async function readConfigFiles(github: ConfigFilesGitHub, owner: string, repo: string): Promise<ConfigFile[] | UnreadableConfig> {
+  let first = await readConfigFile(github, { owner, repo, path: CONFIG_FILE }, true);
+  if (first === null && repo !== ".github") first = await readOrgFile(github, owner);
   if (first === null) return [];
   if (first instanceof UnreadableConfig) return first;
-  return followExtends(octokit, owner, first);
+  return followExtends(github, owner, first);
 }
 
 /**
@@ -82,19 +84,19 @@ export async function readConfigFiles(octokit: Octokit, owner: string, repo: str
  * kept in `unfollowed`).
  */
 export async function readConfigFilesAt(
-  octokit: Octokit,
+  github: ConfigFilesGitHub,
   owner: string,
   repo: string,
   commit: string,
   gate?: ExtendsGate,
 ): Promise<ConfigFile[] | UnreadableConfig | null> {
-  const own = await readConfigFile(octokit, { owner, repo, path: CONFIG_FILE }, true, commit);
+  const own = await readConfigFile(github, { owner, repo, path: CONFIG_FILE }, true, commit);
   if (own === null || own instanceof UnreadableConfig) return own;
-  return followExtends(octokit, owner, own, gate);
+  return followExtends(github, owner, own, gate);
 }
 
 /** `first` and the files its `_extends` lead to, as Probot follows them: from the last file read, each target's own `_extends` next. */
-async function followExtends(octokit: Octokit, owner: string, first: ConfigFile, gate?: ExtendsGate): Promise<ConfigFile[] | UnreadableConfig> {
+async function followExtends(github: ConfigFilesGitHub, owner: string, first: ConfigFile, gate?: ExtendsGate): Promise<ConfigFile[] | UnreadableConfig> {
   const files = [first];
   let last = first;
   for (let value = last.config["_extends"]; value !== undefined; value = last.config["_extends"]) {
@@ -111,7 +113,7 @@ async function followExtends(octokit: Octokit, owner: string, first: ConfigFile,
       last.unfollowed = value as string;
       return files;
     }
-    const next = await readConfigFile(octokit, ref, false);
+    const next = await readConfigFile(github, ref, false);
     // A target that does not exist adds nothing, as in Probot.
     if (next === null) return files;
     if (next instanceof UnreadableConfig) return next;
@@ -122,8 +124,8 @@ async function followExtends(octokit: Octokit, owner: string, first: ConfigFile,
 }
 
 /** The organisation's own file, its `_extends` not followed. */
-export function readOrgFile(octokit: Octokit, owner: string): Promise<ConfigFile | UnreadableConfig | null> {
-  return readConfigFile(octokit, { owner, repo: ".github", path: CONFIG_FILE }, false);
+export function readOrgFile(github: ConfigFilesGitHub, owner: string): Promise<ConfigFile | UnreadableConfig | null> {
+  return readConfigFile(github, { owner, repo: ".github", path: CONFIG_FILE }, false);
 }
 
 /** What `_extends` says when its value is not a file's name (a local check says it too: check-config). */
@@ -136,21 +138,10 @@ function unreadable(file: { ref: FileRef; own: boolean }, problem: string, at: P
 }
 
 /** One file (at `commit`, or the default branch): null when it does not exist (404). */
-async function readConfigFile(octokit: Octokit, ref: FileRef, own: boolean, commit?: string): Promise<ConfigFile | UnreadableConfig | null> {
-  let data: unknown;
-  let type: string | undefined;
-  try {
-    const response = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
-      ...ref,
-      ...(commit !== undefined ? { ref: commit } : {}),
-      mediaType: { format: "raw" },
-    });
-    data = response.data;
-    type = response.headers["content-type"];
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return null;
-    throw error;
-  }
+async function readConfigFile(github: ConfigFilesGitHub, ref: FileRef, own: boolean, commit?: string): Promise<ConfigFile | UnreadableConfig | null> {
+  const file = await github.configFile(ref, commit);
+  if (file === null) return null;
+  const { data, contentType: type } = file;
   // What Probot's plugin says too: the raw format of a directory is its listing, as JSON.
   if (type === "application/json; charset=utf-8") return unreadable({ ref, own }, "is a directory or a submodule, not a file.", null);
   const text = typeof data === "string" ? data : data instanceof ArrayBuffer ? new TextDecoder().decode(data) : JSON.stringify(data);

@@ -11,24 +11,20 @@
  * on it can read. Everything else is refused the same way (private,
  * internal, missing, not the installation's), so the refusal tells nothing.
  */
-import type { Context } from "probot";
+import type { InstallationGitHub } from "../github/installation-port.js";
 import type { ExtendsGate } from "./files.js";
 
-type Octokit = Pick<Context, "octokit">["octokit"];
+/** What the gate asks GitHub: a repository, as the installation sees it. */
+export type ForkGateGitHub = Pick<InstallationGitHub, "repository">;
 
 /** The gate of a commit from a fork of `base` (a pull request whose head repository is another, or gone). */
-export function forkExtendsGate(octokit: Octokit, base: { owner: string; repo: string }): ExtendsGate {
+export function forkExtendsGate(github: ForkGateGitHub, base: { owner: string; repo: string }): ExtendsGate {
   return async (ref) => {
     if (sameName(ref.owner, base.owner) && sameName(ref.repo, base.repo)) return true;
-    try {
-      const { data } = await octokit.request("GET /repos/{owner}/{repo}", { owner: ref.owner, repo: ref.repo });
-      // An "internal" repository is private to its enterprise: not public.
-      return data.private === false && data.visibility === "public";
-    } catch (error) {
-      // Not there, or not the token's to see: not public either. Other errors are GitHub's, and the delivery's to retry.
-      if ((error as { status?: number }).status === 404) return false;
-      throw error;
-    }
+    // Not there, or not the token's to see (null): not public either. Other errors are GitHub's, and the delivery's to retry.
+    const repo = await github.repository({ owner: ref.owner, repo: ref.repo });
+    // An "internal" repository is private to its enterprise: not public.
+    return repo !== null && repo.private === false && repo.visibility === "public";
   };
 }
 

@@ -19,6 +19,7 @@ import { DEFAULT_TARGET_POLICY, type TargetPolicy } from "../events/target-guard
 import { CONFIG_FILE, type ConfigResult, parseConfig, UnreadableConfig } from "./config.js";
 import { leaseLimitSchema } from "./fields.js";
 import { showValues } from "./echo.js";
+import { installationGitHub } from "../github/installation-port.js";
 import { type ConfigFile, fileName, readConfigFiles, readOrgFile } from "./files.js";
 import type { Locate, Site } from "./issues.js";
 
@@ -41,7 +42,8 @@ export interface ConfigSources {
  */
 export async function readConfigSources(context: Pick<Context, "octokit" | "repo">, targets: TargetPolicy = DEFAULT_TARGET_POLICY): Promise<ConfigSources> {
   const { owner, repo } = context.repo() as { owner: string; repo: string };
-  const files = await readConfigFiles(context.octokit, owner, repo);
+  const github = installationGitHub(context.octokit);
+  const files = await readConfigFiles(github, owner, repo);
   if (files instanceof UnreadableConfig) return { repo: files, org: null };
   // As `context.config` merges them: deepmerge, later files over earlier ones, so the repository's own file wins.
   const repoRaw = files.length === 0 ? null : mergeFiles(files);
@@ -50,7 +52,7 @@ export async function readConfigSources(context: Pick<Context, "octokit" | "repo
   // Nothing in either place: the organisation has no file (Probot looked).
   // A broken file of the repository's own is all its reply is about.
   if (repoRaw === null || !parseConfig(repoRaw, undefined, targets).ok) return { repo: repoRaw, org: null, files };
-  const org = await readOrgFile(context.octokit, owner);
+  const org = await readOrgFile(github, owner);
   if (org === null || org instanceof UnreadableConfig) return { repo: repoRaw, org, files };
   return { repo: repoRaw, org: org.config, files, orgFile: org };
 }

@@ -12,7 +12,7 @@
  *   public repositories only.
  *
  * Each installation's private repositories count only when the token may
- * read their issues (github-user.ts, readsIssues): any app installed on an
+ * read their issues (github/github-user.ts, readsIssues): any app installed on an
  * organisation lists its repositories, with no more than metadata access,
  * and must not learn from the board what it could not read on GitHub.
  *
@@ -24,8 +24,9 @@
 import { Identities, tokenHash } from "../api/identity.js";
 import type { LookupGate } from "../api/lookup-gate.js";
 import { TtlCache } from "../api/ttl-cache.js";
+import { callerGitHub } from "../github/caller-port.js";
 import { githubUrls } from "../github/github-urls.js";
-import { type Fetch, GitHubUserError, type PrivateRepos, privateReposOfInstallation, privateReposOfUser, readsIssues } from "./github-user.js";
+import { GitHubUserError, type PrivateRepos, type UserGitHub } from "../github/github-user.js";
 import type { BearerViewer } from "./viewer.js";
 
 const ACCESS_TTL_MS = 60_000;
@@ -41,15 +42,18 @@ async function unlessRefused(list: () => Promise<PrivateRepos>): Promise<Private
   }
 }
 
-export function bearerViewer(o: { api: string; clock: () => number; fetch: Fetch; lookups?: LookupGate }): BearerViewer {
-  const identities = new Identities({ graphqlUrl: githubUrls(o.api).graphql, restUrl: o.api, clock: o.clock, ...(o.lookups ? { lookups: o.lookups } : {}) });
+/** What a bearer's token is asked of GitHub beside who it is: the private repositories it can access, and whether it reads their issues. */
+export type BearerGitHub = Pick<UserGitHub, "privateReposOfUser" | "privateReposOfInstallation" | "readsIssues">;
+
+export function bearerViewer(o: { api: string; clock: () => number; github: BearerGitHub; lookups?: LookupGate }): BearerViewer {
+  const identities = new Identities({ github: callerGitHub(githubUrls(o.api)), clock: o.clock, ...(o.lookups ? { lookups: o.lookups } : {}) });
   const seen = new TtlCache<PrivateRepos>(ACCESS_TTL_MS, MAX_ENTRIES, o.clock);
   const loading = new Map<string, Promise<PrivateRepos>>();
   const privateRepos = async (token: string): Promise<PrivateRepos> => {
-    const check = (repos: Array<{ full: string }>) => readsIssues(o.fetch, o.api, token, repos);
+    const check = (repos: Array<{ full: string }>) => o.github.readsIssues(token, repos);
     return (
-      (await unlessRefused(() => privateReposOfUser(o.fetch, o.api, token, 0, check))) ??
-      (await unlessRefused(() => privateReposOfInstallation(o.fetch, o.api, token, check))) ?? { repos: [], partial: false }
+      (await unlessRefused(() => o.github.privateReposOfUser(token, check))) ??
+      (await unlessRefused(() => o.github.privateReposOfInstallation(token, check))) ?? { repos: [], partial: false }
     );
   };
   return async (token, address) => {

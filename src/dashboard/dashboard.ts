@@ -26,7 +26,7 @@ import type { BoardMemory, BoardReads } from "../ledger/board/board-roles.js";
 import type { Inventory } from "../ledger/inventory/inventory-roles.js";
 import { bearerViewer } from "./bearer-viewer.js";
 import { boardPage } from "./board-page.js";
-import type { Fetch } from "./github-user.js";
+import { type Fetch, userGitHub } from "../github/github-user.js";
 import { LEASES_JSON_PATH, leasesJson } from "./leases-json.js";
 import { readyPage } from "./ready-page.js";
 import { rememberer } from "./remember.js";
@@ -54,7 +54,7 @@ export interface DashboardOptions {
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
 export function dashboardHandler(o: Required<Pick<DashboardOptions, "ledger" | "clock" | "log" | "settings" | "fetch">> & DashboardOptions): Handler {
-  const deps = { ...o, settings: o.settings, trustProxyHops: o.limits?.trustProxyHops ?? 0 };
+  const deps = { ...o, settings: o.settings, trustProxyHops: o.limits?.trustProxyHops ?? 0, github: userGitHub(o.fetch, o.settings.github) };
   const perAddress = new RateLimiter<string>(o.limits?.perAddress ?? { perMinute: 0, burst: 1 }, o.clock);
   /** Answers 429 when the client's address is over its limit: each request here reads the ledger, and some ask GitHub. */
   const limited = (req: IncomingMessage, res: ServerResponse, json: boolean): boolean => {
@@ -139,7 +139,7 @@ export function wireDashboard(webhooks: Pick<WebhookRouter, "onAny">, addHandler
   const f = o.fetch ?? fetch;
   const lookups = new LookupGate({ refused: limits.unknownTokens }, o.clock);
   // One viewer (and its cache of what each token may see) for the listing and the stream.
-  const bearer = o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, fetch: f, lookups });
+  const bearer = o.bearer ?? bearerViewer({ api: settings.github.api, clock: o.clock, github: userGitHub(f, settings.github), lookups });
   try {
     addHandler(dashboardHandler({ ...o, settings, limits, fetch: f, bearer }));
   } catch {

@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "probot";
-import { exchangeCode, type Fetch, GitHubUserError, revokeToken, userAccess } from "./github-user.js";
+import { GitHubUserError, type UserGitHub } from "../github/github-user.js";
 import { publicOrigin, redirect, secureRequest, sendPage } from "./http.js";
 import { renderMessage } from "./render.js";
 import {
@@ -39,11 +39,14 @@ import type { DashboardSettings } from "./settings.js";
 
 export const CALLBACK_PATH = "/oauth/callback";
 
+/** What the sign-in asks GitHub: the code for a token, who the user is and what they may see, and the token's revocation. */
+export type SignInGitHub = Pick<UserGitHub, "exchangeCode" | "userAccess" | "revokeToken">;
+
 export interface SignInDeps {
   settings: DashboardSettings;
   clock: () => number;
   log: Logger;
-  fetch: Fetch;
+  github: SignInGitHub;
 }
 
 const message = (deps: SignInDeps, title: string, text: string) =>
@@ -101,8 +104,8 @@ export async function finishSignIn(req: IncomingMessage, res: ServerResponse, ur
   let token: string | undefined;
   let answer: () => void;
   try {
-    token = await exchangeCode(deps.fetch, deps.settings.github, oauth, code, `${origin?.origin ?? ""}${CALLBACK_PATH}`);
-    const access = await userAccess(deps.fetch, deps.settings.github.api, token);
+    token = await deps.github.exchangeCode(oauth, code, `${origin?.origin ?? ""}${CALLBACK_PATH}`);
+    const access = await deps.github.userAccess(token);
     const session = sealSession(sessionKey, {
       id: access.id,
       login: access.login,
@@ -119,7 +122,7 @@ export async function finishSignIn(req: IncomingMessage, res: ServerResponse, ur
     answer = () => sendPage(res, error.unauthorized ? 401 : 502, message(deps, "Sign-in not completed", error.message), [clearSignIn]);
   } finally {
     // The session needs the token no longer: revoked before the browser moves on.
-    if (token) await revokeToken(deps.fetch, deps.settings.github.api, oauth, token);
+    if (token) await deps.github.revokeToken(oauth, token);
   }
   answer();
 }

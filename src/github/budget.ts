@@ -26,53 +26,17 @@
  *   a notice is taken only once the replies in flight have their slots.
  *
  * One process's budget: replicas each keep their own (divide the settings
- * among them; README, "GitHub's limits").
+ * among them; README, "GitHub's limits"). An installation's windows, and
+ * their arithmetic, are budget-windows.ts.
  */
 
 import { type BudgetSettings, type Cost, DEFAULT_BUDGET, type Tier } from "./budget-settings.js";
+import { type Demand, type Entry, fits, Installation, limitFor, nextChange, prune, type Slot, used, type Waiter } from "./budget-windows.js";
 
-/** A request counted in a window: `at` is Infinity while it is in flight, then when its answer came. */
-interface Entry {
-  at: number;
-  points: number;
-}
-
-interface Waiter {
-  tier: Tier;
-  cost: Cost;
-  grant: (slot: Slot) => void;
-}
-
-/** A slot taken: released when the request's answer came (or it failed). */
-export interface Slot {
-  release(): void;
-  /** Gives back a slot no request used (taken ahead, then not needed): it counts in no window. */
-  cancel(): void;
-}
+export type { Demand, Slot } from "./budget-windows.js";
 
 /** Content-generating requests an effect makes at most on the REST path: labels, the assignee, the reply. */
 export const CONTENT_PER_EFFECT = 3;
-
-/** What an effect in flight may still create; its content slots count down, and `end` when it is done. */
-export interface Demand {
-  readonly installation: number;
-  readonly tier: Tier;
-  remaining: number;
-  end(): void;
-}
-
-class Installation {
-  constructor(readonly id: number) {}
-  readonly content: Entry[] = [];
-  readonly points: Entry[] = [];
-  inFlight = 0;
-  pausedUntil = 0;
-  /** When the hour's budget was last found short for notices: notices fold for an hour after. */
-  hourShortAt = Number.NEGATIVE_INFINITY;
-  readonly waiters: Waiter[] = [];
-  readonly demands = new Set<Demand>();
-  timer: NodeJS.Timeout | null = null;
-}
 
 export class GitHubBudget {
   readonly settings: BudgetSettings;
@@ -80,11 +44,6 @@ export class GitHubBudget {
 
   constructor(settings: Partial<BudgetSettings> = {}) {
     this.settings = { ...DEFAULT_BUDGET, ...settings };
-  }
-
-  /** A window's limit for a tier: the limit less what the tier leaves to those above it. */
-  private limitFor(max: number, tier: Tier): number {
-    return max - Math.ceil(max * this.settings.reserves[tier]);
   }
 
   private of(installation: number): Installation {
@@ -96,32 +55,6 @@ export class GitHubBudget {
     return i;
   }
 
-  /** Drops what has left its window. */
-  private prune(i: Installation, now: number): void {
-    const { minuteMs, hourMs } = this.settings;
-    drop(i.content, (e) => e.at + hourMs <= now);
-    drop(i.points, (e) => e.at + minuteMs <= now);
-  }
-
-  private used(i: Installation, now: number): { minute: number; hour: number; points: number } {
-    const { minuteMs } = this.settings;
-    let minute = 0;
-    for (const e of i.content) if (e.at + minuteMs > now) minute++;
-    let points = 0;
-    for (const e of i.points) points += e.points;
-    return { minute, hour: i.content.length, points };
-  }
-
-  /** Whether a request of `tier` costing `cost` may be sent now. */
-  private fits(i: Installation, tier: Tier, cost: Cost, now: number): boolean {
-    const s = this.settings;
-    if (i.pausedUntil > now || i.inFlight >= s.concurrency) return false;
-    const u = this.used(i, now);
-    if (u.points + cost.points > s.pointsPerMinute) return false;
-    if (!cost.content) return true;
-    return u.minute < this.limitFor(s.contentPerMinute, tier) && u.hour < this.limitFor(s.contentPerHour, tier);
-  }
-
   /**
    * Waits for a slot for one request and takes it. Waiters are served by
    * tier, then in order; one that cannot go holds back those after it that
@@ -131,12 +64,12 @@ export class GitHubBudget {
     signal?.throwIfAborted();
     const i = this.of(installation);
     const now = this.settings.clock();
-    this.prune(i, now);
+    prune(i, this.settings, now);
     const granted = (slot: Slot) => {
       if (demand && cost.content) demand.remaining = Math.max(0, demand.remaining - 1);
       return slot;
     };
-    if (i.waiters.length === 0 && this.fits(i, tier, cost, now)) return Promise.resolve(granted(this.take(i, cost)));
+    if (i.waiters.length === 0 && fits(i, this.settings, tier, cost, now)) return Promise.resolve(granted(this.take(i, cost)));
     return new Promise<Slot>((resolve, reject) => {
       const waiter: Waiter = { tier, cost, grant: (slot) => resolve(granted(slot)) };
       const at = i.waiters.findIndex((w) => w.tier > tier);
@@ -188,13 +121,13 @@ export class GitHubBudget {
   private pump(installation: number): void {
     const i = this.of(installation);
     const now = this.settings.clock();
-    this.prune(i, now);
+    prune(i, this.settings, now);
     let contentBlocked = false;
     let pointsBlocked = false;
     for (let k = 0; k < i.waiters.length; ) {
       const w = i.waiters[k]!;
       const blocked = (w.cost.content && contentBlocked) || pointsBlocked;
-      if (!blocked && this.fits(i, w.tier, w.cost, now)) {
+      if (!blocked && fits(i, this.settings, w.tier, w.cost, now)) {
         i.waiters.splice(k, 1);
         w.grant(this.take(i, w.cost));
         continue;
@@ -206,7 +139,7 @@ export class GitHubBudget {
     if (i.timer) clearTimeout(i.timer);
     i.timer = null;
     if (i.waiters.length === 0) return;
-    const next = this.nextChange(i, now);
+    const next = nextChange(i, this.settings, now);
     // In flight only: a release pumps again.
     if (next === null) return;
     i.timer = setTimeout(() => {
@@ -214,18 +147,6 @@ export class GitHubBudget {
       this.pump(installation);
     }, Math.max(1, next - now));
     i.timer.unref?.();
-  }
-
-  /** When the next answered request leaves a window, or the pause ends; null when only a release can help. */
-  private nextChange(i: Installation, now: number): number | null {
-    const { minuteMs, hourMs } = this.settings;
-    let next = i.pausedUntil > now ? i.pausedUntil : Number.POSITIVE_INFINITY;
-    for (const e of i.points) if (Number.isFinite(e.at)) next = Math.min(next, e.at + minuteMs);
-    for (const e of i.content) {
-      if (!Number.isFinite(e.at)) continue;
-      next = Math.min(next, e.at + minuteMs > now ? e.at + minuteMs : e.at + hourMs);
-    }
-    return Number.isFinite(next) ? next : null;
   }
 
   /** An effect of `tier` begins: what it may still create counts against lower tiers until it has its slots or ends. */
@@ -261,24 +182,24 @@ export class GitHubBudget {
     const now = s.clock();
     const out: Array<{ installation: number; fromPriority: number }> = [];
     for (const [id, i] of this.installations) {
-      this.prune(i, now);
+      prune(i, this.settings, now);
       if (i.pausedUntil > now) {
         out.push({ installation: id, fromPriority: 0 });
         continue;
       }
-      const u = this.used(i, now);
+      const u = used(i, this.settings, now);
       // Short: more than half of either window used (for notices' limits).
-      const pressed = u.minute * 2 >= this.limitFor(s.contentPerMinute, 1) || u.hour * 2 >= this.limitFor(s.contentPerHour, 1);
+      const pressed = u.minute * 2 >= limitFor(s, s.contentPerMinute, 1) || u.hour * 2 >= limitFor(s, s.contentPerHour, 1);
       for (const tier of [0, 1, 2] as const) {
         let ahead = i.waiters.filter((w) => w.cost.content && w.tier <= tier).length;
         let above = 0;
         for (const d of i.demands) if (d.tier < tier) above += d.remaining;
         ahead += above;
         const short =
-          u.minute + ahead >= this.limitFor(s.contentPerMinute, tier) ||
-          u.hour + ahead >= this.limitFor(s.contentPerHour, tier) ||
+          u.minute + ahead >= limitFor(s, s.contentPerMinute, tier) ||
+          u.hour + ahead >= limitFor(s, s.contentPerHour, tier) ||
           (pressed && above > 0);
-        if (tier === 1 && u.hour + ahead >= this.limitFor(s.contentPerHour, 1)) i.hourShortAt = now;
+        if (tier === 1 && u.hour + ahead >= limitFor(s, s.contentPerHour, 1)) i.hourShortAt = now;
         if (short) {
           out.push({ installation: id, fromPriority: tier });
           break;
@@ -296,8 +217,8 @@ export class GitHubBudget {
     const i = this.installations.get(installation);
     if (!i) return false;
     const now = this.settings.clock();
-    this.prune(i, now);
-    if (i.content.length >= this.limitFor(this.settings.contentPerHour, 1)) i.hourShortAt = now;
+    prune(i, this.settings, now);
+    if (i.content.length >= limitFor(this.settings, this.settings.contentPerHour, 1)) i.hourShortAt = now;
     return i.hourShortAt + this.settings.hourMs > now;
   }
 
@@ -305,13 +226,7 @@ export class GitHubBudget {
   usage(installation: number): { minute: number; hour: number; points: number; inFlight: number } {
     const i = this.of(installation);
     const now = this.settings.clock();
-    this.prune(i, now);
-    return { ...this.used(i, now), inFlight: i.inFlight };
+    prune(i, this.settings, now);
+    return { ...used(i, this.settings, now), inFlight: i.inFlight };
   }
-}
-
-function drop<T>(list: T[], gone: (e: T) => boolean): void {
-  let w = 0;
-  for (const e of list) if (!gone(e)) list[w++] = e;
-  list.length = w;
 }

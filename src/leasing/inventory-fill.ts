@@ -28,10 +28,13 @@ export interface InventorySettings {
 
 export const DEFAULT_INVENTORY: InventorySettings = { reconcileMs: 6 * 3_600_000, maxPages: 200 };
 
+/** What a fill asks GitHub: a page of a repository's open issues. */
+export type FillGitHub = Pick<GitHubPort, "openIssues">;
+
 export interface FillDeps {
   ledger: Inventory & RepoMemory & NamedLocks;
   clock: () => number;
-  github: (installation: number) => Promise<GitHubPort>;
+  github: (installation: number) => Promise<FillGitHub>;
   /** The installation's budget of GitHub requests; null: none (tests with GitHub's pacing off). */
   budget: GitHubBudget | null;
   log: { info(o: object, m: string): void; warn(o: object, m: string): void };

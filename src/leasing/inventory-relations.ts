@@ -19,10 +19,13 @@ import type { IssueSnapshot } from "../ledger/inventory/inventory-types.js";
 import type { Inventory } from "../ledger/inventory/inventory-roles.js";
 import type { RepoMemory, RepoInfo } from "../ledger/repos/repo-memory.js";
 
+/** What the relations ask GitHub: the issues one blocks, and an issue. */
+export type RelationsGitHub = Pick<GitHubPort, "blockedIssues" | "issue">;
+
 export interface RelationDeps {
   ledger: Inventory & Pick<RepoMemory, "findRepo">;
   clock: () => number;
-  github: (installation: number) => Promise<GitHubPort>;
+  github: (installation: number) => Promise<RelationsGitHub>;
   /** The installation's budget of GitHub requests; null: none (tests with GitHub's pacing off). */
   budget: GitHubBudget | null;
 }

@@ -6,7 +6,8 @@
  * did not pin on the issue: the app's GitHub address is wrong), or retry
  * with backoff.
  */
-import { type HttpError, httpStatus, TOO_MANY_REQUESTS } from "../github/github-port.js";
+import { type HttpError, httpStatus } from "../github/github-port.js";
+import { TOO_MANY_REQUESTS } from "../github/timed-fetch.js";
 import { isGraphqlUrl } from "../github/github-urls.js";
 
 export type NextStep =

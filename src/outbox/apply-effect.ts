@@ -5,11 +5,11 @@
  * then completed in the ledger, or its failure recorded as what comes next
  * (after-failure.ts): a pause of the installation, a drop, a retry, parking.
  */
+import { type GitHubPort, httpStatus } from "../github/github-port.js";
 import { type Effect, type EffectFence, fenceOf } from "../ledger/outbox/outbox-types.js";
-import { fenced, type GitHubPort, httpStatus } from "../github/github-port.js";
 import type { Demand } from "../github/budget.js";
 import type { Tier } from "../github/budget-settings.js";
-import { budgeted } from "../github/budgeted-port.js";
+import { effectPort } from "../github/effect-port.js";
 import { nextAfterFailure } from "./after-failure.js";
 import type { Attempt, Attempts } from "./attempts.js";
 import { applyConfigCheck } from "./config-check.js";
@@ -87,9 +87,9 @@ export class EffectApplier {
         const raw = await this.o.github(effect.installation);
         if (effect.kind === REFLECT && this.o.writes === "graphql" && raw.mutate) group = [attempt, ...(await this.followers(effect))];
         if (group.length > 1) signal = AbortSignal.any(group.map((a) => a.abort.signal));
-        const port = fenced(raw, signal);
         demand = budget?.demand(effect.installation, tierOf(effect));
-        const github = budget && demand ? budgeted(port, budget, demand, signal) : port;
+        // One wrapper: the effect's lock fences each call, after its slot of the installation's budget.
+        const github = effectPort(raw, { fence: signal, ...(budget && demand ? { budget: { budget, demand, signal } } : {}) });
         const fold = budget?.folding(effect.installation) ?? false;
         const followers = group.slice(1).map((a) => a.effect);
         if (effect.kind === REFLECT) await this.reflector.apply(effect, effect.payload as ReflectPayload, github, signal, { fold, followers });

@@ -6,7 +6,10 @@
 import { type GitHubPort, httpStatus } from "../github/github-port.js";
 import type { ConfigCheckPayload } from "./effects.js";
 
-export async function applyConfigCheck(p: ConfigCheckPayload, github: GitHubPort): Promise<void> {
+/** What the effect asks of GitHub: the check run posted. */
+export type ConfigCheckGitHub = Pick<GitHubPort, "createCheckRun">;
+
+export async function applyConfigCheck(p: ConfigCheckPayload, github: ConfigCheckGitHub): Promise<void> {
   const repo = { owner: p.owner, repo: p.repo };
   try {
     await github.createCheckRun(repo, p.run);

@@ -151,12 +151,15 @@ async function linkLeases(
   return changed.length > 0;
 }
 
+/** What the lease check asks of GitHub: the issues the pull request closes, and the check run posted. */
+export type LeaseCheckGitHub = Pick<GitHubPort, "closingIssues" | "createCheckRun">;
+
 /** Posts the check (or forgets a closed pull request). Returns whether it wrote effects of other issues (their leases changed). */
 export async function applyCheck(
   deps: CheckDeps,
   effect: Effect,
   p: CheckPayload,
-  github: GitHubPort,
+  github: LeaseCheckGitHub,
 ): Promise<boolean> {
   const { ledger, clock } = deps;
   const { repoId } = effect;

@@ -1,6 +1,6 @@
 /**
  * Applies a `reflect` effect: makes an issue show the ledger's truth (labels
- * and assignee), then posts the reply, if any.
+ * and assignee: reconcile.ts), then posts the reply, if any.
  *
  * - Labels are reconciled against what the app last applied (its
  *   "reflection"), not against GitHub: no read per effect, and applying an
@@ -20,25 +20,17 @@ import type { Effect } from "../ledger/outbox/outbox-types.js";
 import type { IssueKey, Lease } from "../ledger/leases/lease-types.js";
 import type { LeaseReads } from "../ledger/leases/lease-roles.js";
 import type { GitHubPort, Repo } from "../github/github-port.js";
-import { type RepoReflection, RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
-import { desiredLabels, LABEL_STYLE, labelKind, type LabelTemplates } from "../github/labels.js";
+import { RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
+import { labelKind, type LabelTemplates } from "../github/labels.js";
 import { renderReply, type Reply } from "../github/render.js";
 import type { ReflectPayload } from "./effects.js";
 import { WriteBatch } from "./write-batch.js";
-import { among, RepoLabels, type RepoLabelTurn, same, stopLingering } from "./repo-labels.js";
+import { RepoLabels, same } from "./repo-labels.js";
 import { NodeIds } from "../github/node-ids.js";
 import { DEFAULT_LABEL_LINGER_MS, type GithubWrites } from "../github/budget-settings.js";
-import { takeContentAhead } from "../github/budgeted-port.js";
+import { takeContentAhead } from "../github/effect-port.js";
 import { type Change, type Reflection, settled } from "./reflection.js";
-
-/** How the reflector takes a repository's turn (RepoTurns.run), and saves the issue's reflection. */
-type Turn = RepoLabelTurn;
-interface Ctx {
-  turn: Turn;
-  save: (reflection: Reflection) => Promise<void>;
-  /** How long holder and token labels no lease calls for linger in the repository (repo-labels.ts); 0: deleted at once. */
-  lingerMs: number;
-}
+import { reconcile, type ReflectContext, type Turn } from "./reconcile.js";
 
 const issueKey = (effect: Effect, p: ReflectPayload): IssueKey => ({ repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: effect.issue });
 
@@ -172,7 +164,7 @@ export class Reflector {
     github: GitHubPort,
     signal: AbortSignal,
     opts: { fold?: boolean },
-    ctx: Ctx,
+    ctx: ReflectContext,
   ): Promise<{ current: Lease | null } | null> {
     const r: Repo = { owner: p.owner, repo: p.repo };
     const key = issueKey(effect, p);
@@ -188,7 +180,7 @@ export class Reflector {
     let refused = prior?.refused ?? null;
     let current: Lease | null = null;
     if (p.reconcile) {
-      const state = await this.reconcile(key, r, github, {
+      const state = await reconcile({ ledger: this.o.ledger, clock: this.o.clock, labels: this.labels }, key, r, github, {
         templates,
         assign,
         prior,
@@ -227,97 +219,5 @@ export class Reflector {
   private async stillDue(key: IssueKey, reply: Reply): Promise<boolean> {
     const live = await this.o.ledger.current(key, this.o.clock());
     return live !== null && reply.lease !== null && live.token === reply.lease.token && live.expiresAt === reply.lease.expiresAt;
-  }
-
-  private async reconcile(
-    key: IssueKey,
-    r: Repo,
-    github: GitHubPort,
-    o: {
-      templates: LabelTemplates;
-      assign: boolean;
-      prior: Reflection | null;
-      snapshot: string[];
-      removed: string[];
-      seen?: { login: string; assigned: boolean };
-      signal: AbortSignal;
-    },
-    ctx: Ctx,
-  ): Promise<{ reflection: Reflection; current: Lease | null }> {
-    const { ledger, clock } = this.o;
-    const { templates, prior, snapshot, removed, signal } = o;
-    const present = prior?.labels ?? [];
-    // What the app put there, less what a person took off by hand since: a
-    // label the lease still calls for is added again. Without this, a label
-    // removed by hand (ending the lease, or on an issue whose lease had ended)
-    // stayed "applied" in the reflection, and a new lease on the issue,
-    // claimed before the release was drained, never got it back.
-    const shown = present.filter((name) => !among(removed, name));
-    // A label the issue had before the app showed the lease is not the app's: neither added nor taken off. One the
-    // app deleted from the repository (another issue's effect, when no live lease used it) is on no issue any more,
-    // whatever this issue's reflection says: a lease that calls for it again gets it back.
-    const missing = (lease: Lease | null, deleted: readonly string[]) =>
-      desiredLabels(templates, lease).filter((d) => (!among(shown, d.name) || among(deleted, d.name)) && !among(snapshot, d.name));
-    let current = await ledger.current(key, clock());
-    const added: string[] = [];
-    // The repository's memory is read only when the issue's own reflection finds nothing missing and the lease
-    // calls for labels: a free issue (a release, an expiry) needs no read.
-    const deletedInRepo = async () => ((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null)?.deleted ?? [];
-    if (missing(current, []).length > 0 || (current !== null && missing(current, await deletedInRepo()).length > 0)) {
-      await ctx.turn(key.repoId, github, signal, async (repo, github) => {
-        // Decided again in the turn: the lease may have ended while this waited for it.
-        current = await ledger.current(key, clock());
-        const toAdd = missing(current, repo.deleted);
-        if (toAdd.length === 0) return;
-        for (const d of toAdd) {
-          if (d.kind === "claimed") {
-            // Created once per repository with a colour and a description; one that exists already is fine.
-            if (!among(repo.created, d.name)) {
-              await github.createLabel(r, d.name, LABEL_STYLE.claimed.color, LABEL_STYLE.claimed.description);
-              repo.created.push(d.name);
-            }
-          } else if (d.kind !== "review" && !among(repo.made, d.name) && !among(repo.foreign, d.name)) {
-            // (The in-review label, one name per repository, is created by GitHub when first added, and never deleted.)
-            // New to the app: a label that exists already was not made by the app, and is never deleted by it.
-            // One the app deleted is known to be absent.
-            const exists = !among(repo.deleted, d.name) && (await github.labelExists(r, d.name));
-            (exists ? repo.foreign : repo.made).push(d.name);
-          }
-        }
-        // Adding a label brings it back to the repository (GitHub creates it), or ends its lingering there.
-        repo.deleted = repo.deleted.filter((name) => !toAdd.some((d) => same(d.name, name)));
-        stopLingering(repo, toAdd.map((d) => d.name));
-        await github.addLabels(r, key.issue, toAdd.map((d) => d.name));
-        added.push(...toAdd.map((d) => d.name));
-      });
-    }
-    const desired = desiredLabels(templates, current).map((d) => d.name);
-    // From `present`, removed ones included: a holder or token label taken off by hand may still need deleting from the repository.
-    const toRemove = present.filter((name) => !among(desired, name));
-    const { lingerMs } = ctx;
-    if (toRemove.length > 0) await this.labels.remove(key, r, github, templates, toRemove, { issueGone: false, signal, lingerMs }, ctx.turn);
-    // Nothing taken off this issue: only labels that lingered out are looked at (RepoLabels.deleteUnused).
-    else if (this.labels.hasUnused((await ledger.getReflection(key.repoId, 0)) as Partial<RepoReflection> | null, lingerMs, false)) {
-      await ctx.turn(key.repoId, github, signal, (repo, github) => this.labels.deleteUnused(key, r, repo, github, templates, lingerMs, false));
-    }
-
-    let assignee = prior?.assignee ?? null;
-    let refused = prior?.refused ?? null;
-    const want = o.assign && current ? current.holder.login : null;
-    // What the event showed of GitHub's assignees (an assignment read as a claim or a release): not done again.
-    const { seen } = o;
-    if (seen && !seen.assigned && same(assignee, seen.login)) assignee = null;
-    if (assignee && !same(assignee, want)) {
-      await github.removeAssignee(r, key.issue, assignee);
-      assignee = null;
-    }
-    if (seen?.assigned && want && same(seen.login, want)) [assignee, refused] = [want, null];
-    if (want && !same(assignee, want) && !same(refused, want)) {
-      if (await github.addAssignee(r, key.issue, want)) assignee = want;
-      else refused = want;
-    }
-    if (!want) refused = null;
-    const labels = desired.filter((name) => among(shown, name) || among(added, name));
-    return { reflection: { labels, assignee, refused, templates, assign: o.assign, ...(prior?.nodeId ? { nodeId: prior.nodeId } : {}) }, current };
   }
 }

@@ -6,9 +6,10 @@
  * turn also holds the repository's label lock in the ledger, extended while
  * the turn lasts, so that the turns of all replicas alternate.
  */
+import type { GitHubPort } from "../github/github-port.js";
+import { effectPort } from "../github/effect-port.js";
 import type { HeldLock, NamedLocks } from "../ledger/admin/admin-roles.js";
 import type { Reflections } from "../ledger/outbox/outbox-roles.js";
-import { fenced, type GitHubPort } from "../github/github-port.js";
 
 /** What the app knows of a repository's labels. */
 export interface RepoReflection {
@@ -94,7 +95,7 @@ export class RepoTurns {
         };
         const snapshot = JSON.stringify(repo);
         try {
-          await f(repo, lock ? fenced(github, AbortSignal.any([signal, lock.signal])) : github);
+          await f(repo, lock ? effectPort(github, { turn: AbortSignal.any([signal, lock.signal]) }) : github);
         } finally {
           if (JSON.stringify(repo) !== snapshot && !lock?.signal.aborted) await ledger.putReflection(repoId, 0, repo, clock());
         }

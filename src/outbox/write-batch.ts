@@ -18,28 +18,15 @@
  *   app's comments before it is posted again, as on the REST path).
  */
 import type { GitHubPort, Repo } from "../github/github-port.js";
+import { type BatchedWrites, effectPort } from "../github/effect-port.js";
 import { GraphqlRefused, type GraphqlFailure, type Mutation, type MutationResult } from "../github/graphql-writes.js";
 import { LABEL_STYLE, type LabelKind } from "../github/labels.js";
 import type { NodeIds } from "../github/node-ids.js";
 import type { RepoReflection } from "./repo-turns.js";
-
-type Recorded =
-  | { op: "addLabels"; names: string[] }
-  | { op: "removeLabel"; name: string }
-  | { op: "deleteLabel"; name: string }
-  | { op: "addAssignee"; login: string }
-  | { op: "removeAssignee"; login: string }
-  | { op: "comment"; body: string };
+import { isBot, lower, mutationOf, type Recorded, unique, unresolved } from "./recorded-writes.js";
 
 /** What a flush changed of the repository's label memory beyond the ids: kept even when the effect's document failed. */
 type Learned = (repo: RepoReflection) => void;
-
-const lower = (s: string) => s.toLowerCase();
-/** The id a NOT_FOUND names ("Could not resolve to a node with the global id of '…'"), "" when it names none; null for another error. */
-const unresolved = (f: GraphqlFailure): string | null => (f.type === "NOT_FOUND" ? (/'([^']+)'/.exec(f.message)?.[1] ?? "") : null);
-const unique = (names: string[]) => [...new Map(names.map((n) => [lower(n), n])).values()];
-/** A bot cannot be assigned, and GraphQL's `user(login:)` does not find one. */
-const isBot = (login: string) => /\[bot\]$/i.test(login);
 
 export class WriteBatch {
   /** The port the reflector calls: reads go to GitHub, writes are recorded. */
@@ -66,7 +53,7 @@ export class WriteBatch {
     const record = async (w: Recorded) => {
       this.recorded.push(w);
     };
-    this.port = {
+    const writes: BatchedWrites = {
       addLabels: (_r, _issue, names) => record({ op: "addLabels", names }),
       removeIssueLabel: (_r, _issue, name) => record({ op: "removeLabel", name }),
       deleteRepoLabel: (_r, name) => record({ op: "deleteLabel", name }),
@@ -84,16 +71,9 @@ export class WriteBatch {
         this.probed.add(lower(name));
         return false;
       },
-      hasOwnComment: (...a) => github.hasOwnComment(...a),
-      permission: (...a) => github.permission(...a),
-      account: (...a) => github.account(...a),
-      createCheckRun: (...a) => github.createCheckRun(...a),
-      openPullRequests: (...a) => github.openPullRequests(...a),
-      closingIssues: (...a) => github.closingIssues(...a),
-      openIssues: (...a) => github.openIssues(...a),
-      blockedIssues: (...a) => github.blockedIssues(...a),
-      issue: (...a) => github.issue(...a),
     };
+    // The reads go on to GitHub through the turn's port (its fences and budget); the writes are recorded.
+    this.port = effectPort(github, { batch: writes });
   }
 
   /** The user's node id, when the app knows it. */
@@ -172,7 +152,7 @@ export class WriteBatch {
     const sent: Recorded[] = [];
     const issueId = this.issueId;
     for (const w of writes) {
-      const m = this.mutation(w, ids, issueId);
+      const m = mutationOf(w, ids, issueId, this.issue, this.known);
       if (m) {
         mutations.push(m);
         sent.push(w);
@@ -219,32 +199,6 @@ export class WriteBatch {
   restore(repo: RepoReflection, before: Pick<RepoReflection, "created" | "deleted" | "made" | "foreign" | "kept" | "lingering">): void {
     Object.assign(repo, structuredClone(before));
     for (const learn of this.learned) learn(repo);
-  }
-
-  /** The mutation of one recorded write, or null when there is nothing to do (a label or user GitHub does not have). */
-  private mutation(w: Recorded, ids: Record<string, string>, issueId: string | null): Mutation | null {
-    const need = (): string => {
-      if (!issueId) throw new GraphqlRefused([{ type: "NOT_FOUND", message: `no node id for issue #${this.issue}` }]);
-      return issueId;
-    };
-    switch (w.op) {
-      case "addLabels": {
-        const labelIds = w.names.map((n) => ids[lower(n)]).filter((id): id is string => !!id);
-        return labelIds.length === 0 ? null : { op: "addLabels", labelableId: need(), labelIds };
-      }
-      case "removeLabel":
-        return ids[lower(w.name)] ? { op: "removeLabels", labelableId: need(), labelIds: [ids[lower(w.name)]!] } : null;
-      case "deleteLabel":
-        return ids[lower(w.name)] ? { op: "deleteLabel", id: ids[lower(w.name)]! } : null;
-      case "addAssignee":
-      case "removeAssignee": {
-        const user = isBot(w.login) ? null : this.known.user(w.login);
-        if (!user) return null;
-        return { op: w.op === "addAssignee" ? "addAssignees" : "removeAssignees", assignableId: need(), assigneeIds: [user] };
-      }
-      case "comment":
-        return { op: "addComment", subjectId: need(), body: w.body };
-    }
   }
 
   /**

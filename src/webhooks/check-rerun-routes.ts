@@ -15,6 +15,7 @@ import { CHECK_NAME } from "../checks/lease-check.js";
 import { CONFIG_CHECK_NAME } from "../config/config-check-run.js";
 import { readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
+import { installationGitHub } from "../github/installation-port.js";
 import { handleConfigCheck } from "../leasing/handle-config-check.js";
 import { rerunPullCheck } from "../leasing/handle-pull-request.js";
 import type { TargetPolicy } from "../events/target-guard.js";
@@ -48,8 +49,9 @@ export function routeCheckReruns(app: WebhookRouter, deps: CheckRerunDeps): void
         const ev = { installation: installation.id, repo, sha: run.head_sha, actor, rerun: context.id, ...(pull !== undefined ? { pull } : {}) };
         // Null (or absent: not told) unless the commit is on one of the repository's own branches.
         const fromFork = (run.check_suite?.head_branch ?? null) === null;
-        const gate = fromFork ? forkExtendsGate(context.octokit, { owner: repo.owner, repo: repo.name }) : undefined;
-        const read = () => readConfigFilesAt(context.octokit, repo.owner, repo.name, run.head_sha, gate);
+        const github = installationGitHub(context.octokit);
+        const gate = fromFork ? forkExtendsGate(github, { owner: repo.owner, repo: repo.name }) : undefined;
+        const read = () => readConfigFilesAt(github, repo.owner, repo.name, run.head_sha, gate);
         queued = await handleConfigCheck(ev, { ledger, now: clock(), changes: async () => true, read, targets: deps.targets });
       } else if (run.name === CHECK_NAME) {
         for (const pr of run.pull_requests) {

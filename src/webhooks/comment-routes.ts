@@ -8,8 +8,8 @@ import type { WebhookRouter } from "./webhook-router.js";
 import { handleActivity } from "../leasing/handle-activity.js";
 import { type CommentEvent, handleComment } from "../leasing/handle-command.js";
 import type { IssueEventDeps } from "./issue-event-routes.js";
+import { octokitPort } from "../github/octokit-port.js";
 import type { FollowLinks } from "../ledger/work/work-roles.js";
-import { octokitPort } from "../github/github-port.js";
 import { parseMarker } from "../github/render.js";
 
 /** What the issue events' routes need, and the app's id and a log. */

@@ -17,6 +17,7 @@ import type { WebhookRouter } from "./webhook-router.js";
 import { pullChangesConfig, pushChangesConfig } from "../config/config-changes.js";
 import { type ExtendsGate, readConfigFilesAt } from "../config/files.js";
 import { forkExtendsGate } from "../config/fork-extends.js";
+import { installationGitHub } from "../github/installation-port.js";
 import { type ConfigCheckEvent, handleConfigCheck } from "../leasing/handle-config-check.js";
 import type { TargetPolicy } from "../events/target-guard.js";
 import type { LeaseBook } from "../ledger/leases/lease-roles.js";
@@ -52,8 +53,9 @@ export function routeConfigChecks(app: WebhookRouter, deps: ConfigCheckRouteDeps
         ...(pull !== undefined ? { pull: pull.number } : {}),
         actor: { id: sender.id, login: sender.login },
       };
-      const gate: ExtendsGate | undefined = pull?.fromFork ? forkExtendsGate(context.octokit, { owner: ev.repo.owner, repo: ev.repo.name }) : undefined;
-      const read = () => readConfigFilesAt(context.octokit, ev.repo.owner, ev.repo.name, sha, gate);
+      const github = installationGitHub(context.octokit);
+      const gate: ExtendsGate | undefined = pull?.fromFork ? forkExtendsGate(github, { owner: ev.repo.owner, repo: ev.repo.name }) : undefined;
+      const read = () => readConfigFilesAt(github, ev.repo.owner, ev.repo.name, sha, gate);
       if (await handleConfigCheck(ev, { ledger, now: clock(), changes, read, targets: deps.targets })) deps.kick();
     });
 
@@ -67,7 +69,7 @@ export function routeConfigChecks(app: WebhookRouter, deps: ConfigCheckRouteDeps
   app.on(["pull_request.opened", "pull_request.synchronize", "pull_request.reopened"], (context) => {
     const p = context.payload;
     const pr = p.pull_request;
-    const changes = () => pullChangesConfig(context.octokit, p.repository.owner.login, p.repository.name, pr.number, pr.changed_files ?? 0);
+    const changes = () => pullChangesConfig(installationGitHub(context.octokit), p.repository.owner.login, p.repository.name, pr.number, pr.changed_files ?? 0);
     const fromFork = pr.head.repo === null || pr.head.repo.id !== p.repository.id;
     return check(context, p, pr.head.sha, changes, { number: pr.number, fromFork });
   });

@@ -11,10 +11,10 @@ import type { WebhookRouter } from "./webhook-router.js";
 import type { ConfigResult } from "../config/config.js";
 import { handleIssueClosed, handleIssueGone, handleLabelRemoved, type IssueEvent } from "../leasing/handle-issue-event.js";
 import { type AssignmentEvent, handleAssigned, handleUnassigned } from "../leasing/handle-assignment.js";
+import { octokitPort, type PortOptions } from "../github/octokit-port.js";
 import type { Holder } from "../ledger/leases/lease-types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import type { Reflections } from "../ledger/outbox/outbox-roles.js";
-import { octokitPort, type PortOptions } from "../github/github-port.js";
 
 export interface IssueEventDeps {
   ledger: LeaseBook & LeaseReads & Reflections;

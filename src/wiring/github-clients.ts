@@ -3,8 +3,10 @@
  * that the throttling plugin spaces all of an installation's writes
  * together), and the app's slug, asked as the app itself.
  */
+import { appGitHub } from "../github/app-port.js";
 import type { Probot } from "probot";
-import { type GitHubPort, octokitPort, type PortOptions } from "../github/github-port.js";
+import type { GitHubPort } from "../github/github-port.js";
+import { octokitPort, type PortOptions } from "../github/octokit-port.js";
 
 export interface GitHubClients {
   port(installation: number): Promise<GitHubPort>;
@@ -36,8 +38,7 @@ function appSlug(app: Pick<Probot, "auth">): () => Promise<string | null> {
   return () =>
     (slug ??= app
       .auth()
-      .then((octokit) => octokit.request("GET /app"))
-      .then((res) => (res.data?.slug ?? null))
+      .then((octokit) => appGitHub(octokit).slug())
       .catch(() => {
         slug = null;
         return null;

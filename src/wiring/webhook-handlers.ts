@@ -9,7 +9,7 @@ import type { Context } from "probot";
 import { ConfigCache } from "../config/cache.js";
 import type { ConfigResult } from "../config/config.js";
 import { loadConfig } from "../config/repo-config.js";
-import type { PortOptions } from "../github/github-port.js";
+import type { PortOptions } from "../github/octokit-port.js";
 import type { NodeIds } from "../github/node-ids.js";
 import { InventoryRelations } from "../leasing/inventory-relations.js";
 import type { Ledger } from "../ledger/ledger.js";

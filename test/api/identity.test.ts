@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callerKey, GitHubUnavailable, Identities, MAX_IDENTITY_TTL_MS, reaches } from "../../src/api/identity.js";
 import { LookupGate } from "../../src/api/lookup-gate.js";
+import { callerGitHub } from "../../src/github/caller-port.js";
 import { RateLimited } from "../../src/api/rate-limit.js";
 import { githubUrls } from "../../src/github/github-urls.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
@@ -41,7 +42,7 @@ describe("Identities", () => {
 
   it("tells bots from users, and remembers each for at most 5 minutes", async () => {
     let now = 1_000_000;
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, clock: () => now, ttlMs: 60 * 60_000 });
+    const ids = new Identities({ github: callerGitHub({ graphql: fake.graphqlUrl, rest: fake.baseUrl }), clock: () => now, ttlMs: 60 * 60_000 });
     expect(await ids.who("ghs_installationToken")).toMatchObject({ id: 41, login: "agent[bot]", type: "Bot" });
     expect(await ids.who("ghp_personalToken")).toEqual({ id: 1001, login: "alice", type: "User" });
     expect(asked()).toBe(2);
@@ -55,21 +56,21 @@ describe("Identities", () => {
   });
 
   it("a token GitHub refuses is null, and is not asked about again at once", async () => {
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl });
+    const ids = new Identities({ github: callerGitHub({ graphql: fake.graphqlUrl, rest: fake.baseUrl }) });
     expect(await ids.who("ghp_revoked")).toBeNull();
     expect(await ids.who("ghp_revoked")).toBeNull();
     expect(asked()).toBe(1);
   });
 
   it("a burst of one token's first calls asks once", async () => {
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl });
+    const ids = new Identities({ github: callerGitHub({ graphql: fake.graphqlUrl, rest: fake.baseUrl }) });
     const all = await Promise.all(Array.from({ length: 10 }, () => ids.who("ghp_personalToken")));
     expect(new Set(all.map((i) => i?.login))).toEqual(new Set(["alice"]));
     expect(asked()).toBe(1);
   });
 
   it("keeps at most maxEntries tokens, forgetting the oldest", async () => {
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, maxEntries: 1 });
+    const ids = new Identities({ github: callerGitHub({ graphql: fake.graphqlUrl, rest: fake.baseUrl }), maxEntries: 1 });
     await ids.who("ghp_personalToken");
     await ids.who("ghs_installationToken");
     await ids.who("ghp_personalToken");
@@ -77,7 +78,7 @@ describe("Identities", () => {
   });
 
   it("random tokens GitHub refuses do not push good identities out: refusals are remembered apart", async () => {
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, maxEntries: 2 });
+    const ids = new Identities({ github: callerGitHub({ graphql: fake.graphqlUrl, rest: fake.baseUrl }), maxEntries: 2 });
     await ids.who("ghp_personalToken");
     await ids.who("ghs_installationToken");
     for (let i = 0; i < 20; i++) expect(await ids.who(`ghp_random${i}`)).toBeNull();
@@ -90,7 +91,7 @@ describe("Identities", () => {
   it("limits the tokens GitHub refused per client address, without asking GitHub past the limit; good tokens take nothing of it", async () => {
     let now = 1_000_000;
     const lookups = new LookupGate({ refused: { perMinute: 6, burst: 2 } }, () => now);
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, clock: () => now, lookups });
+    const ids = new Identities({ github: callerGitHub({ graphql: fake.graphqlUrl, rest: fake.baseUrl }), clock: () => now, lookups });
     // A good token, fresh: asked, and nothing taken of the address's limit.
     expect(await ids.who("ghp_personalToken", "203.0.113.9")).toMatchObject({ login: "alice" });
     expect(await ids.who("ghp_random1", "203.0.113.9")).toBeNull();
@@ -112,7 +113,7 @@ describe("Identities", () => {
 
   it("twenty fresh good tokens from one address at once are all asked about, none refused by the limit", async () => {
     const lookups = new LookupGate({ refused: { perMinute: 20, burst: 10 } });
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, lookups });
+    const ids = new Identities({ github: callerGitHub({ graphql: fake.graphqlUrl, rest: fake.baseUrl }), lookups });
     for (let i = 0; i < 20; i++) fake.addToken(`ghp_fleet${i}`, { login: `fleet-${i}`, id: 2000 + i });
     const all = await Promise.all(Array.from({ length: 20 }, (_, i) => ids.who(`ghp_fleet${i}`, "203.0.113.9")));
     expect(all.map((w) => w?.login)).toEqual(Array.from({ length: 20 }, (_, i) => `fleet-${i}`));
@@ -121,9 +122,9 @@ describe("Identities", () => {
   });
 
   it("GitHub not answering is GitHubUnavailable, and is not remembered", async () => {
-    const down = new Identities({ graphqlUrl: "http://127.0.0.1:9/graphql", restUrl: "http://127.0.0.1:9", timeoutMs: 2_000 });
+    const down = new Identities({ github: callerGitHub({ graphql: "http://127.0.0.1:9/graphql", rest: "http://127.0.0.1:9" }, { timeoutMs: 2_000 }) });
     await expect(down.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
-    const ids = new Identities({ graphqlUrl: `${fake.url}/no-such-graphql`, restUrl: fake.baseUrl });
+    const ids = new Identities({ github: callerGitHub({ graphql: `${fake.url}/no-such-graphql`, rest: fake.baseUrl }) });
     await expect(ids.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
     await expect(ids.who("ghp_personalToken")).rejects.toBeInstanceOf(GitHubUnavailable);
     expect(fake.takeUnmatched()).toHaveLength(2);
@@ -138,7 +139,7 @@ describe("Identities", () => {
     fake.addToken("ghs_octoRun1", { ...workflow, installation: 1, repos: mine });
     fake.addToken("ghs_octoRun2", { ...workflow, installation: 1, repos: mine });
     fake.addToken("ghs_otherRun", { ...workflow, installation: 2, repos: ["other-org/tools"] });
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl, clock: () => now });
+    const ids = new Identities({ github: callerGitHub({ graphql: fake.graphqlUrl, rest: fake.baseUrl }), clock: () => now });
     const first = (await ids.who("ghs_octoRun1"))!;
     const again = (await ids.who("ghs_octoRun2"))!;
     const other = (await ids.who("ghs_otherRun"))!;
@@ -166,7 +167,7 @@ describe("Identities", () => {
 
   it("a bot whose token GitHub lets list nothing reaches nothing, and GitHub failing the list is GitHubUnavailable, not remembered", async () => {
     fake.addRepo("octo/app", { id: 7000 });
-    const ids = new Identities({ graphqlUrl: fake.graphqlUrl, restUrl: fake.baseUrl });
+    const ids = new Identities({ github: callerGitHub({ graphql: fake.graphqlUrl, rest: fake.baseUrl }) });
     // The app's bot with the reach of no installation (an empty selection).
     fake.addToken("ghs_empty", { login: "agent[bot]", id: 41, installation: 3, repos: [] });
     const empty = (await ids.who("ghs_empty"))!;

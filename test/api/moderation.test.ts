@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import type { ApiRepo } from "../../src/api/access.js";
 import { GitHubUnavailable, type Identity } from "../../src/api/identity.js";
 import { Moderation } from "../../src/api/moderation.js";
+import { callerGitHub } from "../../src/github/caller-port.js";
 import { REPO } from "../support/payloads.js";
 import { FULL, labels } from "../e2e/issue-view.js";
 import { history } from "../e2e/ledger-file.js";
@@ -132,7 +133,7 @@ describe("GitHub's moderation answer", () => {
   it("takes an error that is not about the token's access (RATE_LIMITED) as GitHub not answering, and keeps no verdict", async () => {
     const github = await answering({ data: { repository: null }, errors: [{ type: "RATE_LIMITED", message: "API rate limit exceeded" }] });
     try {
-      const moderation = new Moderation({ graphqlUrl: github.url, permission: async () => "read" });
+      const moderation = new Moderation({ github: callerGitHub({ graphql: github.url, rest: github.url }), permission: async () => "read" });
       const ask = () => moderation.refusal(ALICE.token, repo, 1, { login: ALICE.login, id: ALICE.id } as Identity);
       await expect(ask()).rejects.toBeInstanceOf(GitHubUnavailable);
       await expect(ask()).rejects.toThrow(/RATE_LIMITED/);
@@ -149,7 +150,7 @@ describe("GitHub's moderation answer", () => {
       errors: [{ type: "FORBIDDEN", path: ["repository", "issueOrPullRequest"], message: "Resource not accessible by integration" }],
     });
     try {
-      const moderation = new Moderation({ graphqlUrl: github.url, permission: async () => "read" });
+      const moderation = new Moderation({ github: callerGitHub({ graphql: github.url, rest: github.url }), permission: async () => "read" });
       const refusal = await moderation.refusal(FOREIGN.token, repo, 1, { login: FOREIGN.login, id: FOREIGN.id } as Identity);
       expect(refusal?.reason).toBe("blocked");
     } finally {

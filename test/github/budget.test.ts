@@ -9,7 +9,7 @@ import { GitHubBudget, type Slot } from "../../src/github/budget.js";
 import { CONTENT, READ, type Tier, WRITE } from "../../src/github/budget-settings.js";
 import { budgetSettings, githubWrites, labelLingerMs } from "../../src/settings/github-settings.js";
 import { rateLimitWait } from "../../src/outbox/after-failure.js";
-import { budgeted, takeContentAhead } from "../../src/github/budgeted-port.js";
+import { effectPort, takeContentAhead } from "../../src/github/effect-port.js";
 import type { GitHubPort } from "../../src/github/github-port.js";
 
 const MIN = 60_000;
@@ -188,7 +188,7 @@ describe("GitHub's budget", () => {
     const calls: string[] = [];
     const port = { createComment: async () => void calls.push("comment"), hasOwnComment: async () => (calls.push("read"), false) } as unknown as GitHubPort;
     const demand = budget.demand(INST, 0);
-    const github = budgeted(port, budget, demand);
+    const github = effectPort(port, { budget: { budget, demand } });
     const ahead = await takeContentAhead(github);
     expect(budget.usage(INST)).toMatchObject({ minute: 1, inFlight: 1 });
     // The read takes a slot of its own; the comment takes the one taken ahead: still one content request.

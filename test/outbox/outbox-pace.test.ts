@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import { REQUEST_TIMEOUT_MS } from "../../src/github/github-port.js";
+import { REQUEST_TIMEOUT_MS } from "../../src/github/timed-fetch.js";
 import { commentPosts, FULL, labels, leaseLabels, replies } from "../e2e/issue-view.js";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.js";
 import { commentPayload, REPO, type UserSpec } from "../support/payloads.js";

@@ -4,8 +4,7 @@
  * that every test through the fake fails on a field GitHub lacks.
  */
 import { describe, expect, it } from "vitest";
-import { VIEWER } from "../../src/api/identity.js";
-import { QUERY as MODERATION } from "../../src/api/moderation.js";
+import { MODERATION, VIEWER } from "../../src/github/caller-graphql.js";
 import { QUERY as CLOSING_ISSUES } from "../../src/github/closing-issues.js";
 import { startFakeGitHub } from "./fake-github.js";
 import { schemaErrors } from "./fake-github/graphql-schema.js";

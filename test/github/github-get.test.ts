@@ -8,7 +8,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { githubGet } from "../../src/api/github-get.js";
+import { githubGet } from "../../src/github/github-get.js";
 
 const servers: Array<Server | NetServer> = [];
 const sockets: Socket[] = [];

@@ -5,8 +5,15 @@
  * the OAuth web flow's two calls: the code for a token, and the token's
  * revocation once the sign-in is done. Plain fetch: these calls are the
  * user's, not the app's installation (no app auth, no throttling plugin).
+ * The board's sign-in (dashboard/sign-in.ts) and its bearer tokens
+ * (dashboard/bearer-viewer.ts) each use their few calls of `userGitHub`.
  */
-import type { GitHubHosts } from "./settings.js";
+
+/** Where GitHub's people and OAuth pages are (`web`), and its REST API (`api`), as github-urls.ts names them. */
+interface Hosts {
+  web: string;
+  api: string;
+}
 
 export type Fetch = typeof fetch;
 
@@ -73,9 +80,9 @@ async function getJson(f: Fetch, api: string, path: string, token: string): Prom
 const record = (v: unknown): Record<string, unknown> => (typeof v === "object" && v !== null ? (v as Record<string, unknown>) : {});
 
 /** The OAuth web flow's exchange: a code for a user token. */
-export async function exchangeCode(
+async function exchangeCode(
   f: Fetch,
-  hosts: GitHubHosts,
+  hosts: Pick<Hosts, "web">,
   oauth: { clientId: string; clientSecret: string },
   code: string,
   redirectUri: string,
@@ -95,7 +102,7 @@ export async function exchangeCode(
 }
 
 /** Who the token's user is, and the private repositories of the app's installations they may see. */
-export async function userAccess(f: Fetch, api: string, token: string): Promise<UserAccess> {
+async function userAccess(f: Fetch, api: string, token: string): Promise<UserAccess> {
   const user = record(await getJson(f, api, "/user", token));
   if (typeof user.id !== "number" || typeof user.login !== "string") throw new GitHubUserError("GitHub's answer was not understood.", "GET /user: no id or login");
   const seen = await privateReposOfUser(f, api, token, 1);
@@ -139,7 +146,7 @@ export type ReadsIssues = (repos: Array<{ id: number; full: string }>) => Promis
  * repository without issues (410) says nothing, and the next is asked, up to
  * three. Anything else of GitHub's is thrown.
  */
-export async function readsIssues(f: Fetch, api: string, token: string, repos: Array<{ full: string }>): Promise<boolean> {
+async function readsIssues(f: Fetch, api: string, token: string, repos: Array<{ full: string }>): Promise<boolean> {
   for (const r of repos.slice(0, 3)) {
     const [owner = "", name = ""] = r.full.split("/");
     try {
@@ -164,7 +171,7 @@ async function checked(listed: unknown[], check: ReadsIssues | undefined): Promi
  * A GitHub App user token's: the private repositories of the installations it can access (`GET /user/installations`);
  * with `check`, only those of installations whose issues the token may read.
  */
-export async function privateReposOfUser(f: Fetch, api: string, token: string, spent = 0, check?: ReadsIssues): Promise<PrivateRepos> {
+async function privateReposOfUser(f: Fetch, api: string, token: string, spent = 0, check?: ReadsIssues): Promise<PrivateRepos> {
   const budget = { left: MAX_REQUESTS - spent };
   const installations = await pages(f, api, token, "/user/installations", "installations", budget);
   let partial = installations.partial;
@@ -179,7 +186,7 @@ export async function privateReposOfUser(f: Fetch, api: string, token: string, s
 }
 
 /** An installation token's: the private repositories of its installation (`GET /installation/repositories`), checked as above. */
-export async function privateReposOfInstallation(f: Fetch, api: string, token: string, check?: ReadsIssues): Promise<PrivateRepos> {
+async function privateReposOfInstallation(f: Fetch, api: string, token: string, check?: ReadsIssues): Promise<PrivateRepos> {
   const listed = await pages(f, api, token, "/installation/repositories", "repositories", { left: MAX_REQUESTS });
   return { repos: await checked(listed.items, check), partial: listed.partial };
 }
@@ -189,7 +196,7 @@ export async function privateReposOfInstallation(f: Fetch, api: string, token: s
  * (`DELETE /applications/{client_id}/token`, authenticated as the app's
  * client). Best effort: a token GitHub did not revoke expires by itself.
  */
-export async function revokeToken(f: Fetch, api: string, oauth: { clientId: string; clientSecret: string }, token: string): Promise<boolean> {
+async function revokeToken(f: Fetch, api: string, oauth: { clientId: string; clientSecret: string }, token: string): Promise<boolean> {
   try {
     const res = await f(`${api}/applications/${encodeURIComponent(oauth.clientId)}/token`, {
       method: "DELETE",
@@ -207,4 +214,32 @@ export async function revokeToken(f: Fetch, api: string, oauth: { clientId: stri
   } catch {
     return false;
   }
+}
+
+/** The board's calls to GitHub (the OAuth flow's, and those with a user's or a bearer's token). */
+export interface UserGitHub {
+  /** The OAuth web flow's exchange: a code for a user token. */
+  exchangeCode(oauth: { clientId: string; clientSecret: string }, code: string, redirectUri: string): Promise<string>;
+  /** Who the token's user is, and the private repositories of the app's installations they may see. */
+  userAccess(token: string): Promise<UserAccess>;
+  /** Revokes the user's token (best effort): whether GitHub did. */
+  revokeToken(oauth: { clientId: string; clientSecret: string }, token: string): Promise<boolean>;
+  /** A GitHub App user token's private repositories, of the installations it can access; with `check`, those whose issues it may read. */
+  privateReposOfUser(token: string, check?: ReadsIssues): Promise<PrivateRepos>;
+  /** An installation token's private repositories, checked as above. */
+  privateReposOfInstallation(token: string, check?: ReadsIssues): Promise<PrivateRepos>;
+  /** Whether the token may read the issues of the first of `repos` that has issues (up to three asked). */
+  readsIssues(token: string, repos: Array<{ full: string }>): Promise<boolean>;
+}
+
+/** The board's calls, sent through `f` to the GitHub at `hosts`. */
+export function userGitHub(f: Fetch, hosts: Hosts): UserGitHub {
+  return {
+    exchangeCode: (oauth, code, redirectUri) => exchangeCode(f, hosts, oauth, code, redirectUri),
+    userAccess: (token) => userAccess(f, hosts.api, token),
+    revokeToken: (oauth, token) => revokeToken(f, hosts.api, oauth, token),
+    privateReposOfUser: (token, check) => privateReposOfUser(f, hosts.api, token, 0, check),
+    privateReposOfInstallation: (token, check) => privateReposOfInstallation(f, hosts.api, token, check),
+    readsIssues: (token, repos) => readsIssues(f, hosts.api, token, repos),
+  };
 }
