@@ -16,7 +16,7 @@ import { parseCommand, isParseError } from "../src/commands/parse-command.js";
 import { DEFAULT_CONFIG, parseConfig } from "../src/config/config.js";
 import { helpView } from "../src/leasing/help.js";
 import { RELEASE_OTHERS_FORBIDDEN } from "../src/leasing/handle-command.js";
-import { ttlRefusal } from "../src/leasing/lease-command.js";
+import { ttlRefusal } from "../src/leasing/lease-rules.js";
 import { closedReason } from "../src/leasing/handle-issue-event.js";
 import type { Lease } from "../src/ledger/leases/lease-types.js";
 import { desiredLabels } from "../src/github/labels.js";

@@ -4,7 +4,7 @@
  * are `{"message"}`; ours add a stable code to branch on). The shapes are
  * described in openapi.json, and the tests check every answer against it.
  */
-import type { LeaseResult } from "../leasing/lease-command.js";
+import type { LeaseResult } from "../leasing/lease-result.js";
 import type { Lease } from "../ledger/leases/lease-types.js";
 import type { QueueEntry } from "../ledger/queue/queue-types.js";
 import type { TenureView } from "../github/render.js";

@@ -20,7 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { attemptOf, claimNext } from "../leasing/next-claim.js";
-import { type LeaseResult, leaseResultOf } from "../leasing/lease-command.js";
+import { type LeaseResult, leaseResultOf } from "../leasing/lease-result.js";
 import type { ApiRepo } from "./access.js";
 import type { ApiDeps } from "./api-deps.js";
 import { type Answer, errorAnswer, leaseAnswer, NOT_FOUND } from "./answers.js";

@@ -19,7 +19,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tenuresOf } from "../leasing/handle-command.js";
-import { leaseResultOf } from "../leasing/lease-command.js";
+import { leaseResultOf } from "../leasing/lease-result.js";
 import type { IssueKey } from "../ledger/leases/lease-types.js";
 import { type Answer, errorAnswer, leaseAnswer, leaseJson, NOT_FOUND, placeJson, tenureJson } from "./answers.js";
 import type { ApiDeps } from "./api-deps.js";

@@ -5,7 +5,8 @@
  * comment runs. Shared by the routes of one issue (routes.ts) and `next`
  * (next.ts), which walks the ready list and claims each issue this way.
  */
-import { LeaseCommand, type LeaseResult, type ReplyFor } from "../leasing/lease-command.js";
+import { LeaseCommand, type ReplyFor } from "../leasing/lease-command.js";
+import type { LeaseResult } from "../leasing/lease-result.js";
 import type { ApiRepo, IssueState } from "./access.js";
 import type { ApiDeps } from "./api-deps.js";
 import { type Answer, errorAnswer, type IssueAbout, NOT_FOUND } from "./answers.js";

@@ -18,7 +18,7 @@ import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import type { RepoMemory, RepoInfo } from "../ledger/repos/repo-memory.js";
 import type { IssueKey, Lease, Ttl } from "../ledger/leases/lease-types.js";
 import type { NewEffect } from "../ledger/outbox/outbox-types.js";
-import { remindBefore } from "../leasing/lease-command.js";
+import { remindBefore } from "../leasing/lease-rules.js";
 import { labelKind } from "../github/labels.js";
 import { leaseView, type Reply } from "../github/render.js";
 import { reflectEffect } from "../outbox/effects.js";

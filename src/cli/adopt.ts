@@ -11,7 +11,7 @@ import { sourceOf } from "../config/repo-config.js";
 import { installationGitHub } from "../github/installation-port.js";
 import { parseConfigSources, readConfigSources } from "../config/sources.js";
 import { targetPolicy } from "../settings/work-settings.js";
-import { ttlRefusal } from "../leasing/lease-command.js";
+import { ttlRefusal } from "../leasing/lease-rules.js";
 import type { Ttl } from "../ledger/leases/lease-types.js";
 import { adoptIssues, type AdoptReport, type AssignedIssue } from "./adopt-issues.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";

@@ -9,6 +9,7 @@ import type { HeldBy, Lease } from "../ledger/leases/lease-types.js";
 import { codeSpan } from "./code-span.js";
 import { safeText } from "./safe-text.js";
 import { type HelpView, renderHelp } from "./render-help.js";
+import { iso, marker } from "./reply-marker.js";
 
 /** `handoff`: a lease that ended passed to the first in line (its reply mentions them). */
 export type Op = "claim" | "renew" | "release" | "expire" | "remind" | "status" | "help" | "handoff";
@@ -124,10 +125,6 @@ const who = (login: string, mention = false) => (mention ? `@${login}` : `**${lo
 const holderOf = (l: { holder: string; instance?: string }, mention = false) =>
   l.instance === undefined ? who(l.holder, mention) : `${who(l.holder, mention)} (instance ${codeSpan(l.instance, 40)})`;
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 function when(ms: number, at: number): string {
   const d = new Date(ms);
   const stamp = `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -162,38 +159,6 @@ function expiry(lease: LeaseView, at: number): string {
   if (held?.kind === "exempt") return "does not expire while the issue carries an exempt label";
   if (held?.kind === "pull") return `is held while ${pullList(held.pulls)} ${held.pulls.length === 1 ? "is" : "are"} open`;
   return lease.expiresAt === null ? "has no expiry" : `expires ${when(lease.expiresAt, at)}`;
-}
-
-/** The machine-readable last line of every comment the app posts. */
-export function marker(reply: Reply, ref?: string): string {
-  const data: Record<string, unknown> = {
-    op: reply.op,
-    outcome: reply.outcome,
-    issue: reply.issue,
-    holder: reply.lease?.holder ?? null,
-    token: reply.lease?.token ?? null,
-    expires_at: reply.lease?.expiresAt == null ? null : iso(reply.lease.expiresAt),
-  };
-  // Only when something besides time holds the lease: `expires_at` is null then, which alone would read as open-ended.
-  if (reply.lease?.heldBy) data.held_by = reply.lease.heldBy;
-  if (reply.lease?.instance !== undefined) data.instance = reply.lease.instance;
-  if (reply.position !== undefined) data.position = reply.position;
-  if (reply.queue !== undefined && reply.queue.length > 0) data.queue = reply.queue.map((p) => p.holder);
-  if (reply.via !== undefined) data.via = reply.via;
-  if (reply.comment !== undefined) data.comment = reply.comment;
-  if (ref !== undefined) data.ref = ref;
-  return `<!-- issue-leases: ${JSON.stringify(data)} -->`;
-}
-
-/** Parses a marker line back (for bots, and for the outbox looking for a comment it already posted). */
-export function parseMarker(body: string): Record<string, unknown> | null {
-  const m = /<!-- issue-leases: (\{.*\}) -->\s*$/.exec(body);
-  if (!m) return null;
-  try {
-    return JSON.parse(m[1]!) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
 }
 
 function headline(r: Reply): string {

@@ -18,7 +18,8 @@ import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import { handoffExtra } from "./handoff.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { type LeaseView, leaseView, type Op, type Outcome, type Reply } from "../github/render.js";
-import { LeaseCommand, type LeaseDeps, type LeaseResult, type LeaseTarget } from "./lease-command.js";
+import { LeaseCommand, type LeaseDeps, type LeaseTarget } from "./lease-command.js";
+import type { LeaseResult } from "./lease-result.js";
 
 /** An `issues.assigned` or `issues.unassigned`, reduced to what a lease needs. */
 export interface AssignmentEvent {

@@ -7,7 +7,6 @@
  * is held against the other with the same tokens; they differ only in the
  * reply they ask for (`LeaseTarget.reply`) and in what they show on GitHub.
  */
-import { formatDuration, shortDuration } from "../commands/parse-duration.js";
 import { type ConfigResult, DEFAULT_CONFIG } from "../config/config.js";
 import type { Config } from "../config/schema.js";
 import type { EventCause } from "../ledger/events/event-types.js";
@@ -21,6 +20,8 @@ import { repliesPerHour, withinBudget } from "./reply-limit.js";
 import { carriesExemptLabel } from "../config/work-policy.js";
 import type { QueueAsk } from "../ledger/queue/queue-types.js";
 import { handoffExtra, handoffReply } from "./handoff.js";
+import { type LeaseResult, leaseResultOf, type Rule } from "./lease-result.js";
+import { mayClaim, remindBefore, ttlRefusal } from "./lease-rules.js";
 
 /** Who asks: a holder (with the instance an API client named), its account type and its association with the repository. */
 export interface LeaseActor extends Holder {
@@ -64,35 +65,6 @@ export interface LeaseTarget {
   /** What the lease events of this command say brought them about (`api`); absent, the operation's own (`command` for a claim, renewal or release). */
   cause?: EventCause;
 }
-
-/** Which rule refused a command: `reason` in the API's 403 and 422 answers. */
-export type Rule =
-  | "config"
-  | "syntax"
-  | "ttl"
-  | "closed"
-  | "bots"
-  | "claimers"
-  | "max_leases_per_holder"
-  | "limits_by_label"
-  | "max_leases_per_holder_in_org"
-  | "author_first"
-  | "account"
-  | "permission";
-
-export type LeaseOutcome =
-  | { outcome: "acquired"; lease: Lease; newTenure: boolean }
-  | { outcome: "renewed"; lease: Lease }
-  /** `handoff`: the first in line got the lease that was released. */
-  | { outcome: "released"; lease: Lease | null; handoff?: Lease }
-  | { outcome: "held" | "not_holder" | "left_queue"; lease: Lease | null }
-  /** Waiting in line: the place (1 for the first), until when it lasts, and the live lease it waits for. */
-  | { outcome: "queued"; lease: Lease; position: number; until: number }
-  | { outcome: "invalid" | "forbidden"; lease: Lease | null; rule: Rule; reason: string }
-  | { outcome: "status"; lease: Lease | null };
-
-/** An outcome, and whether its delivery had been applied before (a redelivery, an idempotent retry): then it is the first one's. */
-export type LeaseResult = LeaseOutcome & { duplicate: boolean };
 
 export interface LeaseDeps extends Partial<ClaimPolicyDeps> {
   ledger: LeaseBook;
@@ -267,85 +239,3 @@ export class LeaseCommand {
   }
 }
 
-/**
- * What a ledger result means as a command's outcome. Takes any result the
- * ledger recorded: a retry with a delivery id answers the first result,
- * whichever operation it came from.
- */
-export function leaseResultOf(raw: unknown, duplicate = (raw as { duplicate?: boolean }).duplicate === true, key?: IssueKey): LeaseResult {
-  const r = raw as LedgerResult;
-  switch (r.outcome) {
-    case "acquired":
-      return { outcome: "acquired", lease: r.lease, newTenure: r.newTenure, duplicate };
-    case "limit":
-      return {
-        outcome: "forbidden",
-        rule: r.scope?.kind === "label" ? "limits_by_label" : r.scope?.kind === "org" ? "max_leases_per_holder_in_org" : "max_leases_per_holder",
-        reason: limitReason(key ?? { repoId: r.held[0]?.repoId ?? 0, repo: "", issue: 0 }, r),
-        lease: null,
-        duplicate,
-      };
-    case "renewed":
-      return { outcome: "renewed", lease: r.lease, duplicate };
-    case "released":
-      return { outcome: "released", lease: r.lease, ...(r.handoff ? { handoff: r.handoff } : {}), duplicate };
-    case "queued":
-      return { outcome: "queued", lease: r.lease, position: r.position, until: r.until, duplicate };
-    case "held":
-    case "not_holder":
-    case "left_queue":
-      return { outcome: r.outcome, lease: r.lease, duplicate };
-    case "noted": {
-      const d = r.detail;
-      if (d && (d.outcome === "invalid" || d.outcome === "forbidden")) {
-        return { outcome: d.outcome, rule: d.rule as Rule, reason: d.reason ?? "", lease: r.lease, duplicate };
-      }
-      return { outcome: "status", lease: r.lease, duplicate };
-    }
-    default:
-      // Expiries, reminders, stale force releases: never recorded with a command's delivery id.
-      return { outcome: "status", lease: "lease" in r ? r.lease : null, duplicate };
-  }
-}
-
-/**
- * Why a duration asked for is outside the repository's range, naming the
- * bound it crossed as the config writes it (`max_ttl: 14d`) and what to ask
- * for instead; null when none was asked (the default applies) or it fits.
- * `verb`: what the caller does (`claim`, `renew`). The duration is said in
- * words, never echoed as typed.
- */
-export function ttlRefusal(asked: number | null, config: Config, verb = "claim"): string | null {
-  if (asked === null || (asked >= config.minTtl && asked <= config.maxTtl)) return null;
-  const long = asked > config.maxTtl;
-  const [key, bound] = long ? (["max_ttl", config.maxTtl] as const) : (["min_ttl", config.minTtl] as const);
-  const fallback = config.defaultTtl === null ? "no expiry" : formatDuration(config.defaultTtl);
-  return (
-    `${formatDuration(asked)} is ${long ? "longer" : "shorter"} than this repository allows (\`${key}: ${shortDuration(bound)}\`), so nothing changed: ` +
-    `${verb} for \`${shortDuration(bound)}\` or ${long ? "less" : "more"}, or give no duration for the default (${fallback}).`
-  );
-}
-
-/**
- * When to remind the holder. A lease no longer than the reminder window
- * would be reminded at the next sweep, right after the reply that already
- * says when it ends: no reminder.
- */
-export function remindBefore(ttl: number | null, config: Config): number | null {
-  return config.reminderBefore !== null && ttl !== null && ttl > config.reminderBefore ? config.reminderBefore : null;
-}
-
-function mayClaim(actor: LeaseActor, config: Config): { rule: Rule; reason: string } | null {
-  if (!config.bots && actor.type === "Bot") {
-    return { rule: "bots", reason: "Bots may not claim issues in this repository (`bots: false` in `.github/issue-leases.yml`)." };
-  }
-  if (actor.writer) return null;
-  const association = actor.association.toUpperCase();
-  if (config.claimers === "collaborators" && !["OWNER", "MEMBER", "COLLABORATOR"].includes(association)) {
-    return { rule: "claimers", reason: "Only collaborators of this repository can claim issues here (`claimers: collaborators`)." };
-  }
-  if (config.claimers === "members" && !["OWNER", "MEMBER"].includes(association)) {
-    return { rule: "claimers", reason: "Only members of this organisation can claim issues here (`claimers: members`)." };
-  }
-  return null;
-}

@@ -14,7 +14,7 @@
  */
 import type { Inventory } from "../ledger/inventory/inventory-roles.js";
 import type { ReadyFilter, ReadyIssue } from "../ledger/inventory/inventory-types.js";
-import type { LeaseResult, Rule } from "./lease-command.js";
+import type { LeaseResult, Rule } from "./lease-result.js";
 
 /** What one attempt came to: the issue taken, an issue to pass over, or the answer to give as it is. */
 export type Attempt<A> = { kind: "taken"; answer: A } | { kind: "skip" } | { kind: "answer"; answer: A };

@@ -10,7 +10,7 @@ import { type CommentEvent, handleComment } from "../leasing/handle-command.js";
 import type { IssueEventDeps } from "./issue-event-routes.js";
 import { octokitPort } from "../github/octokit-port.js";
 import type { FollowLinks } from "../ledger/work/work-roles.js";
-import { parseMarker } from "../github/render.js";
+import { parseMarker } from "../github/reply-marker.js";
 
 /** What the issue events' routes need, and the app's id and a log. */
 export interface CommentRouteDeps extends IssueEventDeps {

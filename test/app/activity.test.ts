@@ -7,7 +7,7 @@
  */
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { APP_ID, type GitHubMock, type Harness, T0, useApp } from "../support/app-harness.js";
 import { expectCheck, expectClosing } from "../support/check-mocks.js";
 import { expectPullFilesWithoutConfig } from "../support/config-check-mocks.js";

@@ -5,7 +5,7 @@
  * (`ignore`): unassignment.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { mentionsIn, useApp } from "../support/app-harness.js";
 import { assignment, claimByComment, CLAIMS, copilot, key, triager } from "../support/assignments.js";
 import { alice, bob, maintainer } from "../support/payloads.js";

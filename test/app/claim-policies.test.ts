@@ -4,7 +4,7 @@
  * mocked strictly, so each test states every call a policy costs.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { GitHubMock, mentionsIn, T0, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, maintainer, REPO, type UserSpec } from "../support/payloads.js";
 

@@ -4,7 +4,7 @@
  * `probot.receive` with GitHub mocked strictly.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { T0, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, REPO } from "../support/payloads.js";
 

@@ -4,7 +4,7 @@
  * drained, GitHub mocked strictly, so each row shows what GitHub sees.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { claimFor, T0, useApp } from "../support/app-harness.js";
 import { alice, commentPayload, issuesPayload, maintainer, REPO } from "../support/payloads.js";
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DURATION_FORMS } from "../../src/commands/parse-duration.js";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { APP_ID, claimFor, mentionsIn, releaseRoutes, T0, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, maintainer, REPO, robot } from "../support/payloads.js";
 

@@ -5,7 +5,7 @@
  */
 import { parseDocument } from "yaml";
 import { describe, expect, it, vi } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { GitHubMock, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, REPO } from "../support/payloads.js";
 

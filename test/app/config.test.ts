@@ -4,7 +4,7 @@
  * leases, assignment).
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { type GitHubMock, type Harness, useApp } from "../support/app-harness.js";
 import { expectConfigCheck, expectFileAt } from "../support/config-check-mocks.js";
 import { alice, bob, commentPayload, pushPayload, REPO, robot, type UserSpec } from "../support/payloads.js";

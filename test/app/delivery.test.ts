@@ -3,7 +3,7 @@
  * concurrent. The ledger, not the payload, decides who holds an issue.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { APP_ID, claimFor, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, issuesPayload, maintainer, REPO } from "../support/payloads.js";
 

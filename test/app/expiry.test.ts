@@ -3,7 +3,7 @@
  * injected clock and called by hand (its timer is off in these tests).
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { claimFor, type Harness, mentionsIn, releaseRoutes, T0, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, REPO } from "../support/payloads.js";
 

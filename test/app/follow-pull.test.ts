@@ -7,7 +7,7 @@
  * before; someone else's pull request changes nothing.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { claimFor, type GitHubMock, type Harness, T0, useApp } from "../support/app-harness.js";
 import { type CheckBody, expectCheck, expectClosing } from "../support/check-mocks.js";
 import { expectPullFilesWithoutConfig } from "../support/config-check-mocks.js";

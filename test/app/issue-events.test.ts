@@ -3,7 +3,7 @@
  * transferring, and people removing the app's labels by hand.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { claimFor, mentionsIn, releaseRoutes, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, issuesPayload, maintainer, pullRequestPayload, REPO, type UserSpec } from "../support/payloads.js";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { MAX_LABEL_LENGTH } from "../../src/github/labels.js";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { claimFor, GitHubMock, type Harness, releaseRoutes, startApp, strictNock, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, REPO, type UserSpec } from "../support/payloads.js";
 import { sleep, waitFor } from "../support/server-process.js";

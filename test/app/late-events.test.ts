@@ -5,7 +5,7 @@
  * and an edit runs a command only when its author made it.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { claimFor, releaseRoutes, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, issuesPayload, maintainer, pullRequestPayload, REPO } from "../support/payloads.js";
 

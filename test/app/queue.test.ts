@@ -7,7 +7,7 @@
  * reply after GitHub failed the first attempt.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { type GitHubMock, type Harness, mentionsIn, releaseRoutes, T0, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, issuesPayload, maintainer, REPO, type UserSpec } from "../support/payloads.js";
 

@@ -4,7 +4,7 @@
  * `claimed-by:` label and later mentions included.
  */
 import { describe, expect, it, vi } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { claimFor, type Harness, mentionsIn, T0, useApp } from "../support/app-harness.js";
 import { alice, bob, commentPayload, issuesPayload, maintainer, REPO, type UserSpec } from "../support/payloads.js";
 

@@ -4,7 +4,7 @@
  * their commands still run and are recorded. Maintainers are not limited.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { useApp } from "../support/app-harness.js";
 import { alice, commentPayload, issuesPayload, maintainer, REPO, type UserSpec } from "../support/payloads.js";
 

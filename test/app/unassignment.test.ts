@@ -5,7 +5,7 @@
  * `issues.assigned` payloads, strict HTTP mocks, a real SQLite ledger.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { mentionsIn, releaseRoutes, useApp } from "../support/app-harness.js";
 import { appBot, assignment, claimByComment, CLAIMS, key, triager } from "../support/assignments.js";
 import { alice, bob, commentPayload, maintainer } from "../support/payloads.js";

@@ -21,7 +21,7 @@ import { join } from "node:path";
 import nock from "nock";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { installationKey, keyText } from "../../src/events/sign.js";
 import { appSettings } from "../../src/settings/app-settings.js";
 import { deliveryId } from "../../src/events/webhook-body.js";

@@ -3,7 +3,7 @@
  * probot.receive with real payloads, strict mocks and an injected clock.
  */
 import { describe, expect, it } from "vitest";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import { type GitHubMock, type Harness, T0, useApp } from "../support/app-harness.js";
 import { expectCheck, expectClosing } from "../support/check-mocks.js";
 import { expectPullFilesWithoutConfig } from "../support/config-check-mocks.js";

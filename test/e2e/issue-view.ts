@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseMarker } from "../../src/github/render.js";
+import { parseMarker } from "../../src/github/reply-marker.js";
 import type { FakeGitHub } from "../support/fake-github.js";
 import { logLines, type ServerProcess } from "../support/server-process.js";
 import { REPO } from "../support/payloads.js";

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { attemptOf, claimNext, type Attempt } from "../../src/leasing/next-claim.js";
-import type { LeaseResult } from "../../src/leasing/lease-command.js";
+import type { LeaseResult } from "../../src/leasing/lease-result.js";
 import type { IssueSnapshot, ReadyIssue } from "../../src/ledger/inventory/inventory-types.js";
 import type { Ledger } from "../../src/ledger/ledger.js";
 import type { Holder } from "../../src/ledger/leases/lease-types.js";
