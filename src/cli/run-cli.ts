@@ -6,9 +6,6 @@
  * Grammar: `issue-leases [--database URL] <command> [args] [flags]`, flags
  * anywhere after the program name, parsed strictly per command.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_DATABASE_URL } from "../ledger/open-ledger.js";
 import { CliError, EXIT, usageError } from "./cli-error.js";
@@ -18,6 +15,7 @@ import { BACKUP_HELP } from "./backup.js";
 import { CHECK_CONFIG_HELP, runCheckConfig } from "./check-config.js";
 import { runAgentCli } from "./agent-cli.js";
 import { runMcpCli } from "./mcp-cli.js";
+import { packageVersion } from "../mcp/package-version.js";
 import { AGENT_SUMMARY } from "./agent-help.js";
 import { DATABASE_HELP } from "./database-help.js";
 import { DOCTOR_HELP, runDoctor } from "./doctor.js";
@@ -109,20 +107,6 @@ function isCommand(name: string): name is CommandName {
   return Object.hasOwn(COMMANDS, name);
 }
 
-function version(): string {
-  // dist/src/cli/ once built, src/cli/ under a TypeScript runner: look upwards.
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const file = join(dir, "package.json");
-    if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "issue-leases") return pkg.version ?? "unknown";
-    }
-    dir = dirname(dir);
-  }
-  return "unknown";
-}
-
 /** parseArgs's messages name the problem; ours add where to look. */
 function parseError(err: unknown, command: string | null): CliError {
   const message = (err instanceof Error ? err.message : String(err)).split(/\. (?=[A-Z])/)[0]!.replace(/\.$/, "");
@@ -156,7 +140,7 @@ function noArgs(positionals: string[], command: CommandName): void {
 async function run(args: string[], io: CliIo): Promise<number> {
   if (args[0] === "agent") return await runAgentCli(args.slice(1), io);
   // Standard output is the protocol's: mcp writes its help and errors to standard error.
-  if (args[0] === "mcp") return await runMcpCli(args.slice(1), { ...io, version: version() });
+  if (args[0] === "mcp") return await runMcpCli(args.slice(1), { ...io, version: packageVersion() });
   // A first, lenient pass only finds the command: option values are not mistaken for it.
   const allOptions: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS };
   for (const spec of Object.values(COMMANDS)) Object.assign(allOptions, spec.options);
@@ -167,7 +151,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (name === undefined || name === "help") {
     const { values, positionals } = strictParse(args, GLOBAL_OPTIONS, null);
     if (values.version) {
-      io.out(version());
+      io.out(packageVersion());
       return EXIT.ok;
     }
     if (name === "help") {
@@ -200,7 +184,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   if (values.version) {
-    io.out(version());
+    io.out(packageVersion());
     return EXIT.ok;
   }
 

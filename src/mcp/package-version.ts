@@ -1,4 +1,4 @@
-/** The app's version, for the MCP server's `serverInfo`: its package.json, found upwards (dist/src/mcp/ once built, src/mcp/ in tests). */
+/** The app's version, for the MCP server's `serverInfo` and the CLI's `--version`: its package.json, found upwards (dist/src/mcp/ once built, src/mcp/ in tests). */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
