@@ -96,7 +96,7 @@ export const APP_SECTIONS = [
     rows: [
       { name: "EVENTS_WEBHOOK_SECRET", type: "secret", default: null, who: ["server", "cli"], example: "",
         meaning:
-          "The secret every installation's signing key is derived from (X-Issue-Leases-Signature-256; `issue-leases webhook-key`); " +
+          "The secret every installation's signing key is derived from (Standard Webhooks signatures, `webhook-signature`; `issue-leases webhook-key` shows a key); " +
           "without it no webhook is sent. Make one with `openssl rand -hex 32`." },
       { name: "EVENTS_WEBHOOK_ALLOW_PRIVATE", type: "on/off", default: null, who: ["server", "cli"], example: "1",
         meaning: "1: also allow loopback and private-range targets, and plain http:// (a repository's config may not make the app call into its own network otherwise)." },
