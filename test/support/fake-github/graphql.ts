@@ -3,10 +3,10 @@
  * need: two queries answered here, and the mutations graphql-mutations.ts
  * runs. Every document is first checked against GitHub's schema.
  */
-import { getOperationAST, parse, type DocumentNode, type OperationDefinitionNode } from "graphql";
+import { getOperationAST, type DocumentNode, type OperationDefinitionNode } from "graphql";
 import { runMutations } from "./graphql-mutations.js";
 import { isIdQuery, runIdQuery } from "./graphql-queries.js";
-import { schemaErrors } from "./graphql-schema.js";
+import { parsedDocument, schemaErrors } from "./graphql-schema.js";
 import { DOCS, type Reply } from "./replies.js";
 import { bodyField, isRecord } from "./request-fields.js";
 import type { Ctx, RouteKind } from "./route-table.js";
@@ -25,13 +25,9 @@ function operationOf(body: unknown): { document: DocumentNode; operation: Operat
   const query = bodyField(body, "query");
   const name = bodyField(body, "operationName");
   if (typeof query !== "string") return null;
-  try {
-    const document = parse(query);
-    const operation = getOperationAST(document, typeof name === "string" ? name : undefined);
-    return operation ? { document, operation } : null;
-  } catch {
-    return null;
-  }
+  const document = parsedDocument(query);
+  const operation = document && getOperationAST(document, typeof name === "string" ? name : undefined);
+  return document && operation ? { document, operation } : null;
 }
 
 /**
