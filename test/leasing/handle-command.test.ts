@@ -13,8 +13,8 @@ import type { Reply } from "../../src/github/render.js";
 import type { Permission } from "../../src/github/github-port.js";
 import { type CommandDeps, type CommentEvent, handleComment, RELEASE_OTHERS_FORBIDDEN } from "../../src/leasing/handle-command.js";
 import type { Holder, Lease } from "../../src/ledger/leases/lease-types.js";
-import type { NewEffect } from "../../src/ledger/outbox/outbox-types.js";
 import type { ReflectPayload } from "../../src/outbox/effects.js";
+import { fakeLedger } from "./fake-lease-book.js";
 
 const HOUR = 3_600_000;
 const NOW = 1_800_000_000_000;
@@ -30,38 +30,6 @@ const lease = (holder: Holder, token = 7, expiresAt: number | null = NOW + 2 * H
   expiresAt,
   heldBy: { kind: "time" },
 });
-
-/** One call the handler made on the ledger. */
-interface Call {
-  op: string;
-  holder: Holder | null;
-  ttl?: number | null;
-  opts: Record<string, unknown>;
-}
-
-/** A lease book that records each call and answers `answer` (any result, as the real ledger would have decided it). */
-function fakeLedger(answer: Record<string, unknown> | undefined) {
-  const calls: Call[] = [];
-  let effects: NewEffect[] = [];
-  const apply = (op: string, holder: Holder | null, opts: Record<string, unknown> = {}, ttl?: number | null) => {
-    calls.push({ op, holder, ...(ttl !== undefined ? { ttl } : {}), opts });
-    const result = op === "note" ? { outcome: "noted", lease: null, ...(opts.detail ? { detail: opts.detail } : {}) } : answer;
-    if (result === undefined) throw new Error(`the handler called ${op}, which this row does not answer`);
-    const made = opts.effects as ((r: unknown, budget: string) => NewEffect[]) | undefined;
-    effects = made ? made(result, "reply") : [];
-    return Promise.resolve({ ...result, duplicate: false });
-  };
-  const ledger = {
-    acquire: (_k: unknown, holder: Holder, ttl: number | null, _now: number, opts?: Record<string, unknown>) => apply("acquire", holder, opts, ttl),
-    renew: (_k: unknown, holder: Holder, ttl: number | null, _now: number, opts?: Record<string, unknown>) => apply("renew", holder, opts, ttl),
-    release: (_k: unknown, holder: Holder, _now: number, opts?: Record<string, unknown>) => apply("release", holder, opts),
-    forceRelease: (_k: unknown, actor: Holder, _now: number, opts?: Record<string, unknown>) => apply("forceRelease", actor, opts),
-    note: (_k: unknown, actor: Holder | null, _now: number, opts?: Record<string, unknown>) => apply("note", actor, opts),
-    history: () => Promise.resolve([]),
-    queue: () => Promise.resolve([]),
-  };
-  return { ledger: ledger as unknown as CommandDeps["ledger"], calls, effects: () => effects };
-}
 
 interface Row {
   name: string;
@@ -268,7 +236,7 @@ function configOf(row: Row): ConfigResult {
 
 describe("a comment's command, decided by the handler", () => {
   it.each(ROWS)("$name", async (row) => {
-    const { ledger, calls, effects } = fakeLedger(row.answer);
+    const { ledger, calls, effects } = fakeLedger<CommandDeps["ledger"]>(row.answer);
     const asked: string[] = [];
     const ev: CommentEvent = {
       delivery: "d-1",
