@@ -10,7 +10,7 @@
 import { type ConfigResult, DEFAULT_CONFIG } from "../config/config.js";
 import type { Config } from "../config/schema.js";
 import type { EventCause } from "../ledger/events/event-types.js";
-import type { AcquireResult, Holder, IssueKey, Lease, LedgerResult, NoteResult, ReleaseResult, RenewResult } from "../ledger/leases/lease-types.js";
+import type { AcquireResult, Holder, IssueKey, Lease, NoteResult, ReleaseResult, RenewResult } from "../ledger/leases/lease-types.js";
 import type { NewEffect } from "../ledger/outbox/outbox-types.js";
 import type { LeaseBook, ReplyBudget } from "../ledger/leases/lease-roles.js";
 import { type ClaimPolicyDeps, decideClaim, limitReason } from "./policies.js";
@@ -238,4 +238,3 @@ export class LeaseCommand {
     return [reflectEffect(t.installation, this.key.repo, fields)];
   }
 }
-
