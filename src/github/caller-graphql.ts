@@ -44,19 +44,23 @@ export interface Seen {
 /** GraphQL error types that answer the question (the token may not see it), rather than leave it open. */
 const ACCESS_ERRORS = new Set(["FORBIDDEN", "INSUFFICIENT_SCOPES", "NOT_FOUND"]);
 
-/** The viewer of `token`, or null when GitHub refuses the token (401). Throws GitHubUnavailable when GitHub does not answer. */
-export async function askViewer(graphqlUrl: string, token: string, timeoutMs: number): Promise<Viewer | null> {
-  let res: Response;
+/** A document POSTed with the caller's token; a request that gets no answer throws GitHubUnavailable(`what`). */
+async function post(graphqlUrl: string, token: string, body: { query: string; variables?: Record<string, unknown> }, timeoutMs: number, what: string): Promise<Response> {
   try {
-    res = await fetch(graphqlUrl, {
+    return await fetch(graphqlUrl, {
       method: "POST",
       headers: { authorization: `bearer ${token}`, "content-type": "application/json", "user-agent": "issue-leases" },
-      body: JSON.stringify({ query: VIEWER }),
+      body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    throw new GitHubUnavailable("who the token is", error);
+    throw new GitHubUnavailable(what, error);
   }
+}
+
+/** The viewer of `token`, or null when GitHub refuses the token (401). Throws GitHubUnavailable when GitHub does not answer. */
+export async function askViewer(graphqlUrl: string, token: string, timeoutMs: number): Promise<Viewer | null> {
+  const res = await post(graphqlUrl, token, { query: VIEWER }, timeoutMs, "who the token is");
   // 401 only: a 403 is GitHub's rate limit, which says nothing of the token.
   if (res.status === 401) {
     await res.arrayBuffer();
@@ -81,17 +85,7 @@ export async function askViewer(graphqlUrl: string, token: string, timeoutMs: nu
  */
 export async function askModeration(graphqlUrl: string, token: string, repo: { owner: string; name: string }, issue: number, timeoutMs: number): Promise<Seen> {
   const what = "whether the caller may act on the issue";
-  let res: Response;
-  try {
-    res = await fetch(graphqlUrl, {
-      method: "POST",
-      headers: { authorization: `bearer ${token}`, "content-type": "application/json", "user-agent": "issue-leases" },
-      body: JSON.stringify({ query: MODERATION, variables: { owner: repo.owner, name: repo.name, number: issue } }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (error) {
-    throw new GitHubUnavailable(what, error);
-  }
+  const res = await post(graphqlUrl, token, { query: MODERATION, variables: { owner: repo.owner, name: repo.name, number: issue } }, timeoutMs, what);
   const body = (await res.json().catch(() => null)) as GraphQLAnswer | null;
   if (!res.ok) throw new GitHubUnavailable(`${what} (HTTP ${res.status})`);
   const repository = body?.data?.repository;

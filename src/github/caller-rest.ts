@@ -34,7 +34,7 @@ export async function callerGet(
   redirect: "follow" | "manual" = "follow",
 ): Promise<unknown> {
   const url = `${restUrl}${path}`;
-  const headers = { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" };
+  const headers = restHeaders(token);
   let answer: { status: number; header: (name: string) => string | null; body: () => Promise<unknown> };
   try {
     if (redirect === "manual") {
@@ -55,12 +55,22 @@ export async function callerGet(
   const body = await answer.body();
   if (status >= 300 && status < 400) return null;
   // A 403 that is a rate limit says nothing of access: GitHub is not answering for now.
-  if (status === 403 && (answer.header("x-ratelimit-remaining") === "0" || answer.header("retry-after") !== null)) {
+  if (status === 403 && rateLimited(answer.header)) {
     throw new GitHubUnavailable(`${what} (rate limited)`);
   }
   if ([401, 403, 404, 410].includes(status)) return null;
   if (status < 200 || status >= 300) throw new GitHubUnavailable(`${what} (HTTP ${status})`);
   return body;
+}
+
+/** The headers of a REST read with the caller's token. */
+function restHeaders(token: string): Record<string, string> {
+  return { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" };
+}
+
+/** Whether a 403's headers say it is GitHub's rate limit (which says nothing of the token's access). */
+function rateLimited(header: (name: string) => string | null): boolean {
+  return header("x-ratelimit-remaining") === "0" || header("retry-after") !== null;
 }
 
 /**
@@ -74,7 +84,7 @@ export async function listReachedPage(restUrl: string, token: string, page: numb
   let res: Response;
   try {
     res = await fetch(`${restUrl}/installation/repositories?per_page=${PER_PAGE}&page=${page}`, {
-      headers: { authorization: `bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "issue-leases" },
+      headers: restHeaders(token),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
@@ -83,7 +93,7 @@ export async function listReachedPage(restUrl: string, token: string, page: numb
   const body = (await res.json().catch(() => null)) as { total_count?: unknown; repositories?: unknown } | null;
   if (res.status === 401) return "refused";
   // A 403 that is a rate limit says nothing of the token: GitHub is not answering for now.
-  if (res.status === 403 && (res.headers.get("x-ratelimit-remaining") === "0" || res.headers.get("retry-after") !== null)) {
+  if (res.status === 403 && rateLimited((name) => res.headers.get(name))) {
     throw new GitHubUnavailable(`${what} (rate limited)`);
   }
   if (res.status === 403 || res.status === 404) return "none";
