@@ -45,6 +45,7 @@ import { startFakeGitHub } from "../test/support/fake-github.js";
 import { startServer } from "../test/support/server-process.js";
 import { clientArgs } from "./support/args.js";
 import { median, percentile, reporter, round, table } from "./support/report.js";
+import { always } from "../src/ledger/leases/effect-cases.js";
 
 const GOAL = 0.5;
 const REPO = "bench/api";
@@ -134,8 +135,8 @@ async function main(): Promise<void> {
           for (let i = 0; i < per; i++) {
             const key = { repoId: REPO_ID, repo: REPO, issue: ledgerIssue++ };
             const now = Date.now();
-            await ledger.acquire(key, holder, 7_200_000, now, { maxPerHolder: 0, remindBefore: 86_400_000, repliesPerHour: 20, effects: () => effect("acquired") });
-            await ledger.release(key, holder, now, { repliesPerHour: 20, effects: () => effect("released") });
+            await ledger.acquire(key, holder, 7_200_000, now, { maxPerHolder: 0, remindBefore: 86_400_000, repliesPerHour: 20, effects: always(...effect("acquired")) });
+            await ledger.release(key, holder, now, { repliesPerHour: 20, effects: always(...effect("released")) });
           }
         }),
       );

@@ -39,6 +39,7 @@ import { startServer } from "../test/support/server-process.js";
 import { clientArgs } from "./support/args.js";
 import { median, percentile, reporter, round, table } from "./support/report.js";
 import { StreamClients } from "./support/stream-clients.js";
+import { always } from "../src/ledger/leases/effect-cases.js";
 
 const P99_GOAL_MS = 100;
 const LEDGER_GOAL = 0.9;
@@ -145,8 +146,8 @@ async function main(): Promise<void> {
       for (let i = 0; i < pairs; i++) {
         const key = { repoId: REPO_ID, repo: REPO, issue: ledgerIssue++ };
         const now = Date.now();
-        await ledger.acquire(key, holder, 7_200_000, now, { maxPerHolder: 0, remindBefore: 86_400_000, repliesPerHour: 20, effects: () => effect("acquired") });
-        await ledger.release(key, holder, now, { repliesPerHour: 20, effects: () => effect("released") });
+        await ledger.acquire(key, holder, 7_200_000, now, { maxPerHolder: 0, remindBefore: 86_400_000, repliesPerHour: 20, effects: always(...effect("acquired")) });
+        await ledger.release(key, holder, now, { repliesPerHour: 20, effects: always(...effect("released")) });
       }
       return performance.now() - start;
     };

@@ -14,7 +14,7 @@
  *
  * An `Idempotency-Key` makes a retry answer the same issue: every attempt
  * carries the delivery id `api:<caller>:next:<repository id or org>:<instance>:<key>`,
- * recorded only by the claim that acquires (`recordIf`), so that an attempt
+ * recorded only by the claim that acquires (`recordOnly`), so that an attempt
  * lost to another claimer leaves it to the next attempt, and a retry (even
  * one running at the same time) finds the first call's lease.
  */

@@ -5,7 +5,8 @@
  * comment runs. Shared by the routes of one issue (routes.ts) and `next`
  * (next.ts), which walks the ready list and claims each issue this way.
  */
-import { LeaseCommand, type ReplyFor } from "../leasing/lease-command.js";
+import { LeaseCommand } from "../leasing/lease-command.js";
+import type { ReplyFor } from "../leasing/lease-target.js";
 import type { LeaseResult } from "../leasing/lease-result.js";
 import type { ApiRepo, IssueState } from "./access.js";
 import type { ApiDeps } from "./api-deps.js";
@@ -79,7 +80,8 @@ export async function runCommand(
   const needed = config.ok && (config.config.maxRepliesPerHour > 0 || (op === "claim" && config.config.claimers !== "anyone")) && op !== "renew";
   const association = needed ? await deps.access.association(repo, who) : "NONE";
   const reply: ReplyFor = (outcome, lease, extra = {}) => {
-    const changed = outcome === "acquired" ? extra.newTenure !== false : outcome === "released" && lease !== null;
+    // Asked only of a tenure that begins or ends (changesOnly), or a claim carried on: that alone posts nothing.
+    const changed = outcome === "acquired" ? extra.newTenure !== false : outcome === "released";
     if (!changed) return null;
     const said = r.note !== undefined ? { note: r.note } : {};
     return { op: outcome === "acquired" ? "claim" : "release", outcome, issue: ref.issue, at: now, command: null, actor: who.login, lease, ignored: 0, via: "api", ...said, ...extra };

@@ -17,10 +17,10 @@ import type { BoardMemory } from "../ledger/board/board-roles.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import type { RepoMemory, RepoInfo } from "../ledger/repos/repo-memory.js";
 import type { IssueKey, Lease, Ttl } from "../ledger/leases/lease-types.js";
-import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { CaseEffect } from "../ledger/leases/effect-cases.js";
 import { remindBefore } from "../leasing/lease-rules.js";
 import { labelKind } from "../github/labels.js";
-import { leaseView, type Reply } from "../github/render.js";
+import type { Reply } from "../github/render.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { OPERATOR } from "./operator-release.js";
 
@@ -95,7 +95,8 @@ async function adoptOne(ledger: AdoptLedger, info: RepoInfo, issue: AssignedIssu
     exempt: carriesExemptLabel(issue.labels, config),
     // The issue's own labels (not the app's), so that later claims count this lease under `limits_by_label`; no limit is checked here.
     policies: { labels: issue.labels.filter((name) => labelKind(config.labels, name) === null) },
-    effects: (r) => (r.outcome === "acquired" && r.newTenure ? [adoptEffect(info, issue, r.lease, plan, now)] : []),
+    // Only a new tenure shows: a lease the assignee claimed meanwhile is theirs, and shown already.
+    effects: { acquired: [adoptEffect(info, issue, plan, now)] },
   });
   if (res.duplicate) return skip("adopted by another run of adopt at the same time");
   if (res.outcome !== "acquired") return skip(res.outcome === "held" ? held(res.lease) : `refused: ${res.outcome}`);
@@ -110,7 +111,7 @@ function held(lease: Lease): string {
 }
 
 /** Labels and assignee as for any claim; the reply only when asked, after replies to commands (a batch must not hold them up). */
-function adoptEffect(info: RepoInfo, issue: AssignedIssue, lease: Lease, plan: AdoptPlan, now: number): NewEffect {
+function adoptEffect(info: RepoInfo, issue: AssignedIssue, plan: AdoptPlan, now: number): CaseEffect {
   const reply: Reply | null = plan.reply
     ? {
         op: "claim",
@@ -119,7 +120,8 @@ function adoptEffect(info: RepoInfo, issue: AssignedIssue, lease: Lease, plan: A
         at: now,
         command: null,
         actor: OPERATOR.login,
-        lease: leaseView(lease),
+        // The lease the claim begins, from the ledger's answer (github/reply-fill.ts).
+        lease: null,
         newTenure: true,
         ignored: 0,
         mentionHolder: true,
@@ -127,5 +129,7 @@ function adoptEffect(info: RepoInfo, issue: AssignedIssue, lease: Lease, plan: A
       }
     : null;
   const { labels, assign } = plan.config;
-  return reflectEffect(info.installation, info.repo, { reconcile: true, reply, labels, assign, snapshot: issue.labels }, reply === null ? undefined : 1);
+  const fill = reply === null ? {} : { fill: { lease: "lease" as const } };
+  const effect = reflectEffect(info.installation, info.repo, { reconcile: true, reply, labels, assign, snapshot: issue.labels, ...fill }, reply === null ? undefined : 1);
+  return { effect, withResult: reply !== null };
 }

@@ -5,7 +5,8 @@
  * labels and assignee and posts the reply; the CLI never talks to GitHub.
  */
 import type { Holder, IssueKey, Lease } from "../ledger/leases/lease-types.js";
-import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { CaseEffect, EffectCases } from "../ledger/leases/effect-cases.js";
+import type { ReplyFill } from "../github/reply-fill.js";
 import type { RepoInfo } from "../ledger/repos/repo-memory.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import { reflectEffect } from "../outbox/effects.js";
@@ -32,8 +33,13 @@ export function cleanReason(reason: string): string {
   return line.length > MAX_REASON ? `${line.slice(0, MAX_REASON - 1).trimEnd()}…` : line;
 }
 
-/** The outbox effect of an operator's release: reconcile labels and assignee, and say why on the issue. */
-export function operatorReleaseEffect(info: RepoInfo, lease: Lease, reason: string, now: number, handoff?: Lease): NewEffect {
+/**
+ * The outbox effects of an operator's release, by case: reconcile labels and
+ * assignee, and say why on the issue. The reply names the lease as it was
+ * read (`lease`); the ledger's answer gives the one the transaction ended,
+ * and the first in line's when it was handed on (github/reply-fill.ts).
+ */
+export function operatorReleaseEffects(info: RepoInfo, lease: Lease, reason: string, now: number): EffectCases {
   const released: Reply = {
     op: "release",
     outcome: "released",
@@ -48,8 +54,12 @@ export function operatorReleaseEffect(info: RepoInfo, lease: Lease, reason: stri
     reason: `Released from the command line by an operator of this app. Reason: ${reason}`,
   };
   // The first in line got it: the handoff's reply, which says why the last tenure ended.
-  const reply = handoff ? { ...released, ...handoffExtra(lease, "released"), outcome: "acquired" as const, lease: leaseView(handoff) } : released;
-  return reflectEffect(info.installation, info.repo, { reconcile: true, reply });
+  const handoff: Reply = { ...released, ...handoffExtra(lease, "released"), outcome: "acquired" };
+  const effect = (reply: Reply, fill: ReplyFill): CaseEffect => ({ effect: reflectEffect(info.installation, info.repo, { reconcile: true, reply, fill }), withResult: true });
+  return {
+    released: [effect(released, { lease: "lease" })],
+    "released.handoff": [effect(handoff, { lease: "handoff", previous: { from: "lease", ended: "released" } })],
+  };
 }
 
 /** What the release did: the tenure it ended, or null when the issue had no live lease (nothing queued). */
@@ -62,13 +72,14 @@ export async function operatorRelease(
 ): Promise<Lease | null> {
   const key: IssueKey = { repoId: info.repoId, repo: info.repo, issue };
   // Nothing to release: record nothing, queue nothing (as for a closed issue without a lease).
-  if (!(await ledger.current(key, now))) return null;
+  const current = await ledger.current(key, now);
+  if (!current) return null;
   const text = cleanReason(reason);
   const res = await ledger.forceRelease(key, OPERATOR, now, {
     cause: "maintainer",
     installation: info.installation,
     // Decided in the transaction: the lease may have ended since `current`.
-    effects: (r) => (r.lease ? [operatorReleaseEffect(info, r.lease, text, now, r.outcome === "released" ? r.handoff : undefined)] : []),
+    effects: operatorReleaseEffects(info, current, text, now),
   });
   return res.lease;
 }

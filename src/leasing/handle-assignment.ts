@@ -13,12 +13,13 @@
  */
 import type { ConfigResult } from "../config/config.js";
 import { decide } from "../ledger/leases/decide.js";
-import type { ForceReleaseResult, Holder } from "../ledger/leases/lease-types.js";
+import type { Holder } from "../ledger/leases/lease-types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
-import { handoffExtra } from "./handoff.js";
 import { isWriter, type Permission } from "../github/github-port.js";
-import { type LeaseView, leaseView, type Op, type Outcome, type Reply } from "../github/render.js";
-import { LeaseCommand, type LeaseDeps, type LeaseTarget } from "./lease-command.js";
+import { type LeaseView, type Op, type Outcome, type Reply } from "../github/render.js";
+import { LeaseCommand, type LeaseDeps } from "./lease-command.js";
+import type { LeaseTarget } from "./lease-target.js";
+import { applyDecision, commandOptions, releasedHandoff, replyEffect } from "./lease-decision.js";
 import type { LeaseResult } from "./lease-result.js";
 
 /** An `issues.assigned` or `issues.unassigned`, reduced to what a lease needs. */
@@ -165,21 +166,13 @@ export async function handleUnassigned(ev: AssignmentEvent, deps: AssignmentDeps
   const reply = replyFor(ev, "release", false, now);
   const command = commandOf(ev, false, writer, reply, config, { ledger, now });
   if (!isHolder && !writer) return done("release", await command.refuse("forbidden", "permission", UNASSIGN_FORBIDDEN));
-  const applied = await ledger.forceRelease(key, ev.sender, now, {
+  const ended = reply("released", null, { mentionHolder: !isHolder, reason: "Unassigning the holder ended the lease (`assignment: claims`)." });
+  const effects = { "released.handoff": releasedHandoff(command.deciding, config.config), released: replyEffect(command.deciding, ended, true, config.config) };
+  const applied = await applyDecision(ledger, key, now, {
+    op: "forceRelease",
+    actor: ev.sender,
     // The tenure that was unassigned, and when: one that changed hands since is not ended.
-    ifToken: live.token,
-    ...(ev.at !== undefined ? { eventAt: ev.at } : {}),
-    ...command.budgeted((res: ForceReleaseResult) =>
-      res.outcome === "released" && res.handoff
-        ? command.effect(reply("acquired", leaseView(res.handoff), handoffExtra(res.lease, "released")), true, config.config)
-        : res.outcome === "released" && res.lease
-        ? command.effect(
-            reply("released", leaseView(res.lease), { mentionHolder: !isHolder, reason: "Unassigning the holder ended the lease (`assignment: claims`)." }),
-            true,
-            config.config,
-          )
-        : [],
-    ),
+    opts: { ifToken: live.token, ...(ev.at !== undefined ? { eventAt: ev.at } : {}), ...commandOptions(command.deciding, effects) },
   });
   return done("release", { outcome: applied.outcome === "released" ? "released" : "not_holder", duplicate: applied.duplicate });
 }

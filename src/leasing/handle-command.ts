@@ -8,15 +8,14 @@ import { type Command, type CommandWords, isParseError, mayNeedWords, type Parse
 import { aliasMap } from "../config/commands-field.js";
 import type { ConfigResult } from "../config/config.js";
 import type { Config } from "../config/schema.js";
-import { handoffExtra } from "./handoff.js";
 import { helpView } from "./help.js";
 import { LeaseCommand } from "./lease-command.js";
+import { applyDecision, commandOptions, releasedHandoff, replyEffect } from "./lease-decision.js";
 import type { LeaseResult } from "./lease-result.js";
-import type { ForceReleaseResult } from "../ledger/leases/lease-types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import { tenureEnd, unexpired } from "../ledger/leases/tenure-rules.js";
 import { isWriter, type Permission } from "../github/github-port.js";
-import { type LeaseView, leaseView, type Op, type Outcome, type Reply, type TenureView } from "../github/render.js";
+import { type LeaseView, type Op, type Outcome, type Reply, type TenureView } from "../github/render.js";
 import type { Account } from "./policies.js";
 
 /** A comment, reduced to what a command needs. */
@@ -141,16 +140,10 @@ export async function handleComment(ev: CommentEvent, deps: CommandDeps): Promis
       const permission = await deps.permission(ev.author.login);
       if (!isWriter(permission)) return done(await command.refuse("forbidden", "permission", RELEASE_OTHERS_FORBIDDEN));
       const config = okConfig(configResult);
-      const applied = await ledger.forceRelease(command.key, { id: ev.author.id, login: ev.author.login }, now, {
-        ifHolder: parsed.target ?? undefined,
-        ...command.budgeted((res: ForceReleaseResult) =>
-          res.outcome === "released" && res.handoff
-            ? command.effect(reply("acquired", leaseView(res.handoff), handoffExtra(res.lease, "released")), true, config)
-            : res.outcome === "released"
-            ? command.effect(reply("released", leaseView(res.lease), { mentionHolder: true }), true, config)
-            : command.effect(reply("not_holder", leaseView(res.lease)), false),
-        ),
-      });
+      const released = replyEffect(command.deciding, reply("released", null, { mentionHolder: true }), true, config);
+      const effects = { "released.handoff": releasedHandoff(command.deciding, config), released, "released.nothing": released, any: replyEffect(command.deciding, reply("not_holder", null), false) };
+      const actor = { id: ev.author.id, login: ev.author.login };
+      const applied = await applyDecision(ledger, command.key, now, { op: "forceRelease", actor, opts: { ifHolder: parsed.target ?? undefined, ...commandOptions(command.deciding, effects) } });
       // No tenure guard is passed, so `stale` cannot come back: a refusal, as not_holder.
       return done({ outcome: applied.outcome === "released" ? "released" : "not_holder", duplicate: applied.duplicate });
     }

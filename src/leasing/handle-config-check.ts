@@ -20,6 +20,7 @@ import type { ConfigFile } from "../config/files.js";
 import type { Holder, IssueKey } from "../ledger/leases/lease-types.js";
 import type { LeaseBook } from "../ledger/leases/lease-roles.js";
 import { configCheckEffect } from "../outbox/effects.js";
+import { always } from "../ledger/leases/effect-cases.js";
 
 export interface ConfigCheckEvent {
   installation: number;
@@ -63,7 +64,7 @@ export async function handleConfigCheck(ev: ConfigCheckEvent, deps: ConfigCheckD
   const res = await deps.ledger.note(key, ev.actor, deps.now, {
     delivery: id,
     outcome: run.conclusion === "success" ? "config_ok" : "config_invalid",
-    effects: () => [configCheckEffect(ev.installation, key.repo, run)],
+    effects: always(configCheckEffect(ev.installation, key.repo, run)),
   });
   return !res.duplicate;
 }

@@ -11,10 +11,11 @@ import type { Reflections } from "../ledger/outbox/outbox-roles.js";
 import { type ReflectPayload, reflectEffect } from "../outbox/effects.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { desiredLabels, labelKind } from "../github/labels.js";
-import { leaseView, type Reply } from "../github/render.js";
+import type { Reply } from "../github/render.js";
+import type { ReplyFill } from "../github/reply-fill.js";
+import { always, type CaseEffect } from "../ledger/leases/effect-cases.js";
 import { decide } from "../ledger/leases/decide.js";
-import { handoffReply } from "./handoff.js";
-import { withinBudget } from "./reply-limit.js";
+import { handoffTemplate } from "./handoff.js";
 
 export interface IssueEvent {
   delivery: string;
@@ -26,8 +27,13 @@ export interface IssueEvent {
   at?: number;
 }
 
-function reflect(ev: IssueEvent, reply: Reply | null, extra: Partial<ReflectPayload> = {}): NewEffect[] {
-  return [reflectEffect(ev.installation, `${ev.repo.owner}/${ev.repo.name}`, { reconcile: true, reply, ...extra })];
+function reflect(ev: IssueEvent, reply: Reply | null, extra: Partial<ReflectPayload> = {}): NewEffect {
+  return reflectEffect(ev.installation, `${ev.repo.owner}/${ev.repo.name}`, { reconcile: true, reply, ...extra });
+}
+
+/** A reply the ledger's answer completes: the lease it ended, or the one it handed on (github/reply-fill.ts). */
+function completed(ev: IssueEvent, reply: Reply, extra: Partial<ReflectPayload>, fill: ReplyFill = { lease: "lease" }, budgeted?: "keep"): CaseEffect[] {
+  return [{ effect: reflect(ev, reply, { ...extra, fill }), withResult: true, ...(budgeted ? { budgeted } : {}) }];
 }
 
 function keyOf(ev: { repo: { id: number; owner?: string; name?: string; full?: string }; issue: number }): IssueKey {
@@ -64,20 +70,9 @@ export async function handleIssueClosed(
     ...(undone !== undefined ? { undone } : {}),
     // The work is done: nobody in line is handed it, and the line ends.
     closing: true,
-    effects: (r) =>
-      r.outcome === "released" && r.lease
-        ? reflect(ev, {
-            op: "release",
-            outcome: "released",
-            issue: ev.issue,
-            at: deps.now,
-            command: null,
-            actor: null,
-            lease: leaseView(r.lease),
-            ignored: 0,
-            reason: closedReason(ev.merged),
-          })
-        : [],
+    effects: {
+      released: completed(ev, { op: "release", outcome: "released", issue: ev.issue, at: deps.now, command: null, actor: null, lease: null, ignored: 0, reason: closedReason(ev.merged) }, {}),
+    },
   });
   return !res.duplicate && res.outcome === "released" && res.lease !== null;
 }
@@ -102,7 +97,7 @@ export async function handleIssueGone(ev: IssueEvent, deps: { ledger: LeaseBook 
     cause: "close",
     installation: ev.installation,
     closing: true,
-    effects: (r) => (r.lease ? reflect(ev, null, { reconcile: false, gone: true }) : []),
+    effects: { released: [{ effect: reflect(ev, null, { reconcile: false, gone: true }) }] },
   });
   return !res.duplicate && res.lease !== null;
 }
@@ -150,6 +145,8 @@ export async function handleLabelRemoved(
     ignored: 0,
   };
   const isHolder = lease.holder.id === ev.actor.id;
+  // Gone from the issue: a lease claimed again before this is applied gets it back.
+  const shown = { labels: templates, assign: config.config.assign, removed: [ev.label] };
   if (isHolder || isWriter(await deps.permission(ev.actor.login))) {
     const res = await ledger.forceRelease(key, ev.actor, now, {
       delivery: ev.delivery,
@@ -158,17 +155,10 @@ export async function handleLabelRemoved(
       // The tenure whose label was removed, and when: one that changed hands since is not ended.
       ifToken: lease.token,
       eventAt: ev.at,
-      effects: (r) =>
-        r.outcome === "released" && r.handoff
-          ? reflect(ev, handoffReply(base, r.handoff, r.lease, "released"), { labels: templates, assign: config.config.assign, removed: [ev.label] })
-          : r.outcome === "released" && r.lease
-          ? reflect(
-              ev,
-              { ...base, outcome: "released", lease: leaseView(r.lease), mentionHolder: !isHolder, reason: "Removing the lease's label by hand ended the lease." },
-              // Gone from the issue: a lease claimed again before this is applied gets it back.
-              { labels: templates, assign: config.config.assign, removed: [ev.label] },
-            )
-          : [],
+      effects: {
+        "released.handoff": completed(ev, handoffTemplate(base, "released"), shown, { lease: "handoff", previous: { from: "lease", ended: "released" } }),
+        released: completed(ev, { ...base, outcome: "released", lease: null, mentionHolder: !isHolder, reason: "Removing the lease's label by hand ended the lease." }, shown),
+      },
     });
     return !res.duplicate;
   }
@@ -179,14 +169,19 @@ export async function handleLabelRemoved(
     delivery: ev.delivery,
     outcome: "forbidden",
     repliesPerHour: limit,
-    effects: (r, budget) => {
-      const reply: Reply = {
-        ...base,
-        outcome: "forbidden",
-        lease: leaseView(r.lease),
-        reason: "The lease's labels were put back: only the holder, or someone with write, maintain or admin permission, can end a lease (by removing its label, or with `/release @holder`).",
-      };
-      return withinBudget(reflect(ev, reply, { labels: templates, assign: config.config.assign, removed: [ev.label] }), budget, limit);
+    effects: {
+      noted: completed(
+        ev,
+        {
+          ...base,
+          outcome: "forbidden",
+          lease: null,
+          reason: "The lease's labels were put back: only the holder, or someone with write, maintain or admin permission, can end a lease (by removing its label, or with `/release @holder`).",
+        },
+        shown,
+        { lease: "lease" },
+        "keep",
+      ),
     },
   });
   return !res.duplicate;
@@ -209,7 +204,7 @@ async function removedWithoutLease(ev: IssueEvent & { label: string }, ledger: L
     delivery: ev.delivery,
     outcome: "unlabeled",
     // `recheck: false` when the lease did not change (its in-review label): no pull request needs checking again.
-    effects: () => reflect(ev, null, { removed: [ev.label], ...(recheck ? {} : { recheck: false }) }),
+    effects: always(reflect(ev, null, { removed: [ev.label], ...(recheck ? {} : { recheck: false }) })),
   });
   return !res.duplicate;
 }

@@ -16,6 +16,7 @@ import type { Holder, IssueKey } from "../ledger/leases/lease-types.js";
 import type { LeaseBook } from "../ledger/leases/lease-roles.js";
 import type { Reflections } from "../ledger/outbox/outbox-roles.js";
 import { checkEffect, type CheckPayload, type PullSeen, type PullWork } from "../outbox/effects.js";
+import { always } from "../ledger/leases/effect-cases.js";
 import { pullLinks } from "../outbox/pull-check.js";
 import { resumeOf } from "../config/work-policy.js";
 
@@ -65,7 +66,7 @@ export async function handlePullRequest(
   const res = await ledger.note(key, ev.author, now, {
     delivery: ev.delivery,
     outcome: ev.open ? "check" : "check_closed",
-    effects: () => [checkEffect(ev.installation, key.repo, ev.number, seen, closed)],
+    effects: always(checkEffect(ev.installation, key.repo, ev.number, seen, closed)),
   });
   return !res.duplicate;
 }
@@ -79,7 +80,7 @@ export async function rerunPullCheck(ledger: Pick<LeaseBook, "note">, installati
   const res = await ledger.note(key, actor, now, {
     delivery,
     outcome: "check",
-    effects: () => [checkEffect(installation, key.repo, key.issue)],
+    effects: always(checkEffect(installation, key.repo, key.issue)),
   });
   return !res.duplicate;
 }
@@ -90,7 +91,7 @@ export async function recheckPullRequests(ledger: LeaseBook & Reflections, insta
   for (const pull of pulls) {
     await ledger.note({ ...key, issue: pull }, null, now, {
       outcome: "check",
-      effects: () => [checkEffect(installation, key.repo, pull)],
+      effects: always(checkEffect(installation, key.repo, pull)),
     });
   }
   return pulls.length;

@@ -14,7 +14,6 @@
  */
 import { BoundedMap } from "../github/bounded-map.js";
 import type { Holder } from "../ledger/leases/lease-types.js";
-import type { NewEffect } from "../ledger/outbox/outbox-types.js";
 import type { LeaseBook } from "../ledger/leases/lease-roles.js";
 import { reflectEffect } from "../outbox/effects.js";
 
@@ -44,13 +43,8 @@ export class HolderLogins {
   }
 
   private async check(repoId: number, pair: string, account: Holder): Promise<void> {
-    const renamed = await this.o.ledger.renameHolder(repoId, account, this.o.clock(), {
-      effects: (_lease, repo): NewEffect[] => {
-        // A repository never remembered has no installation to write with; its labels catch up at its next event.
-        if (!repo) return [];
-        return [reflectEffect(repo.installation, repo.repo, { reconcile: true, reply: null })];
-      },
-    });
+    // Each lease's labels follow, in its repository; one never remembered has no installation to write with, and catches up at its next event.
+    const renamed = await this.o.ledger.renameHolder(repoId, account, this.o.clock(), { effect: reflectEffect(0, "/", { reconcile: true, reply: null }) });
     this.checked.set(pair, account.login);
     if (renamed.length > 0) this.o.onRenamed(renamed.length);
   }

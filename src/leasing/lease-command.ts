@@ -9,62 +9,17 @@
  */
 import { type ConfigResult, DEFAULT_CONFIG } from "../config/config.js";
 import type { Config } from "../config/schema.js";
-import type { EventCause } from "../ledger/events/event-types.js";
-import type { AcquireResult, Holder, IssueKey, Lease, NoteResult, ReleaseResult, RenewResult } from "../ledger/leases/lease-types.js";
-import type { NewEffect } from "../ledger/outbox/outbox-types.js";
-import type { LeaseBook, ReplyBudget } from "../ledger/leases/lease-roles.js";
-import { type ClaimPolicyDeps, decideClaim, limitReason } from "./policies.js";
-import { reflectEffect } from "../outbox/effects.js";
-import { type LeaseView, leaseView, type Outcome, type Reply } from "../github/render.js";
-import { repliesPerHour, withinBudget } from "./reply-limit.js";
+import type { Holder, IssueKey, Ttl } from "../ledger/leases/lease-types.js";
+import type { AcquireOptions, ClaimPolicies, LeaseBook } from "../ledger/leases/lease-roles.js";
+import { type ClaimPolicyDeps, decideClaim } from "./policies.js";
+import type { Outcome, Reply } from "../github/render.js";
+import type { LeaseTarget } from "./lease-target.js";
+import { repliesPerHour } from "./reply-limit.js";
 import { carriesExemptLabel } from "../config/work-policy.js";
 import type { QueueAsk } from "../ledger/queue/queue-types.js";
-import { handoffExtra, handoffReply } from "./handoff.js";
 import { type LeaseResult, leaseResultOf, type Rule } from "./lease-result.js";
 import { mayClaim, remindBefore, ttlRefusal } from "./lease-rules.js";
-
-/** Who asks: a holder (with the instance an API client named), its account type and its association with the repository. */
-export interface LeaseActor extends Holder {
-  /** GitHub's account type: "User", "Bot", "Organization". */
-  type: string;
-  /** GitHub's `author_association` with the repository (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE…). */
-  association: string;
-  /** GitHub said (asked first) the actor may write: an assignment's event carries no association; `claimers` is met, replies unlimited. */
-  writer?: boolean;
-}
-
-/** The reply to post for an outcome, or null to post none. */
-export type ReplyFor = (outcome: Outcome, lease: LeaseView | null, extra?: Partial<Reply>) => Reply | null;
-
-export interface LeaseTarget {
-  /** The webhook delivery id, or the API's idempotency key: a second operation with it changes nothing and answers the first's result. */
-  delivery?: string;
-  /** Record `delivery` only with a lease acquired (`next`, which tries one issue after another under one id). */
-  recordAcquiredOnly?: boolean;
-  installation: number;
-  repo: { id: number; owner: string; name: string };
-  /**
-   * `state` and labels as GitHub last showed them (a label the issue already
-   * had is not the app's to remove); `createdAt` (ms) and `authorId`: when and
-   * by whom it was opened (`author_first`).
-   */
-  issue: { number: number; labels: string[]; state?: string; createdAt?: number; authorId?: number };
-  actor: LeaseActor;
-  reply: ReplyFor;
-  /**
-   * Show on GitHub only a tenure that begins or ends (the API): a renewal, a
-   * claim by the holder (which extends the same tenure), a release of
-   * nothing and a refusal write no effect at all. A heartbeat every few
-   * minutes must not notify anyone.
-   */
-  changesOnly?: boolean;
-  /** What the event showed GitHub did to an assignee (assignment as a claim): the outbox does not do it again. */
-  shown?: { login: string; assigned: boolean };
-  /** Whether to wait in line when the issue is held: the API says (`?wait=true`), whatever the repository's `queue` says; absent, `queue` decides. */
-  wait?: boolean;
-  /** What the lease events of this command say brought them about (`api`); absent, the operation's own (`command` for a claim, renewal or release). */
-  cause?: EventCause;
-}
+import { applyDecision, claimEffects, commandOptions, type Decision, type Deciding, quietOr, releaseEffects, renewEffects } from "./lease-decision.js";
 
 export interface LeaseDeps extends Partial<ClaimPolicyDeps> {
   ledger: LeaseBook;
@@ -74,8 +29,12 @@ export interface LeaseDeps extends Partial<ClaimPolicyDeps> {
 export class LeaseCommand {
   readonly key: IssueKey;
   private readonly holder: Holder;
-  /** Replies per hour the actor may get here; a broken config still limits, by the default: its error reply is no way around the limit. */
-  private readonly limit: number;
+  /**
+   * Who decides, for the pure decisions (lease-decision.ts): with the replies
+   * per hour the actor may get here; a broken config still limits, by the
+   * default: its error reply is no way around the limit.
+   */
+  readonly deciding: Deciding;
 
   constructor(
     private readonly t: LeaseTarget,
@@ -85,7 +44,8 @@ export class LeaseCommand {
     this.key = { repoId: t.repo.id, repo: `${t.repo.owner}/${t.repo.name}`, issue: t.issue.number };
     const { id, login, instance } = t.actor;
     this.holder = instance === undefined ? { id, login } : { id, login, instance };
-    this.limit = t.actor.writer ? 0 : repliesPerHour(t.actor.association, config.ok ? config.config : DEFAULT_CONFIG);
+    const limit = t.actor.writer ? 0 : repliesPerHour(t.actor.association, config.ok ? config.config : DEFAULT_CONFIG);
+    this.deciding = { t, key: this.key, limit, now: deps.now };
   }
 
   /** The refusal of a broken config, which every command gets until it is fixed; null when the config is good. */
@@ -113,10 +73,15 @@ export class LeaseCommand {
       ...(this.deps.account ? { account: this.deps.account } : {}),
     });
     if (!claim.ok) return this.refuse(claim.outcome, claim.rule, claim.reason);
+    return this.apply(this.claimDecision(claim, ttl, config));
+  }
+
+  /** The claim's decision, once the rules before the transaction let it through: the lease to ask for, and the effects of each answer. */
+  claimDecision(claim: { holder: Holder; policies: ClaimPolicies; assignedBy?: string }, ttl: Ttl, config: Config): Decision {
     const given = claim.assignedBy !== undefined ? { assignedBy: claim.assignedBy, mentionHolder: true } : {};
-    const quiet = this.t.changesOnly === true;
+    const placed = claim.assignedBy !== undefined ? { waiter: claim.holder.login, assignedBy: claim.assignedBy } : {};
     const waits = this.t.wait ?? config.queue;
-    const applied = await this.deps.ledger.acquire(this.key, claim.holder, ttl, now, {
+    const opts: AcquireOptions = {
       ...(waits ? { queue: this.queueAsk(claim.holder, ttl, config) } : {}),
       maxPerHolder: config.maxLeasesPerHolder,
       countInReview: config.countInReview,
@@ -124,68 +89,30 @@ export class LeaseCommand {
       policies: claim.policies,
       ...(claim.assignedBy !== undefined ? { actor: this.holder } : {}),
       exempt: carriesExemptLabel(this.t.issue.labels, config),
-      ...this.budgeted((res: AcquireResult) => {
-        if (res.outcome === "acquired") {
-          if (quiet && !res.newTenure) return [];
-          return this.effect(this.t.reply("acquired", leaseView(res.lease), { newTenure: res.newTenure, ...given }), true, config);
-        }
-        // The lease had run out unswept and this claim handed it to the first in line: their reply, as the sweep's would have been.
-        const handed = res.outcome !== "limit" && res.handedOver ? this.effect(this.handedOverReply(res.lease, res.handedOver), true, config) : [];
-        if (quiet) return handed;
-        if (res.outcome === "held") return [...handed, ...this.effect(this.t.reply("held", leaseView(res.lease)), false)];
-        if (res.outcome === "queued") {
-          const placed = claim.assignedBy !== undefined ? { waiter: claim.holder.login, assignedBy: claim.assignedBy } : {};
-          const place = { position: res.position, queuedUntil: res.until, ...placed };
-          return [...handed, ...this.effect(this.t.reply("queued", leaseView(res.lease), place), false)];
-        }
-        return this.effect(this.t.reply("forbidden", null, { reason: limitReason(this.key, res) }), false);
-      }),
-    });
-    return leaseResultOf(applied, undefined, this.key);
+      ...commandOptions(this.deciding, claimEffects(this.deciding, config, given, placed)),
+    };
+    return { op: "acquire", holder: claim.holder, ttl, opts };
   }
+
   async renew(asked: number | null): Promise<LeaseResult> {
     if (!this.config.ok) return this.configRefusal()!;
     const config = this.config.config;
     const ttl = asked ?? config.defaultTtl;
     const range = ttlRefusal(asked, config, "renew");
     if (range) return this.refuse("invalid", "ttl", range);
-    const quiet = this.t.changesOnly === true;
-    const applied = await this.deps.ledger.renew(this.key, this.holder, ttl, this.deps.now, {
-      remindBefore: remindBefore(ttl, config),
-      ...this.budgeted((res: RenewResult) => {
-        if (quiet) return [];
-        return res.outcome === "renewed"
-          ? this.effect(this.t.reply("renewed", leaseView(res.lease)), true, config)
-          : this.effect(this.t.reply("not_holder", leaseView(res.lease)), false);
-      }),
-    });
-    return leaseResultOf(applied);
+    const opts = { remindBefore: remindBefore(ttl, config), ...commandOptions(this.deciding, renewEffects(this.deciding, config)) };
+    return this.apply({ op: "renew", holder: this.holder, ttl, opts });
   }
 
   /** Ends the actor's own lease. Releasing when nothing is held succeeds (a retrying client must not fail). */
   async release(): Promise<LeaseResult> {
     if (!this.config.ok) return this.configRefusal()!;
-    const config = this.config.config;
-    const quiet = this.t.changesOnly === true;
-    const applied = await this.deps.ledger.release(
-      this.key,
-      this.holder,
-      this.deps.now,
-      this.budgeted((res: ReleaseResult) => {
-        // The first in line got it: a tenure began, which even the API shows.
-        if (res.outcome === "released" && res.handoff) {
-          return this.effect(this.t.reply("acquired", leaseView(res.handoff), handoffExtra(res.lease, "released")), true, config);
-        }
-        if (quiet && (res.outcome !== "released" || res.lease === null)) return [];
-        return this.effect(this.t.reply(res.outcome, leaseView(res.lease)), res.outcome === "released", config);
-      }),
-    );
-    return leaseResultOf(applied);
+    return this.apply({ op: "release", holder: this.holder, opts: commandOptions(this.deciding, releaseEffects(this.deciding, this.config.config)) });
   }
 
-  /** The reply of a lease that expired before the sweep ended it, handed to the first in line by this claim's transaction. */
-  private handedOverReply(handoff: Lease, expired: Lease): Reply {
-    return handoffReply({ issue: this.key.issue, at: this.deps.now, command: null, actor: null, ignored: 0 }, handoff, expired, "expired");
+  /** Applies a decision in one transaction, and reads the answer as the command's outcome. */
+  async apply(decision: Decision): Promise<LeaseResult> {
+    return leaseResultOf(await applyDecision(this.deps.ledger, this.key, this.deps.now, decision), undefined, this.key);
   }
 
   /**
@@ -208,33 +135,12 @@ export class LeaseCommand {
 
   /** Records a command that changes no lease, with its reply (`extra`) and what a retry must answer the same (`detail`). */
   note(outcome: Outcome, extra: Partial<Reply> = {}, detail?: Record<string, string>) {
-    return this.deps.ledger.note(this.key, this.holder, this.deps.now, {
-      outcome,
-      ...(detail ? { detail } : {}),
-      ...this.budgeted((res: NoteResult) => (this.t.changesOnly ? [] : this.effect(this.t.reply(outcome, leaseView(res.lease), extra), false))),
-    });
+    return applyDecision(this.deps.ledger, this.key, this.deps.now, this.noteDecision(outcome, extra, detail));
   }
 
-  /** A ledger call's options: the delivery, the events' cause and installation, and effects held to the actor's reply budget. */
-  budgeted<R>(effects: (res: R) => NewEffect[]) {
-    return {
-      ...(this.t.delivery !== undefined ? { delivery: this.t.delivery } : {}),
-      ...(this.t.cause !== undefined ? { cause: this.t.cause } : {}),
-      installation: this.t.installation,
-      ...(this.t.recordAcquiredOnly ? { recordIf: (res: R) => (res as { outcome?: string }).outcome === "acquired" } : {}),
-      repliesPerHour: this.limit,
-      // Only what posts counts toward the budget, when only changes are shown.
-      ...(this.t.changesOnly ? { countsReply: (res: R) => effects(res).length > 0 } : {}),
-      effects: (res: R, budget: ReplyBudget) => withinBudget(effects(res), budget, this.limit),
-    };
-  }
-
-  /** The reflect effect of a reply and whether labels and assignee follow the ledger; none when there is neither. */
-  effect(reply: Reply | null, reconcile: boolean, config?: Config): NewEffect[] {
-    if (reply === null && !reconcile) return [];
-    const { t } = this;
-    const shown = reconcile && t.shown ? { assignee: t.shown } : {};
-    const fields = { reconcile, reply, ...(config ? { labels: config.labels, assign: config.assign, snapshot: t.issue.labels } : {}), ...shown };
-    return [reflectEffect(t.installation, this.key.repo, fields)];
+  /** The decision of a command that changes no lease: a note, and its reply for whatever lease stands. */
+  noteDecision(outcome: Outcome, extra: Partial<Reply> = {}, detail?: Record<string, string>): Decision {
+    const effects = { noted: quietOr(this.deciding, outcome, false, undefined, extra) };
+    return { op: "note", actor: this.holder, opts: { outcome, ...(detail ? { detail } : {}), ...commandOptions(this.deciding, effects) } };
   }
 }

@@ -4,7 +4,7 @@
  * Read back from any ledger result, so that a retry answers the first.
  */
 import type { IssueKey, Lease, LedgerResult } from "../ledger/leases/lease-types.js";
-import { limitReason } from "./policies.js";
+import { limitReason } from "../github/limit-reason.js";
 
 /** Which rule refused a command: `reason` in the API's 403 and 422 answers. */
 export type Rule =

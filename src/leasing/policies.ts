@@ -17,10 +17,9 @@
 import { formatDuration } from "../commands/parse-duration.js";
 import type { Config } from "../config/schema.js";
 import type { ClaimPolicies } from "../ledger/leases/lease-roles.js";
-import type { Holder, IssueKey, Lease, LimitScope } from "../ledger/leases/lease-types.js";
+import type { Holder } from "../ledger/leases/lease-types.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { labelKind } from "../github/labels.js";
-import { codeSpan } from "../github/code-span.js";
 
 /** A GitHub account as `GET /users/{login}` gives it. */
 export interface Account {
@@ -98,31 +97,4 @@ function claimPolicies(req: ClaimRequest, config: Config): ClaimPolicies {
 
 function utc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-
-/** At most this many held issues are named in a refusal. */
-const LISTED = 20;
-
-/**
- * The refusal of a claim over a limit, naming the issues the person holds
- * under it in this repository. Leases in the organisation's other
- * repositories are only counted: a reply in a public repository must not
- * name a private one.
- */
-export function limitReason(key: IssueKey, res: { limit: number; held: Lease[]; scope?: LimitScope }): string {
-  const here = res.held.filter((l) => l.repoId === key.repoId);
-  const elsewhere = res.held.length - here.length;
-  const shown = here.slice(0, LISTED).map((l) => `#${l.issue}`);
-  if (here.length > LISTED) shown.push(`${here.length - LISTED} more`);
-  if (elsewhere > 0) shown.push(elsewhere === 1 ? "1 in another repository" : `${elsewhere} in other repositories`);
-  const leases = `${res.held.length} lease${res.held.length === 1 ? "" : "s"}`;
-  const where =
-    res.scope?.kind === "label"
-      ? `on issues labelled ${codeSpan(res.scope.label, 50)} in this repository`
-      : res.scope?.kind === "org"
-        ? "across this organisation's repositories"
-        : "in this repository";
-  const setting = res.scope?.kind === "label" ? " (`limits_by_label`)" : res.scope?.kind === "org" ? " (`max_leases_per_holder_in_org`)" : "";
-  const list = shown.length > 1 && elsewhere > 0 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : shown.join(", ");
-  return `You already hold ${leases} ${where} (${list}); the limit is ${res.limit}${setting}. Release one with \`/release\` on its issue first.`;
 }

@@ -12,12 +12,13 @@
 import { randomUUID } from "node:crypto";
 import type { HeldLock, NamedLocks } from "../ledger/admin/admin-roles.js";
 import type { Lease } from "../ledger/leases/lease-types.js";
-import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { CaseEffect, EffectCases } from "../ledger/leases/effect-cases.js";
+import type { ReplyFill } from "../github/reply-fill.js";
 import type { RepoMemory } from "../ledger/repos/repo-memory.js";
 import type { Sweeps } from "../ledger/leases/lease-roles.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { leaseView, type Reply } from "../github/render.js";
-import { handoffReply } from "./handoff.js";
+import { handoffTemplate } from "./handoff.js";
 
 export interface SweepDeps {
   ledger: Sweeps & RepoMemory & NamedLocks;
@@ -41,21 +42,25 @@ export interface SweepResult {
 }
 
 /**
- * The effects that show a sweep's outcome on the issue, given the result: the
- * reply, and for expiry the labels. An expiry that handed the lease to the
- * first in line gets the handoff's reply instead, and the labels show the new holder.
+ * The effects that show a sweep's outcome on the issue, by case: the reply,
+ * and for expiry the labels. An expiry that handed the lease to the first in
+ * line gets the handoff's reply instead (completed from the ledger's answer:
+ * github/reply-fill.ts), and the labels show the new holder.
  */
-async function effectsFor(ledger: RepoMemory, lease: Lease, op: "expire" | "remind", at: number): Promise<(handoff?: Lease) => NewEffect[]> {
+async function effectsFor(ledger: RepoMemory, lease: Lease, op: "expire" | "remind", at: number): Promise<EffectCases> {
   const info = await ledger.repoInfo(lease.repoId);
-  // A repository the app never saw a command in has no installation on record: nothing to post to.
-  if (!info) return () => [];
+  // A repository the app never saw a command in has no installation to post to.
+  if (!info) return {};
   const base = { issue: lease.issue, at, command: null, actor: null, ignored: 0, mentionHolder: true };
-  return (handoff) => {
-    const reply: Reply = handoff
-      ? handoffReply(base, handoff, lease, "expired")
-      : { ...base, op, outcome: op === "expire" ? "expired" : "reminded", lease: leaseView(lease) };
-    // Behind replies to commands: a claim is answered during an expiry wave.
-    return [reflectEffect(info.installation, info.repo, { reconcile: op === "expire", reply }, 1)];
+  // Behind replies to commands: a claim is answered during an expiry wave.
+  const effect = (reply: Reply, fill?: ReplyFill): CaseEffect => ({
+    effect: reflectEffect(info.installation, info.repo, { reconcile: op === "expire", reply, ...(fill ? { fill } : {}) }, 1),
+    ...(fill ? { withResult: true } : {}),
+  });
+  if (op === "remind") return { reminded: [effect({ ...base, op, outcome: "reminded", lease: leaseView(lease) })] };
+  return {
+    expired: [effect({ ...base, op, outcome: "expired", lease: leaseView(lease) })],
+    "expired.handoff": [effect(handoffTemplate(base, "expired"), { lease: "handoff", previous: { from: "lease", ended: "expired" } })],
   };
 }
 
@@ -69,15 +74,15 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
   for (const lease of await ledger.expiredSince(at, batch)) {
     deps.signal?.throwIfAborted();
     const effects = await effectsFor(ledger, lease, "expire", at);
-    const res = await ledger.markExpired(lease, lease.token, at, { effects: (r) => (r.outcome === "expired" ? effects(r.handoff) : []) });
+    const res = await ledger.markExpired(lease, lease.token, at, { effects });
     if (res.outcome === "expired") expired++;
   }
   for (const lease of await ledger.dueReminders(at, batch)) {
     deps.signal?.throwIfAborted();
-    const effects = (await effectsFor(ledger, lease, "remind", at))();
+    const effects = await effectsFor(ledger, lease, "remind", at);
     // For the term read: a `/renew` since makes this one stale, and the new term gets its own reminder.
     const term = { token: lease.token, expiresAt: lease.expiresAt };
-    const res = await ledger.markReminded(lease, term, at, { effects: (r) => (r.outcome === "reminded" ? effects : []) });
+    const res = await ledger.markReminded(lease, term, at, { effects });
     if (res.outcome === "reminded") reminded++;
   }
   return { expired, reminded, at };

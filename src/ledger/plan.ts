@@ -121,7 +121,7 @@ export interface StepAnswers {
   /** Pull request `pull` now closes `add` and no longer `remove`. */
   relink: { step: { op: "relink"; repoId: number; pull: number; authorId: number; add: number[]; remove: number[] }; answer: void };
   putDelivery: { step: { op: "putDelivery"; id: string; result: string; now: number }; answer: void };
-  /** The delivery id is not recorded after all (`recordIf`): PostgreSQL lets go of the id it claimed; SQLite wrote nothing. */
+  /** The delivery id is not recorded after all (`recordOnly`): PostgreSQL lets go of the id it claimed; SQLite wrote nothing. */
   freeDelivery: { step: { op: "freeDelivery"; id: string }; answer: void };
   /** A new place in line, or the caller's own renewed (`place.id`): its time, and the lease it will get. */
   putPlace: { step: { op: "putPlace"; key: IssueKey; place: PlaceWrite; now: number }; answer: void };

@@ -12,6 +12,7 @@ import type { StoredEvent } from "../ledger/events/event-types.js";
 import type { Resume } from "../ledger/work/work-types.js";
 import type { LabelTemplates } from "../github/labels.js";
 import type { Reply } from "../github/render.js";
+import type { BudgetMet, ReplyFill } from "../github/reply-fill.js";
 import type { CheckRun } from "../github/github-port.js";
 import type { WebhookDelivery } from "../events/send-event.js";
 import { deliveryId, type WebhookFormat } from "../events/webhook-body.js";
@@ -58,6 +59,10 @@ export interface ReflectPayload {
    */
   gone?: boolean;
   reply: Reply | null;
+  /** What of `reply` the ledger's answer gives (`decided`, written by the transaction with `budget`): github/reply-fill.ts. */
+  fill?: ReplyFill;
+  decided?: unknown;
+  budget?: BudgetMet;
   /**
    * false: what changed is only what holds the lease (a pull request, see
    * pull-check.ts), not who holds it nor its token, so the open pull

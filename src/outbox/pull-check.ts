@@ -33,7 +33,6 @@ import type { Holder } from "../ledger/leases/lease-types.js";
 import type { FollowLinks } from "../ledger/work/work-roles.js";
 import type { LeaseReads } from "../ledger/leases/lease-roles.js";
 import type { Reflections } from "../ledger/outbox/outbox-roles.js";
-import type { Followed, IssueEffect } from "../ledger/work/work-types.js";
 import type { GitHubPort } from "../github/github-port.js";
 import { type CheckPayload, type PullRecord, type PullWork, reflectEffect } from "./effects.js";
 
@@ -136,18 +135,14 @@ async function linkLeases(
   // Only an effect queued before pull requests held leases has no config with it; such a pull request holds none.
   const resume = work?.resume ?? resumeOf(DEFAULT_CONFIG);
   const key = { repoId: effect.repoId, repo: `${p.owner}/${p.repo}`, issue: p.pull };
-  const effects = (changed: Followed[]): IssueEffect[] =>
-    changed.map((f) => ({
-      issue: f.lease.issue,
-      ...reflectEffect(effect.installation, key.repo, {
-        reconcile: true,
-        reply: null,
-        // Who holds it and with which token did not change: no pull request needs checking again.
-        recheck: false,
-        ...(work ? { labels: work.labels, assign: work.assign } : {}),
-      }),
-    }));
-  const { changed } = await deps.ledger.linkPull(key, author, issues, deps.clock(), { resume, effects, ...(at !== undefined ? { at } : {}) });
+  // Each issue whose lease changed shows it. Who holds it and with which token did not change: no pull request needs checking again.
+  const shown = reflectEffect(effect.installation, key.repo, {
+    reconcile: true,
+    reply: null,
+    recheck: false,
+    ...(work ? { labels: work.labels, assign: work.assign } : {}),
+  });
+  const { changed } = await deps.ledger.linkPull(key, author, issues, deps.clock(), { resume, effect: shown, ...(at !== undefined ? { at } : {}) });
   return changed.length > 0;
 }
 

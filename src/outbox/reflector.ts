@@ -23,6 +23,7 @@ import type { GitHubPort, Repo } from "../github/github-port.js";
 import { RepoTurns, type RepoTurnsOptions } from "./repo-turns.js";
 import { labelKind, type LabelTemplates } from "../github/labels.js";
 import { renderReply, type Reply } from "../github/render.js";
+import { replyOf } from "../github/reply-fill.js";
 import type { ReflectPayload } from "./effects.js";
 import { WriteBatch } from "./write-batch.js";
 import { RepoLabels, same } from "./repo-labels.js";
@@ -194,17 +195,18 @@ export class Reflector {
       signal.throwIfAborted();
       await ctx.save(state.reflection);
     }
+    const reply = replyOf(p);
     // A reminder of a term renewed since (by `/renew` or the holder's activity) or of a lease held by its work now: not posted.
-    if (p.reply?.op === "remind" && !(await this.stillDue(key, p.reply))) return null;
-    if (opts.fold && p.reply?.op === "expire" && (await this.followed(key, p.reply))) return null;
-    if (p.reply) {
+    if (reply?.op === "remind" && !(await this.stillDue(key, reply))) return null;
+    if (opts.fold && reply?.op === "expire" && (await this.followed(key, reply))) return null;
+    if (reply) {
       const ref = replyRef(effect);
       const assignRefused =
-        p.reply.outcome === "acquired" && p.reply.lease !== null && same(refused, p.reply.lease.holder);
+        reply.outcome === "acquired" && reply.lease !== null && same(refused, reply.lease.holder);
       // A first attempt may have posted before the process died: look among the app's own comments before posting again.
       const posted = effect.attempts > 1 && (await github.hasOwnComment(r, effect.issue, `"ref":"${ref}"`));
       const late = effect.late ? { decidedAt: effect.createdAt } : {};
-      if (!posted) await github.createComment(r, effect.issue, renderReply(p.reply, { assignRefused, ref, ...late }));
+      if (!posted) await github.createComment(r, effect.issue, renderReply(reply, { assignRefused, ref, ...late }));
     }
     return p.reconcile && p.recheck !== false ? { current } : null;
   }

@@ -23,6 +23,7 @@ import { renderReply } from "../../src/github/render.js";
 import { freshSchema, type FreshSchema, skipPostgres } from "../support/pg-schema.js";
 import { ROOT, runBuiltCli } from "../support/cli-process.js";
 import { ensureBuilt } from "../support/server-process.js";
+import { always } from "../../src/ledger/leases/effect-cases.js";
 
 const HOUR = 3_600_000;
 const WEEK = 7 * 24 * HOUR;
@@ -394,11 +395,11 @@ describe("doctor", () => {
     const now = Date.now();
     const payload: ReflectPayload = { owner: "Octo-Org", repo: "Widgets", reconcile: true, reply: null };
     const effect = { installation: 7, kind: "reflect", payload };
-    await ledger.note(key(widgets, 1), null, now, { effects: () => [effect] });
+    await ledger.note(key(widgets, 1), null, now, { effects: always(effect) });
     const [taken] = await ledger.takeEffects(now, 1, 60_000);
     await ledger.failEffect(fenceOf(taken!), now, "422: Validation Failed", null);
     // Queued two hours ago and never applied.
-    await ledger.note(key(widgets, 2), null, now - 2 * HOUR, { effects: () => [effect] });
+    await ledger.note(key(widgets, 2), null, now - 2 * HOUR, { effects: always(effect) });
 
     const r = await run("doctor");
     expect(r.code).toBe(0);

@@ -1,12 +1,17 @@
 /**
  * A lease book for the handlers' table tests: it records each operation a
  * handler asks for and answers what the row says (a note answers itself,
- * with the detail it was given), and writes what the handler's effects make
- * of that answer (within the reply budget "reply"). Reads answer `current`
+ * with the detail it was given), and writes the effects the handler decided
+ * for that answer's case (within the reply budget "reply"), each reply
+ * completed from the answer as the outbox completes it. Reads answer `current`
  * (the live lease) and nothing else.
  */
 import type { Holder, Lease } from "../../src/ledger/leases/lease-types.js";
 import type { NewEffect } from "../../src/ledger/outbox/outbox-types.js";
+import { type EffectCases, effectsFor } from "../../src/ledger/leases/effect-cases.js";
+import type { LedgerResult } from "../../src/ledger/leases/lease-types.js";
+import { REFLECT, type ReflectPayload } from "../../src/outbox/effects.js";
+import { replyOf } from "../../src/github/reply-fill.js";
 
 /** One call the handler made on the ledger. */
 export interface Call {
@@ -24,8 +29,10 @@ export function fakeLedger<L>(answer: Record<string, unknown> | undefined, curre
     calls.push({ op, holder, ...(ttl !== undefined ? { ttl } : {}), opts });
     const result = op === "note" ? { outcome: "noted", lease: null, ...(opts.detail ? { detail: opts.detail } : {}) } : answer;
     if (result === undefined) throw new Error(`the handler called ${op}, which this row does not answer`);
-    const made = opts.effects as ((r: unknown, budget: string) => NewEffect[]) | undefined;
-    effects = made ? made(result, "reply") : [];
+    // The case's effects as the transaction writes them, each reply completed as the outbox will post it.
+    effects = effectsFor(opts.effects as EffectCases | undefined, result as unknown as LedgerResult, "reply", 0).map((e) =>
+      e.kind === REFLECT ? { ...e, payload: { ...(e.payload as ReflectPayload), reply: replyOf(e.payload as ReflectPayload) } } : e,
+    );
     return Promise.resolve({ ...result, duplicate: false });
   };
   const ledger = {

@@ -60,15 +60,15 @@ describe.each(backends)("claimNext ($name)", (backend) => {
 
   it("one delivery id over the attempts: recorded only by the claim that acquires, so a lost attempt leaves it to the next", async () => {
     const delivery = "api:1:next:100::key-1";
-    const recordIf = (r: { outcome: string }) => r.outcome === "acquired";
+    const recordOnly = ["acquired"];
     await ledger.acquire({ ...REPO, issue: 1 }, { id: 9, login: "other" }, HOUR, T0);
-    const lost = await ledger.acquire({ ...REPO, issue: 1 }, author, HOUR, T0, { delivery, recordIf });
+    const lost = await ledger.acquire({ ...REPO, issue: 1 }, author, HOUR, T0, { delivery, recordOnly });
     expect(lost).toMatchObject({ outcome: "held", duplicate: false });
     expect(await ledger.recorded(delivery)).toBeNull();
-    const taken = await ledger.acquire({ ...REPO, issue: 2 }, author, HOUR, T0, { delivery, recordIf });
+    const taken = await ledger.acquire({ ...REPO, issue: 2 }, author, HOUR, T0, { delivery, recordOnly });
     expect(taken).toMatchObject({ outcome: "acquired", duplicate: false, lease: { issue: 2 } });
     // A retry, on whichever issue it tries, answers the first claim's.
-    expect(await ledger.acquire({ ...REPO, issue: 3 }, author, HOUR, T0, { delivery, recordIf })).toMatchObject({ outcome: "acquired", duplicate: true, lease: { issue: 2 } });
+    expect(await ledger.acquire({ ...REPO, issue: 3 }, author, HOUR, T0, { delivery, recordOnly })).toMatchObject({ outcome: "acquired", duplicate: true, lease: { issue: 2 } });
     expect(await ledger.recorded(delivery)).toMatchObject({ outcome: "acquired", lease: { issue: 2 } });
     expect(await ledger.current({ ...REPO, issue: 3 }, T0)).toBeNull();
   });
@@ -77,10 +77,10 @@ describe.each(backends)("claimNext ($name)", (backend) => {
     await ledger.rememberIssues([1, 2].map((n) => snap(n)), T0);
     const other = (await store().another?.()) ?? ledger;
     const delivery = "api:1:next:100::key-2";
-    const recordIf = (r: { outcome: string }) => r.outcome === "acquired";
+    const recordOnly = ["acquired"];
     const [a, b] = await Promise.all([
-      ledger.acquire({ ...REPO, issue: 1 }, author, HOUR, T0, { delivery, recordIf }),
-      other.acquire({ ...REPO, issue: 2 }, author, HOUR, T0, { delivery, recordIf }),
+      ledger.acquire({ ...REPO, issue: 1 }, author, HOUR, T0, { delivery, recordOnly }),
+      other.acquire({ ...REPO, issue: 2 }, author, HOUR, T0, { delivery, recordOnly }),
     ]);
     expect([a, b].filter((r) => !r.duplicate)).toHaveLength(1);
     expect(a.outcome === "acquired" && b.outcome === "acquired" && a.lease.issue === b.lease.issue).toBe(true);

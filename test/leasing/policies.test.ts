@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, parseConfig } from "../../src/config/config.js";
 import type { Lease } from "../../src/ledger/leases/lease-types.js";
-import { decideClaim, limitReason } from "../../src/leasing/policies.js";
+import { decideClaim } from "../../src/leasing/policies.js";
+import { limitReason } from "../../src/github/limit-reason.js";
 
 const key = { repoId: 1, repo: "acme/here", issue: 9 };
 const lease = (repoId: number, repo: string, issue: number): Lease => ({

@@ -7,6 +7,7 @@ import { type AcquireResult, type Holder, type IssueKey, type Lease } from "../.
 import { fenceOf, type NewEffect } from "../../src/ledger/outbox/outbox-types.js";
 import type { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { backends, useBackend } from "./backends.js";
+import { always } from "../../src/ledger/leases/effect-cases.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -643,7 +644,7 @@ describe.each(backends)("ledger contract: $name", (backend) => {
 
   describe("delivery de-duplication", () => {
     it("the same delivery twice applies once and returns the first result", async () => {
-      const effects = (r: AcquireResult) => [effect("label", { outcome: r.outcome })];
+      const effects = always(effect("label"));
       const first = await ledger.acquire(key(1), alice, HOUR, T0, { delivery: "abc", effects });
       const historyBefore = await ledger.history(key(1));
       const statsBefore = await ledger.outboxStats();
@@ -686,15 +687,11 @@ describe.each(backends)("ledger contract: $name", (backend) => {
   });
 
   describe("outbox", () => {
-    it("effects are written in the operation's transaction, from its result", async () => {
-      const seen: AcquireResult[] = [];
+    it("effects are written in the operation's transaction, those of its result's case, with the result when they ask", async () => {
       const r = await ledger.acquire(key(1), alice, HOUR, T0, {
-        effects: (result) => {
-          seen.push(result);
-          return [effect("label", { token: result.outcome === "acquired" ? result.lease.token : null }, 42)];
-        },
+        effects: { acquired: [{ effect: effect("label", { token: 1 }, 42), withResult: true }], any: [{ effect: effect("other") }] },
       });
-      expect(seen).toEqual([{ outcome: r.outcome, newTenure: true, lease: acquired(r) }]);
+      const decided = { outcome: r.outcome, newTenure: true, lease: acquired(r) };
       expect(await ledger.outboxStats()).toEqual({ pending: 1, parked: 0, oldestPendingAt: T0 });
       expect(await ledger.takeEffects(T0, 10, MIN)).toEqual([
         {
@@ -703,7 +700,7 @@ describe.each(backends)("ledger contract: $name", (backend) => {
           issue: 1,
           installation: 42,
           kind: "label",
-          payload: { token: 1 },
+          payload: { token: 1, decided },
           attempts: 1,
           createdAt: T0,
           nonce: expect.stringMatching(/^[0-9a-f]{24,32}$/),
@@ -712,14 +709,8 @@ describe.each(backends)("ledger contract: $name", (backend) => {
         },
       ]);
 
-      // An effects callback that throws rolls back the whole operation.
-      await expect(
-        ledger.acquire(key(2), alice, HOUR, T0, {
-          effects: () => {
-            throw new Error("boom");
-          },
-        }),
-      ).rejects.toThrow("boom");
+      // An effect that cannot be written (its payload is no JSON) rolls back the whole operation.
+      await expect(ledger.acquire(key(2), alice, HOUR, T0, { effects: always(effect("label", { n: 1n })) })).rejects.toThrow(/BigInt/);
       expect(await ledger.current(key(2), T0)).toBeNull();
       expect(await ledger.history(key(2))).toEqual([]);
       expect(await ledger.acquire(key(2), bob, HOUR, T0 + 1)).toMatchObject({ outcome: "acquired", lease: { token: 1 } });
@@ -728,9 +719,9 @@ describe.each(backends)("ledger contract: $name", (backend) => {
 
     it("takeEffects serves lower priority first across issues, but never reorders one issue", async () => {
       const sweep = (kind: string): NewEffect => ({ ...effect(kind), priority: 1 });
-      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [sweep("sweep-1")] });
-      await ledger.acquire(key(2), bob, HOUR, T0 + 1, { effects: () => [sweep("sweep-2a"), effect("reply-2b")] });
-      await ledger.acquire(key(3), carol, HOUR, T0 + 2, { effects: () => [effect("reply-3")] });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: always(sweep("sweep-1")) });
+      await ledger.acquire(key(2), bob, HOUR, T0 + 1, { effects: always(sweep("sweep-2a"), effect("reply-2b")) });
+      await ledger.acquire(key(3), carol, HOUR, T0 + 2, { effects: always(effect("reply-3")) });
       // Replies to commands go ahead of older sweep effects of other issues; issue 2's reply waits behind its own
       // sweep effect, which goes at the reply's priority (the older of the two replies' issues first).
       const first = await ledger.takeEffects(T0 + 10, 2, MIN);
@@ -741,10 +732,10 @@ describe.each(backends)("ledger contract: $name", (backend) => {
     });
 
     it("takeEffects returns the oldest pending effect of each issue, in order, and locks it", async () => {
-      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [effect("a1"), effect("a2")] });
-      await ledger.acquire(key(2), alice, HOUR, T0 + 1, { effects: () => [effect("b1")] });
-      await ledger.release(key(1), alice, T0 + 2, { effects: () => [effect("a3")] });
-      await ledger.acquire(key(3), bob, HOUR, T0 + 3, { effects: () => [effect("c1", {}, 8)] });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: always(effect("a1"), effect("a2")) });
+      await ledger.acquire(key(2), alice, HOUR, T0 + 1, { effects: always(effect("b1")) });
+      await ledger.release(key(1), alice, T0 + 2, { effects: always(effect("a3")) });
+      await ledger.acquire(key(3), bob, HOUR, T0 + 3, { effects: always(effect("c1", {}, 8)) });
       expect(await ledger.outboxStats()).toEqual({ pending: 5, parked: 0, oldestPendingAt: T0 });
 
       const now = T0 + 10;
@@ -765,17 +756,17 @@ describe.each(backends)("ledger contract: $name", (backend) => {
       expect(await ledger.outboxStats()).toMatchObject({ pending: 3, parked: 0 });
 
       // `limit` and skipped installations.
-      await ledger.acquire(key(4), bob, HOUR, T0, { effects: () => [effect("d1", {}, 9)] });
-      await ledger.acquire(key(5), bob, HOUR, T0, { effects: () => [effect("e1", {}, 9)] });
+      await ledger.acquire(key(4), bob, HOUR, T0, { effects: always(effect("d1", {}, 9)) });
+      await ledger.acquire(key(5), bob, HOUR, T0, { effects: always(effect("e1", {}, 9)) });
       const later = now + 10 * MIN;
       expect((await ledger.takeEffects(later, 10, MIN, [{ installation: 7, fromPriority: 0 }])).map((e) => e.kind)).toEqual(["d1", "e1"]);
       expect((await ledger.takeEffects(later + MIN, 1, MIN)).map((e) => e.kind)).toEqual(["a2"]);
     });
 
     it("takeFollowers takes what waits behind a held head on its issue, in order, up to the first of another kind, not due or locked", async () => {
-      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [effect("reflect"), effect("reflect"), effect("reflect")] });
-      await ledger.release(key(1), alice, T0 + 1, { effects: () => [effect("check"), effect("reflect")] });
-      await ledger.acquire(key(2), bob, HOUR, T0 + 2, { effects: () => [effect("reflect")] });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: always(effect("reflect"), effect("reflect"), effect("reflect")) });
+      await ledger.release(key(1), alice, T0 + 1, { effects: always(effect("check"), effect("reflect")) });
+      await ledger.acquire(key(2), bob, HOUR, T0 + 2, { effects: always(effect("reflect")) });
       const now = T0 + 10;
       const [head, other] = await ledger.takeEffects(now, 10, MIN);
       expect([head!.issue, other!.issue]).toEqual([1, 2]);
@@ -813,10 +804,10 @@ describe.each(backends)("ledger contract: $name", (backend) => {
 
     it("holds back an installation's effects from a priority up (a budget short for notices and label-only work)", async () => {
       const at = (kind: string, priority: number, installation = 9): NewEffect => ({ ...effect(kind, {}, installation), priority });
-      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [at("reply", 0)] });
-      await ledger.acquire(key(2), alice, HOUR, T0, { effects: () => [at("notice", 1)] });
-      await ledger.acquire(key(3), alice, HOUR, T0, { effects: () => [at("labels", 2)] });
-      await ledger.acquire(key(4), bob, HOUR, T0, { effects: () => [at("other", 2, 8)] });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: always(at("reply", 0)) });
+      await ledger.acquire(key(2), alice, HOUR, T0, { effects: always(at("notice", 1)) });
+      await ledger.acquire(key(3), alice, HOUR, T0, { effects: always(at("labels", 2)) });
+      await ledger.acquire(key(4), bob, HOUR, T0, { effects: always(at("other", 2, 8)) });
       const take = async (now: number, hold: Array<{ installation: number; fromPriority: number }>) =>
         (await ledger.takeEffects(now, 10, 1, hold)).map((e) => e.kind).sort();
       // Locks of 1 ms: each take below starts after the last one's lapsed.
@@ -828,8 +819,8 @@ describe.each(backends)("ledger contract: $name", (backend) => {
 
     it("a held installation's backlog, however long, holds back no other installation's effect, nor do effects being applied", async () => {
       // A webhook partition (a negative installation) with 40 due deliveries, each on an issue of its own, older than the other's.
-      for (let i = 1; i <= 40; i++) await ledger.acquire(key(i), alice, HOUR, T0, { effects: () => [effect(`held-${i}`, {}, -1)] });
-      await ledger.acquire(key(41), bob, HOUR, T0 + 1, { effects: () => [effect("other", {}, -2)] });
+      for (let i = 1; i <= 40; i++) await ledger.acquire(key(i), alice, HOUR, T0, { effects: always(effect(`held-${i}`, {}, -1)) });
+      await ledger.acquire(key(41), bob, HOUR, T0 + 1, { effects: always(effect("other", {}, -2)) });
       const taken = await ledger.takeEffects(T0 + 10, 3, MIN, [{ installation: -1, fromPriority: 0 }]);
       expect(taken.map((e) => e.kind)).toEqual(["other"]);
       // Skipped by id (a drainer's own, being applied): as many as there are, the next are taken.
@@ -841,9 +832,9 @@ describe.each(backends)("ledger contract: $name", (backend) => {
 
     it("an issue's earlier effects go at the priority of a later one ahead of theirs: a reply never waits behind its issue's label-only work", async () => {
       const at = (kind: string, priority: number): NewEffect => ({ ...effect(kind, {}, 9), priority });
-      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [at("labels", 2)] });
-      await ledger.acquire(key(2), alice, HOUR, T0, { effects: () => [at("labels2", 2)] });
-      await ledger.note(key(1), alice, T0 + 1, { effects: () => [at("reply", 0)] });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: always(at("labels", 2)) });
+      await ledger.acquire(key(2), alice, HOUR, T0, { effects: always(at("labels2", 2)) });
+      await ledger.note(key(1), alice, T0 + 1, { effects: always(at("reply", 0)) });
       const held = [{ installation: 9, fromPriority: 1 }];
       // Issue 1's head went up to the reply's priority; issue 2's label-only work stays held.
       const first = await ledger.takeEffects(T0 + 10, 10, MIN, held);
@@ -853,8 +844,8 @@ describe.each(backends)("ledger contract: $name", (backend) => {
     });
 
     it("completeEffect, failEffect with a retry time, parking, unparking and stats", async () => {
-      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [effect("a1"), effect("a2")] });
-      await ledger.acquire(key(2), bob, HOUR, T0 + 5, { effects: () => [effect("b1")] });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: always(effect("a1"), effect("a2")) });
+      await ledger.acquire(key(2), bob, HOUR, T0 + 5, { effects: always(effect("b1")) });
       const [a1, b1] = await ledger.takeEffects(T0 + 10, 10, MIN);
       expect([a1!.kind, b1!.kind]).toEqual(["a1", "b1"]);
 
@@ -894,10 +885,10 @@ describe.each(backends)("ledger contract: $name", (backend) => {
     });
 
     it("an effect un-parked after a newer effect of its issue was applied is marked late", async () => {
-      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [effect("a1")] });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: always(effect("a1")) });
       const [a1] = await ledger.takeEffects(T0 + 1, 10, MIN);
       await ledger.failEffect(fenceOf(a1!), T0 + 2, "422", null);
-      await ledger.release(key(1), alice, T0 + 3, { effects: () => [effect("a2")] });
+      await ledger.release(key(1), alice, T0 + 3, { effects: always(effect("a2")) });
       const [a2] = await ledger.takeEffects(T0 + 4, 10, MIN);
       expect(a2).toMatchObject({ kind: "a2", late: false });
       await ledger.completeEffect(fenceOf(a2!), T0 + 5);
@@ -906,8 +897,8 @@ describe.each(backends)("ledger contract: $name", (backend) => {
     });
 
     it("extendEffects extends only current attempts, and takeEffects skips the effects the caller is applying", async () => {
-      await ledger.acquire(key(1), alice, HOUR, T0, { effects: () => [effect("a1")] });
-      await ledger.acquire(key(2), bob, HOUR, T0, { effects: () => [effect("b1")] });
+      await ledger.acquire(key(1), alice, HOUR, T0, { effects: always(effect("a1")) });
+      await ledger.acquire(key(2), bob, HOUR, T0, { effects: always(effect("b1")) });
       const [a1, b1] = await ledger.takeEffects(T0, 10, MIN);
       // Extended while applied: not taken again when the first lock would have lapsed.
       expect(await ledger.extendEffects([fenceOf(a1!), fenceOf(b1!)], T0 + 50_000, MIN)).toEqual([a1!.id, b1!.id].sort((x, y) => x - y));

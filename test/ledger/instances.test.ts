@@ -8,8 +8,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
-import type { ReplyBudget } from "../../src/ledger/leases/lease-roles.js";
+import type { ReplyBudget } from "../../src/ledger/leases/reply-budget.js";
 import { backends, useBackend } from "./backends.js";
+import { type EffectCases } from "../../src/ledger/leases/effect-cases.js";
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -90,19 +91,23 @@ describe.each(backends)("holders with instances: $name", (backend) => {
     expect(await ledger.current(key(1), T0 + 3)).toBeNull();
   });
 
-  it("a result whose reply does not count (countsReply false) leaves the reply budget alone", async () => {
-    const budgets: ReplyBudget[] = [];
-    const opts = (counts: boolean) => ({
-      repliesPerHour: 1,
-      countsReply: () => counts,
-      effects: (_r: unknown, b: ReplyBudget) => (budgets.push(b), []),
-    });
+  it("a result whose case writes nothing (countsOnlyPosts) leaves the reply budget alone", async () => {
+    const probe: EffectCases = { any: [{ effect: { installation: 1, kind: "reply", payload: {} }, budgeted: "keep" }] };
+    const opts = (counts: boolean) =>
+      counts ? { repliesPerHour: 1, effects: probe } : { repliesPerHour: 1, countsOnlyPosts: true, effects: { acquired: probe.any! } };
     // Held claims (posting nothing through the API) do not count...
     await ledger.acquire(key(1), w1, HOUR, T0);
     for (let i = 1; i <= 3; i++) await ledger.acquire(key(1), w2, HOUR, T0 + i, opts(false));
     // ...so the first reply that does is still within a limit of 1, and the next is the notice.
     await ledger.release(key(1), w1, T0 + 10, opts(true));
     await ledger.acquire(key(1), w2, HOUR, T0 + 11, opts(true));
-    expect(budgets).toEqual(["reply", "reply", "reply", "reply", "notice"]);
+    // One issue's effects are handed out in order: each taken once the one before it is done.
+    const taken: ReplyBudget[] = [];
+    for (let i = 0; i < 2; i++) {
+      const [e] = await ledger.takeEffects(T0 + 12, 10, 60_000);
+      await ledger.completeEffect({ id: e!.id, attempt: e!.attempts }, T0 + 12);
+      taken.push((e!.payload as { budget?: { left: ReplyBudget } }).budget?.left ?? "reply");
+    }
+    expect(taken).toEqual(["reply", "notice"]);
   });
 });

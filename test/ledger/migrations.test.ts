@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrateSqlite } from "../../src/ledger/sqlite/open.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { SQLITE_MIGRATIONS } from "../../src/ledger/sqlite/migrations.js";
+import { always } from "../../src/ledger/leases/effect-cases.js";
 
 const LATEST = SQLITE_MIGRATIONS.length;
 const HOUR = 3_600_000;
@@ -191,7 +192,7 @@ describe("sqlite migrations", () => {
         expect(await ledger.tryLock("sweeper", "new-replica", T0, HOUR)).toBe(false);
       }
       // The ledger's own writes work on every table.
-      await ledger.acquire(key(4), alice, HOUR, now, { delivery: "d-new", remindBefore: 1000, effects: () => [{ installation: 9, kind: "k", payload: 1 }] });
+      await ledger.acquire(key(4), alice, HOUR, now, { delivery: "d-new", remindBefore: 1000, effects: always({ installation: 9, kind: "k", payload: 1 }) });
       expect(await ledger.acquire(key(4), alice, HOUR, now, { delivery: "d-new" })).toMatchObject({ duplicate: true });
       expect(await ledger.dueReminders(now + HOUR - 1000)).toMatchObject([{ issue: 4 }]);
       await ledger.putReflection(REPO.repoId, 4, { labels: [] }, now);

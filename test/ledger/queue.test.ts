@@ -13,6 +13,7 @@ import type { Holder, IssueKey, ReleaseResult } from "../../src/ledger/leases/le
 import type { NewEffect } from "../../src/ledger/outbox/outbox-types.js";
 import type { QueueAsk } from "../../src/ledger/queue/queue-types.js";
 import { backends, useBackend } from "./backends.js";
+import { type EffectCases } from "../../src/ledger/leases/effect-cases.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -26,11 +27,14 @@ const dave: Holder = { id: 4, login: "dave" };
 
 const wait = (o: Partial<QueueAsk> = {}): QueueAsk => ({ placeTtl: 24 * HOUR, authorFirst: false, remindBefore: null, ...o });
 
-/** The effects an operation's callback gives: one for a handoff (naming the new holder and token), one for a plain ending. */
-const effects = (r: { outcome: string; handoff?: { holder: Holder; token: number } }): NewEffect[] =>
-  r.handoff
-    ? [{ installation: 1, kind: "handoff", payload: { holder: r.handoff.holder.login, token: r.handoff.token } }]
-    : [{ installation: 1, kind: "ended", payload: { outcome: r.outcome } }];
+/** The effects an operation is given: one for a handoff (its answer, naming the new holder and token, attached), one for anything else. */
+const handoff = [{ effect: { installation: 1, kind: "handoff", payload: {} } as NewEffect, withResult: true }];
+const effects: EffectCases = { "released.handoff": handoff, "expired.handoff": handoff, any: [{ effect: { installation: 1, kind: "ended", payload: {} } }] };
+/** The new holder and token a handoff effect's answer names. */
+const handedTo = (payload: unknown) => {
+  const h = (payload as { decided: { handoff: { holder: Holder; token: number } } }).decided.handoff;
+  return { holder: h.holder.login, token: h.token };
+};
 
 async function line(ledger: Ledger, now: number): Promise<string[]> {
   return (await ledger.queue(k, now)).map((p) => `${p.position}:${p.holder.login}`);
@@ -68,7 +72,7 @@ describe.each(backends)("wait list: $name", (backend) => {
       ["handoff", "acquired", "bob", 2],
     ]);
     const taken = await ledger.takeEffects(T0 + 11 * MIN, 10, MIN);
-    expect(taken.map((e) => [e.kind, e.payload])).toEqual([["handoff", { holder: "bob", token: 2 }]]);
+    expect(taken.map((e) => [e.kind, handedTo(e.payload)])).toEqual([["handoff", { holder: "bob", token: 2 }]]);
     // A redelivery of the release changes nothing and hands nothing again.
     const again = await ledger.release(k, alice, T0 + 12 * MIN, { delivery: "d-rel", effects });
     expect(again).toMatchObject({ duplicate: true, handoff: { token: 2 } });

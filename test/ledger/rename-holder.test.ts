@@ -28,7 +28,7 @@ describe.each(backends)("renameHolder: $name", (backend) => {
     await ledger.acquire(key(4), bob, HOUR, T0);
 
     const renamed = await ledger.renameHolder(repoA.repoId, alice2, T0 + 1, {
-      effects: (lease, repo) => [{ installation: repo!.installation, kind: "reflect", payload: { issue: lease.issue, repo: repo!.repo } }],
+      effect: { installation: 0, kind: "reflect", payload: { owner: "", repo: "" } },
     });
     expect(renamed.map((l) => [l.repoId, l.issue, l.holder.login]).sort()).toEqual([
       [repoA.repoId, 1, "alice2"],
@@ -39,17 +39,17 @@ describe.each(backends)("renameHolder: $name", (backend) => {
     expect(await ledger.current(key(4), T0 + 2)).toMatchObject({ holder: bob });
     const effects = await ledger.takeEffects(T0 + 2, 10, 60_000);
     expect(effects.map((e) => [e.repoId, e.issue, e.installation, e.payload]).sort()).toEqual([
-      [repoA.repoId, 1, 7, { issue: 1, repo: "octo/alpha" }],
-      [repoB.repoId, 2, 8, { issue: 2, repo: "octo/beta" }],
+      [repoA.repoId, 1, 7, { owner: "octo", repo: "alpha" }],
+      [repoB.repoId, 2, 8, { owner: "octo", repo: "beta" }],
     ]);
   });
 
   it("changes nothing and writes no effect when the login is the stored one, or the repository holds none of theirs", async () => {
     await ledger.acquire(key(1), alice, HOUR, T0);
-    const effects = () => [{ installation: 1, kind: "reflect", payload: {} }];
-    expect(await ledger.renameHolder(repoA.repoId, alice, T0 + 1, { effects })).toEqual([]);
+    const effect = { installation: 1, kind: "reflect", payload: {} };
+    expect(await ledger.renameHolder(repoA.repoId, alice, T0 + 1, { effect })).toEqual([]);
     // The check is in the event's repository: alice holds nothing in B.
-    expect(await ledger.renameHolder(repoB.repoId, alice2, T0 + 1, { effects })).toEqual([]);
+    expect(await ledger.renameHolder(repoB.repoId, alice2, T0 + 1, { effect })).toEqual([]);
     expect(await ledger.current(key(1), T0 + 2)).toMatchObject({ holder: alice });
     expect((await ledger.outboxStats()).pending).toBe(0);
   });

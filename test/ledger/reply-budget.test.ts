@@ -5,23 +5,32 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Holder, IssueKey } from "../../src/ledger/leases/lease-types.js";
-import type { ReplyBudget } from "../../src/ledger/leases/lease-roles.js";
+import type { ReplyBudget } from "../../src/ledger/leases/reply-budget.js";
 import { backends, useBackend } from "./backends.js";
+import { type EffectCases } from "../../src/ledger/leases/effect-cases.js";
 
 const MIN = 60_000;
 const T0 = 1_700_000_000_000;
 const key = (issue: number, repoId = 100): IssueKey => ({ repoId, repo: `octo/r${repoId}`, issue });
 const alice: Holder = { id: 1, login: "alice" };
 const bob: Holder = { id: 2, login: "bob" };
+/** An effect the reply budget bears on: its payload says the budget it met. */
+const PROBE: EffectCases = { any: [{ effect: { installation: 1, kind: "probe", payload: {} }, budgeted: "keep" }] };
 
 describe.each(backends)("reply budget: $name", (backend) => {
   const { ledger } = useBackend(backend);
 
+  /** The budget the last operation's effect met, as the transaction wrote it (none: a reply); the effect is done with. */
+  async function spent(now: number): Promise<ReplyBudget> {
+    const [e] = await ledger.takeEffects(now, 10, MIN);
+    await ledger.completeEffect({ id: e!.id, attempt: e!.attempts }, now);
+    return (e!.payload as { budget?: { left: ReplyBudget } }).budget?.left ?? "reply";
+  }
+
   /** The budget a note by `actor` got. */
   async function budgetOf(actor: Holder, now: number, k = key(1), limit = 3): Promise<ReplyBudget> {
-    let seen: ReplyBudget | undefined;
-    await ledger.note(k, actor, now, { repliesPerHour: limit, effects: (_r, b) => ((seen = b), []) });
-    return seen!;
+    await ledger.note(k, actor, now, { repliesPerHour: limit, effects: PROBE });
+    return spent(now);
   }
 
   it("gives `limit` replies, then one notice, then silence, until the hour since the first reply has passed", async () => {
@@ -42,9 +51,8 @@ describe.each(backends)("reply budget: $name", (backend) => {
 
   it("counts nothing without a limit: the budget is always a reply", async () => {
     for (let i = 0; i < 5; i++) {
-      let seen: ReplyBudget | undefined;
-      await ledger.acquire(key(1), alice, MIN, T0 + i, { effects: (_r, b) => ((seen = b), []) });
-      expect(seen).toBe("reply");
+      await ledger.acquire(key(1), alice, MIN, T0 + i, { effects: PROBE });
+      expect(await spent(T0 + i)).toBe("reply");
     }
     expect(await budgetOf(alice, T0 + 10)).toBe("reply");
   });

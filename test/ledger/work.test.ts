@@ -73,25 +73,24 @@ describe.each(backends)("leases that follow the work: $name", (backend) => {
     it("holds it until the last of two closes; the effects are written under each issue that changed", async () => {
       await aliceHolds(1);
       await aliceHolds(4);
-      const effect = (issue: number) => ({ issue, installation: 7, kind: "reflect", payload: { issue } });
-      const effects = (changed: { lease: Lease }[]) => changed.map((f) => effect(f.lease.issue));
-      await ledger.linkPull(key(2), alice, [1, 4], T0, { resume: RESUME, effects });
-      await ledger.linkPull(key(3), alice, [1], T0, { resume: RESUME, effects });
+      const effect = { installation: 7, kind: "reflect", payload: { shown: true } };
+      await ledger.linkPull(key(2), alice, [1, 4], T0, { resume: RESUME, effect });
+      await ledger.linkPull(key(3), alice, [1], T0, { resume: RESUME, effect });
       expect(await ledger.current(key(1), T0)).toMatchObject({ heldBy: { kind: "pull", pulls: [2, 3] } });
       expect(await ledger.current(key(4), T0)).toMatchObject({ heldBy: { kind: "pull", pulls: [2] } });
 
       // Pull request 2 now closes issue 4 only.
-      const relinked = await ledger.linkPull(key(2), alice, [4], T0 + MIN, { resume: RESUME, effects });
+      const relinked = await ledger.linkPull(key(2), alice, [4], T0 + MIN, { resume: RESUME, effect });
       expect(relinked.changed.map((f) => [f.change, f.lease.issue])).toEqual([["linked", 1]]);
       expect(await ledger.current(key(1), T0 + MIN)).toMatchObject({ expiresAt: null, heldBy: { kind: "pull", pulls: [3] } });
-      const closed = await ledger.linkPull(key(3), alice, [], T0 + 2 * MIN, { resume: RESUME, effects });
+      const closed = await ledger.linkPull(key(3), alice, [], T0 + 2 * MIN, { resume: RESUME, effect });
       expect(closed.changed.map((f) => [f.change, f.lease.issue, f.lease.expiresAt])).toEqual([["resumed", 1, T0 + 2 * MIN + 3 * HOUR]]);
 
       const taken = await ledger.takeEffects(T0 + 3 * MIN, 50, 10_000);
       // One at a time per issue, the oldest first: issue 1's first effect, and issue 4's.
       expect(taken.map((e) => [e.issue, e.payload])).toEqual([
-        [1, { issue: 1 }],
-        [4, { issue: 4 }],
+        [1, { shown: true }],
+        [4, { shown: true }],
       ]);
     });
 

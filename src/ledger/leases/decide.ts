@@ -18,7 +18,8 @@ import type {
   Term,
   Ttl,
 } from "./lease-types.js";
-import type { ForceReleaseOptions, ReplyBudget } from "./lease-roles.js";
+import type { ForceReleaseOptions } from "./lease-roles.js";
+import type { ReplyBudget } from "./reply-budget.js";
 import { heldByOf } from "../work/work-rules.js";
 import { isLive, unexpired } from "./tenure-rules.js";
 

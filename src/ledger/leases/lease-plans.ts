@@ -3,8 +3,10 @@
  * release, a maintainer's release, a note, an expiry and a reminder. Each is
  * one transaction: the delivery id checked first, the issue's row locked, the
  * rules asked (decide.ts), then the history row, the lease row, the delivery's
- * result and the effects written together. The reply budget, the history row
- * and the effects' queueing are written here and nowhere else. The wait list
+ * result and the effects written together: those the caller decided for the
+ * case its result comes to (effect-cases.ts), data given before the
+ * transaction, never a call back into the caller. The reply budget, the
+ * history row and the effects' queueing are written here and nowhere else. The wait list
  * (queue-plans.ts) joins in the same transactions: a claim on a held issue
  * may wait in line, and a lease that ends is handed to the first in line.
  * Each change of a lease writes its event (event-plans.ts) in the same
@@ -16,8 +18,9 @@ import type { EventCause, LeaseEventType } from "../events/event-types.js";
 import { claimLocks, holderLock, labelKeys, limitReached } from "./claim-limits.js";
 import { ask, type IssueRow, type Plan, type RunPlan, type Step } from "../plan.js";
 import { closeLine, handedWrites, handOff, joinLine, leaveLine } from "../queue/queue-plans.js";
-import { HOUR_MS, REPLIED } from "./reply-budget.js";
-import type { AcquireOptions, ForceReleaseOptions, LeaseBook, NoteOptions, OpOptions, RenewOptions, ReplyBudget, Sweeps } from "./lease-roles.js";
+import { HOUR_MS, REPLIED, type ReplyBudget } from "./reply-budget.js";
+import { effectsFor, writesFor } from "./effect-cases.js";
+import type { AcquireOptions, ForceReleaseOptions, LeaseBook, NoteOptions, OpOptions, RenewOptions, Sweeps } from "./lease-roles.js";
 import type {
   AcquireResult,
   Applied,
@@ -85,7 +88,7 @@ function* operation<R extends LedgerResult>(o: Operation<R>, decideOn: (row: Iss
   const { result, write, events } = yield* decideOn(row);
   const lease = "lease" in result ? result.lease : null;
   let budget: ReplyBudget | null = null;
-  if (limit > 0 && (opts?.countsReply?.(result) ?? true)) {
+  if (limit > 0 && (!opts?.countsOnlyPosts || writesFor(opts.effects, result))) {
     const { n, top } = yield* ask({ op: "replies", repoId: key.repoId, actorId: actor!.id, since: now - HOUR_MS });
     budget = decide.replyBudget(limit, n, top === REPLIED.notice);
   }
@@ -113,10 +116,10 @@ function* operation<R extends LedgerResult>(o: Operation<R>, decideOn: (row: Iss
   } else yield* ask({ op: "setHead", key, id, rowExists: row.exists });
   if (events) yield* writeEvents(events, { actor, now, cause: opts?.cause ?? o.cause, installation: opts?.installation ?? null });
   if (delivery !== undefined) {
-    if (opts?.recordIf?.(result) ?? true) yield* ask({ op: "putDelivery", id: delivery, result: JSON.stringify(result), now });
+    if (!opts?.recordOnly || opts.recordOnly.includes(result.outcome)) yield* ask({ op: "putDelivery", id: delivery, result: JSON.stringify(result), now });
     else yield* ask({ op: "freeDelivery", id: delivery });
   }
-  for (const effect of opts?.effects?.(result, budget ?? "reply") ?? []) {
+  for (const effect of effectsFor(opts?.effects, result, budget ?? "reply", limit)) {
     yield* ask({ op: "enqueue", repoId: key.repoId, issue: key.issue, effect, now });
   }
   return { ...result, duplicate: false };
@@ -153,7 +156,7 @@ function* endTenure<R extends { outcome: string; lease: Lease | null }>(
 export const leasePlans = {
   *acquire(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: AcquireOptions): Plan<Applied<AcquireResult>> {
     const locks = claimLocks(key, holder, opts?.maxPerHolder ?? 0, opts?.policies);
-    return yield* operation({ key, op: "acquire", actor: opts?.actor ?? holder, now, opts, cause: "command", floor: true, locks }, function* (row) {
+    return yield* operation<AcquireResult>({ key, op: "acquire", actor: opts?.actor ?? holder, now, opts, cause: "command", floor: true, locks }, function* (row) {
       // A lease past its time that the sweep has not ended yet is owed to the first in line (unless that is the caller):
       // handed to them now, as the sweep would have, and the caller waits behind them or is told they hold it.
       const expired = row.rule?.holder != null && decide.live(key, row.rule, now) === null;
@@ -189,7 +192,7 @@ export const leasePlans = {
   },
 
   *renew(key: IssueKey, holder: Holder, ttl: Ttl, now: number, opts?: RenewOptions): Plan<Applied<RenewResult>> {
-    return yield* operation({ key, op: "renew", actor: holder, now, opts, cause: "command" }, function* (row) {
+    return yield* operation<RenewResult>({ key, op: "renew", actor: holder, now, opts, cause: "command" }, function* (row) {
       const result = decide.renew(key, row.rule, holder, ttl, now);
       if (result.outcome !== "renewed") return { result };
       // Still held by its work, if it was: the new term is what it gets when the work lets go.
@@ -200,7 +203,7 @@ export const leasePlans = {
   },
 
   *release(key: IssueKey, holder: Holder, now: number, opts?: OpOptions<ReleaseResult>): Plan<Applied<ReleaseResult>> {
-    return yield* operation({ key, op: "release", actor: holder, now, opts, cause: "command", floor: true }, function* (row) {
+    return yield* operation<ReleaseResult>({ key, op: "release", actor: holder, now, opts, cause: "command", floor: true }, function* (row) {
       const live = decide.live(key, row.rule, now);
       // Someone who holds nothing but waits in line leaves it (a line is only kept while the row has a holder).
       if (row.rule?.holder != null && !(live && sameHolder(live.holder, holder)) && (yield* leaveLine(key, holder, now))) {
@@ -211,7 +214,7 @@ export const leasePlans = {
   },
 
   *forceRelease(key: IssueKey, actor: Holder, now: number, opts?: ForceReleaseOptions): Plan<Applied<ForceReleaseResult>> {
-    return yield* operation({ key, op: "force_release", actor, now, opts, cause: "maintainer", floor: true }, function* (row) {
+    return yield* operation<ForceReleaseResult>({ key, op: "force_release", actor, now, opts, cause: "maintainer", floor: true }, function* (row) {
       const result: ForceReleaseResult = decide.forceRelease(key, row.rule, now, opts);
       if (opts?.closing && result.outcome === "released") yield* closeLine(key, now);
       return yield* endTenure(key, row, result, now, opts?.delivery, "lease.ended", opts?.closing);
@@ -221,19 +224,19 @@ export const leasePlans = {
   /** The row is locked even though nothing changes: effects of one issue enter the outbox in the order of the decisions they follow. */
   *note(key: IssueKey, actor: Holder | null, now: number, opts?: NoteOptions): Plan<Applied<NoteResult>> {
     const detail = opts?.detail ? { detail: opts.detail } : {};
-    return yield* operation({ key, op: "note", actor, now, opts, cause: "command", historyOutcome: opts?.outcome }, function* (row) {
+    return yield* operation<NoteResult>({ key, op: "note", actor, now, opts, cause: "command", historyOutcome: opts?.outcome }, function* (row) {
       return { result: { ...decide.note(key, row.rule, now), ...detail } };
     });
   },
 
   *markExpired(key: IssueKey, token: number, now: number, opts?: OpOptions<ExpireResult>): Plan<Applied<ExpireResult>> {
-    return yield* operation({ key, op: "expire", actor: null, now, opts, cause: "expiry", floor: true }, function* (row) {
+    return yield* operation<ExpireResult>({ key, op: "expire", actor: null, now, opts, cause: "expiry", floor: true }, function* (row) {
       return yield* endTenure(key, row, decide.expire(key, row.rule, token, now), now, opts?.delivery, "lease.expired");
     });
   },
 
   *markReminded(key: IssueKey, term: Term, now: number, opts?: OpOptions<RemindResult>): Plan<Applied<RemindResult>> {
-    return yield* operation({ key, op: "remind", actor: null, now, opts, cause: "expiry" }, function* (row) {
+    return yield* operation<RemindResult>({ key, op: "remind", actor: null, now, opts, cause: "expiry" }, function* (row) {
       const result = decide.remind(key, row.rule, term, now);
       if (result.outcome !== "reminded") return { result };
       return { result, write: (lastHistory) => ({ op: "markReminded", key, now, lastHistory }) };

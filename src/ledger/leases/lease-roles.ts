@@ -9,8 +9,8 @@
  */
 import type { EventCause } from "../events/event-types.js";
 import type { NewEffect } from "../outbox/outbox-types.js";
+import type { EffectCases } from "./effect-cases.js";
 import type { QueueAsk, QueueEntry } from "../queue/queue-types.js";
-import type { RepoInfo } from "../repos/repo-memory.js";
 import type {
   AcquireResult,
   Applied,
@@ -142,18 +142,17 @@ export interface OpOptions<R> {
    */
   delivery?: string;
   /**
-   * Record `delivery` only for a result this accepts; otherwise the id stays
-   * free, for another operation to record. `next` tries issue after issue
-   * under one id: only the claim that takes one records it, so that an
-   * attempt lost to another claimer does not answer a retry.
+   * Record `delivery` only with a result of one of these outcomes; otherwise
+   * the id stays free, for another operation to record. `next` tries issue
+   * after issue under one id: only the claim that takes one records it, so
+   * that an attempt lost to another claimer does not answer a retry.
    */
-  recordIf?: (result: R) => boolean;
+  recordOnly?: readonly string[];
   /**
-   * Effects derived from the result, written to the outbox in the same
-   * transaction. `reply` says whether the actor may get a reply (see
-   * `repliesPerHour`); always "reply" when no limit applies.
+   * The effects the caller decided for each case the result may come to,
+   * written to the outbox in the same transaction (effect-cases.ts).
    */
-  effects?: (result: R, reply: ReplyBudget) => NewEffect[];
+  effects?: EffectCases;
   /**
    * Replies the actor may get in this repository in any rolling hour; 0 or
    * absent: no limit, and the operation is not counted. Counted and decided
@@ -162,19 +161,13 @@ export interface OpOptions<R> {
    */
   repliesPerHour?: number;
   /**
-   * Whether this result's reply counts toward `repliesPerHour` (default:
-   * every result does). The API posts only when a tenure begins or ends: a
-   * claim refused as `held` posts nothing, and must not use up the budget.
+   * Only a result whose case writes an effect counts toward
+   * `repliesPerHour` (default: every result does). The API posts only when a
+   * tenure begins or ends: a claim refused as `held` posts nothing, and must
+   * not use up the budget.
    */
-  countsReply?: (result: R) => boolean;
+  countsOnlyPosts?: boolean;
 }
-
-/**
- * Whether an operation's reply may be posted: "reply" within the limit;
- * "notice" for the first one over it in the hour, which should say that
- * further commands apply silently; "silent" after that.
- */
-export type ReplyBudget = "reply" | "notice" | "silent";
 
 export interface AcquireOptions extends OpOptions<AcquireResult> {
   /** Live leases one holder may have in the repository; 0 or absent: no limit. Checked in the acquire's transaction. */
@@ -229,7 +222,8 @@ export interface ForceReleaseOptions extends OpOptions<ForceReleaseResult> {
 }
 
 export interface RenameOptions {
-  effects?: (lease: Lease, repo: RepoInfo | null) => NewEffect[];
+  /** The effect written for each lease renamed, in its repository (effect-cases.ts `effectIn`): none in one never remembered. */
+  effect?: NewEffect;
 }
 
 export interface RenewOptions extends OpOptions<RenewResult> {

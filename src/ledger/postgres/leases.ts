@@ -9,6 +9,7 @@
  */
 import type { LeasePart } from "../compose-ledger.js";
 import { decide } from "../leases/decide.js";
+import { effectIn } from "../leases/effect-cases.js";
 import type { LeaseMatch, RenameOptions } from "../leases/lease-roles.js";
 import { leaseOfRow, type LiveLeaseRow, matchOf, ruleRow, type StateRowFields } from "../leases/lease-rows.js";
 import { DB_CLOCK, nowParam, type PostgresConnection } from "./connection.js";
@@ -126,7 +127,7 @@ export class PostgresLeases implements LeasePart {
       const repos = new Map(rows.map((r) => [r.repo_id, { repoId: r.repo_id, repo: r.repo, installation: r.installation }]));
       // In the order of the issues, one statement each: an issue's effects apply in the order of their ids.
       for (const lease of renamed.sort((a, b) => a.repoId - b.repoId || a.issue - b.issue)) {
-        for (const effect of opts?.effects?.(lease, repos.get(lease.repoId) ?? null) ?? []) {
+        for (const effect of effectIn(opts?.effect, repos.get(lease.repoId))) {
           for (const e of this.outbox.enqueue(lease.repoId, lease.issue, effect, now)) await c.query(e.text, e.values);
         }
       }

@@ -8,6 +8,7 @@
  */
 import type { LeasePart } from "../compose-ledger.js";
 import { decide } from "../leases/decide.js";
+import { effectIn } from "../leases/effect-cases.js";
 import type { LeaseMatch, RenameOptions } from "../leases/lease-roles.js";
 import { matchOf, ruleRow } from "../leases/lease-rows.js";
 import { type HistoryEntry, type HistoryOp, type Holder, holderOf, type IssueKey, type Lease } from "../leases/lease-types.js";
@@ -46,7 +47,7 @@ export class SqliteLeases implements LeasePart {
       const renamed = this.st.rename.all(args).map(toLease);
       for (const lease of renamed) {
         const repo = this.repos.info(lease.repoId);
-        this.outbox.enqueue(lease.repoId, lease.issue, opts?.effects?.(lease, repo) ?? [], now);
+        this.outbox.enqueue(lease.repoId, lease.issue, effectIn(opts?.effect, repo), now);
       }
       return renamed;
     });

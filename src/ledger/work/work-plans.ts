@@ -73,7 +73,7 @@ export const workPlans = {
       yield* follow(key, row, followed, author, now, null, termMs, resumed ? opts.resume.remindBefore : null);
       changed.push(followed);
     }
-    for (const { issue, ...effect } of opts.effects?.(changed) ?? []) yield* ask({ op: "enqueue", repoId, issue, effect, now });
+    if (opts.effect) for (const f of changed) yield* ask({ op: "enqueue", repoId, issue: f.lease.issue, effect: opts.effect, now });
     return { outcome: "linked", changed };
   },
 

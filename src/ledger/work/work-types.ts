@@ -13,11 +13,6 @@ export interface Resume {
   remindBefore: number | null;
 }
 
-/** An effect of an operation that changes several issues: written under `issue` (of the operation's repository). */
-export interface IssueEffect extends NewEffect {
-  issue: number;
-}
-
 /** A lease a work operation changed, and how (the outcome of its `follow` history row). */
 export interface Followed {
   lease: Lease;
@@ -32,8 +27,8 @@ export interface LinkPullOptions {
    * late does not lengthen it.
    */
   at?: number;
-  /** Effects of the leases that changed, each written under its issue in the same transaction. */
-  effects?: (changed: Followed[]) => IssueEffect[];
+  /** The effect written under the issue of each lease that changed, in the same transaction. */
+  effect?: NewEffect;
 }
 
 export interface LinkPullResult {

@@ -16,6 +16,7 @@ import { type Holder, type IssueKey } from "../../../src/ledger/leases/lease-typ
 import { Sweeper } from "../../../src/leasing/sweeper.js";
 import { startTcpProxy } from "../../support/tcp-proxy.js";
 import { freshSchema, postgresAvailable, skipPostgres, TEST_DATABASE_URL, withClient, type FreshSchema } from "../../support/pg-schema.js";
+import { always } from "../../../src/ledger/leases/effect-cases.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -119,7 +120,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
     it("the same delivery on two replicas at once is applied once", async () => {
       const [a, b] = await replicas(2);
       for (let i = 0; i < 20; i++) {
-        const opts = { delivery: `d-${i}`, effects: () => [{ installation: 7, kind: "reply", payload: { i } }] };
+        const opts = { delivery: `d-${i}`, effects: always({ installation: 7, kind: "reply", payload: { i } }) };
         const results = await Promise.all([
           a!.acquire(key(i), holder(1), HOUR, T0, opts),
           b!.acquire(key(i), holder(2), HOUR, T0, opts),
@@ -138,7 +139,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
         Array.from({ length: 40 }, (_, i) =>
           ledgers[i % ledgers.length]!.note(key(1), holder(1), T0, {
             delivery: `n-${i}`,
-            effects: () => [{ installation: 7, kind: "reply", payload: { delivery: `n-${i}` } }],
+            effects: always({ installation: 7, kind: "reply", payload: { delivery: `n-${i}` } }),
           }),
         ),
       );
@@ -186,7 +187,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
     async function enqueue(ledger: PostgresLedger, issue: number, n: number): Promise<void> {
       for (let i = 0; i < n; i++) {
         await ledger.note(key(issue), null, T0, {
-          effects: () => [{ installation: 7 + (issue % 2), kind: "reply", payload: { issue, i } }],
+          effects: always({ installation: 7 + (issue % 2), kind: "reply", payload: { issue, i } }),
         });
       }
     }
@@ -267,7 +268,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
       const [a, b] = await replicas(2, { onConflict: (code) => conflicts.push(code) });
       // A head and six label-only effects (priority 2) behind it on issue 1; the head taken by b.
       for (let i = 0; i < 7; i++) {
-        await a!.note(key(1), null, T0, { effects: () => [{ installation: 7, kind: "reflect", payload: { i }, priority: 2 }] });
+        await a!.note(key(1), null, T0, { effects: always({ installation: 7, kind: "reflect", payload: { i }, priority: 2 }) });
       }
       const [head] = await b!.takeEffects(T0, 1, 10 * MIN);
       const ids = (await withClient((c) => c.query<{ id: string }>(`SELECT id FROM ${table("outbox")} ORDER BY id`))).rows.map((r) => Number(r.id));
@@ -285,7 +286,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
         await third.query("BEGIN");
         await third.query(`SELECT id FROM ${table("outbox")} WHERE id = $1 FOR UPDATE`, [ids[4]]);
         // A reply (priority 0) queued on issue 1 brings the six waiting behind the head up to its priority.
-        const raise = a!.note(key(1), null, T0 + 1, { effects: () => [{ installation: 7, kind: "reflect", payload: { reply: true } }] });
+        const raise = a!.note(key(1), null, T0 + 1, { effects: always({ installation: 7, kind: "reflect", payload: { reply: true } }) });
         await untilLockWaits(1);
         const follow = b!.takeFollowers(head!, "reflect", T0 + 1, 10, 10 * MIN);
         await untilLockWaits(2);
@@ -335,7 +336,7 @@ describe.skipIf(skipPostgres)("PostgresLedger", () => {
       const ledger = await replica({ clock: "database" });
       const before = Date.now();
       const r = await ledger.acquire(key(1), holder(1), HOUR, 0, {
-        effects: () => [{ installation: 7, kind: "reply", payload: {} }],
+        effects: always({ installation: 7, kind: "reply", payload: {} }),
       });
       const after = Date.now();
       if (r.outcome !== "acquired") throw new Error(`expected acquired, got ${r.outcome}`);

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../../src/ledger/sqlite/sqlite-ledger.js";
 import { AlreadyServedError } from "../../../src/ledger/sqlite/serving.js";
+import { always } from "../../../src/ledger/leases/effect-cases.js";
 
 const T0 = 1_700_000_000_000;
 const key = { repoId: 100, repo: "octo/alpha", issue: 1 };
@@ -44,7 +45,7 @@ describe("serving a SQLite file", () => {
   it("takes over a dead process's locks at once: the sweep lock, the label locks and the outbox's", async () => {
     const dead = open(true);
     await dead.acquire(key, { id: 1, login: "alice" }, 60_000, T0, {
-      effects: () => [{ installation: 1, kind: "reflect", payload: {} }],
+      effects: always({ installation: 1, kind: "reflect", payload: {} }),
     });
     expect(await dead.tryLock("sweep", "dead", T0, 20_000)).toBe(true);
     expect(await dead.tryLock("labels/100", "dead", T0, 20_000)).toBe(true);

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../../src/ledger/sqlite/sqlite-ledger.js";
 import { UnsyncedCommit } from "../../../src/ledger/sqlite/unsynced-commit.js";
+import { always } from "../../../src/ledger/leases/effect-cases.js";
 
 const FULL = 2;
 const NORMAL = 1;
@@ -34,7 +35,7 @@ describe("sqlite: synchronous level", () => {
   it("is FULL once the ledger is open, and after every unsynced write", async () => {
     expect(level()).toBe(FULL);
     const key = { repoId: 1, repo: "o/r", issue: 7 };
-    const effects = () => [{ installation: 1, kind: "reflect", payload: {} }];
+    const effects = always({ installation: 1, kind: "reflect", payload: {} });
     await ledger.acquire(key, { id: 1, login: "a" }, 60_000, 1_000, { effects });
     expect(level()).toBe(FULL);
     const [taken] = await ledger.takeEffects(2_000, 10, 20_000);
