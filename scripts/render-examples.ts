@@ -20,7 +20,8 @@ import { ttlRefusal } from "../src/leasing/lease-rules.js";
 import { closedReason } from "../src/leasing/handle-issue-event.js";
 import type { Lease } from "../src/ledger/leases/lease-types.js";
 import { desiredLabels } from "../src/github/labels.js";
-import { leaseView, renderReply, type Reply } from "../src/github/render.js";
+import { renderReply } from "../src/github/render.js";
+import { leaseView, type Reply } from "../src/commands/reply.js";
 
 export const README_START = "<!-- examples:start -->";
 export const README_END = "<!-- examples:end -->";

@@ -7,7 +7,7 @@
 import type { LeaseResult } from "../leasing/lease-result.js";
 import type { Lease } from "../ledger/leases/lease-types.js";
 import type { QueueEntry } from "../ledger/queue/queue-types.js";
-import type { TenureView } from "../github/render.js";
+import type { TenureView } from "../commands/reply.js";
 
 export interface Answer {
   status: number;

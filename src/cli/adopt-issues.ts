@@ -20,7 +20,7 @@ import type { IssueKey, Lease, Ttl } from "../ledger/leases/lease-types.js";
 import type { CaseEffect } from "../ledger/leases/effect-cases.js";
 import { remindBefore } from "../leasing/lease-rules.js";
 import { labelKind } from "../github/labels.js";
-import type { Reply } from "../github/render.js";
+import type { Reply } from "../commands/reply.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { OPERATOR } from "./operator-release.js";
 

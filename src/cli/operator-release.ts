@@ -11,7 +11,7 @@ import type { RepoInfo } from "../ledger/repos/repo-memory.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import { reflectEffect } from "../outbox/effects.js";
 import { handoffExtra } from "../leasing/handoff.js";
-import { leaseView, type Reply } from "../github/render.js";
+import { leaseView, type Reply } from "../commands/reply.js";
 
 /**
  * Who the ledger's history records as the actor of an operator's release.

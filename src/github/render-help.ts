@@ -7,28 +7,7 @@
  */
 import { formatDuration } from "../commands/parse-duration.js";
 import { codeSpan } from "./code-span.js";
-
-export interface HelpView {
-  /** Each command that takes aliases, with its aliases (lower case, without the slash). */
-  aliases: { claim: string[]; renew: string[]; release: string[]; lease: string[] };
-  /** The app's slug when the mention form is read here. */
-  mention: string | null;
-  /** Milliseconds; null: open-ended. */
-  defaultTtl: number | null;
-  minTtl: number;
-  maxTtl: number;
-  reminderBefore: number | null;
-  maxLeasesPerHolder: number;
-  maxLeasesPerHolderInOrg: number;
-  limitsByLabel: ReadonlyArray<{ label: string; limit: number }>;
-  claimers: "anyone" | "collaborators" | "members";
-  bots: boolean;
-  authorFirst: number | null;
-  exemptLabels: readonly string[];
-  maxRepliesPerHour: number;
-  /** `assignment: claims`: a maintainer's assignment in the sidebar gives a lease, unassigning the holder ends it. */
-  assignmentClaims: boolean;
-}
+import type { HelpView } from "../commands/reply.js";
 
 const ROWS: Array<[keyof HelpView["aliases"] | "help", string, string]> = [
   ["claim", "`/claim [duration] [note]`", "take this issue; a maintainer can `/claim @login` to give it to someone"],

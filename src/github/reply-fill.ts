@@ -10,7 +10,7 @@
 import type { Lease, LimitScope } from "../ledger/leases/lease-types.js";
 import type { ReplyBudget } from "../ledger/leases/reply-budget.js";
 import { limitReason } from "./limit-reason.js";
-import { leaseView, type Reply } from "./render.js";
+import { leaseView, type Reply } from "../commands/reply.js";
 
 /** What of a reply the ledger's answer gives. */
 export interface ReplyFill {

@@ -16,7 +16,7 @@ import { decide } from "../ledger/leases/decide.js";
 import type { Holder } from "../ledger/leases/lease-types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import { isWriter, type Permission } from "../github/github-port.js";
-import { type LeaseView, type Op, type Outcome, type Reply } from "../github/render.js";
+import type { LeaseView, Op, Outcome, Reply } from "../commands/reply.js";
 import { LeaseCommand, type LeaseDeps } from "./lease-command.js";
 import type { LeaseTarget } from "./lease-target.js";
 import { applyDecision, commandOptions, releasedHandoff, replyEffect } from "./lease-decision.js";

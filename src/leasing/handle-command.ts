@@ -15,7 +15,7 @@ import type { LeaseResult } from "./lease-result.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import { tenureEnd, unexpired } from "../ledger/leases/tenure-rules.js";
 import { isWriter, type Permission } from "../github/github-port.js";
-import { type LeaseView, type Op, type Outcome, type Reply, type TenureView } from "../github/render.js";
+import type { LeaseView, Op, Outcome, Reply, TenureView } from "../commands/reply.js";
 import type { Account } from "./policies.js";
 
 /** A comment, reduced to what a command needs. */

@@ -11,7 +11,7 @@ import type { Reflections } from "../ledger/outbox/outbox-roles.js";
 import { type ReflectPayload, reflectEffect } from "../outbox/effects.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { desiredLabels, labelKind } from "../github/labels.js";
-import type { Reply } from "../github/render.js";
+import type { Reply } from "../commands/reply.js";
 import type { ReplyFill } from "../github/reply-fill.js";
 import { always, type CaseEffect } from "../ledger/leases/effect-cases.js";
 import { decide } from "../ledger/leases/decide.js";

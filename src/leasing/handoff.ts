@@ -7,7 +7,7 @@
  * mentions someone who did not ask (they were waiting for exactly this).
  */
 import type { Lease } from "../ledger/leases/lease-types.js";
-import { leaseView, type Reply } from "../github/render.js";
+import { leaseView, type Reply } from "../commands/reply.js";
 
 /** What a reply of outcome `acquired` carries to be the handoff's (spread over the reply the path would have written). */
 export function handoffExtra(ended: Lease | null, how: "released" | "expired"): Partial<Reply> {

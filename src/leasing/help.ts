@@ -1,6 +1,6 @@
 /** What `/help` shows, from a repository's config (rendered by github/render-help.ts). */
 import type { Config } from "../config/schema.js";
-import type { HelpView } from "../github/render-help.js";
+import type { HelpView } from "../commands/reply.js";
 
 /** `mention`: the app's slug when the repository reads the mention form. */
 export function helpView(config: Config, mention: string | undefined): HelpView {

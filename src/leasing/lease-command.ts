@@ -12,7 +12,7 @@ import type { Config } from "../config/schema.js";
 import type { Holder, IssueKey, Ttl } from "../ledger/leases/lease-types.js";
 import type { AcquireOptions, ClaimPolicies, LeaseBook } from "../ledger/leases/lease-roles.js";
 import { type ClaimPolicyDeps, decideClaim } from "./policies.js";
-import type { Outcome, Reply } from "../github/render.js";
+import type { Outcome, Reply } from "../commands/reply.js";
 import type { LeaseTarget } from "./lease-target.js";
 import { repliesPerHour } from "./reply-limit.js";
 import { carriesExemptLabel } from "../config/work-policy.js";

@@ -13,7 +13,7 @@ import type { CaseEffect, EffectCases } from "../ledger/leases/effect-cases.js";
 import type { AcquireOptions, ForceReleaseOptions, LeaseBook, NoteOptions, OpOptions, RenewOptions } from "../ledger/leases/lease-roles.js";
 import type { Applied, Holder, IssueKey, LedgerResult, ReleaseResult, Ttl } from "../ledger/leases/lease-types.js";
 import { reflectEffect } from "../outbox/effects.js";
-import type { Outcome, Reply } from "../github/render.js";
+import type { Outcome, Reply } from "../commands/reply.js";
 import type { ReplyFill } from "../github/reply-fill.js";
 import { handoffExtra, handoffTemplate } from "./handoff.js";
 import type { LeaseTarget } from "./lease-target.js";

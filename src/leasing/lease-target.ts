@@ -6,7 +6,7 @@
  */
 import type { EventCause } from "../ledger/events/event-types.js";
 import type { Holder } from "../ledger/leases/lease-types.js";
-import type { LeaseView, Outcome, Reply } from "../github/render.js";
+import type { LeaseView, Outcome, Reply } from "../commands/reply.js";
 
 /** Who asks: a holder (with the instance an API client named), its account type and its association with the repository. */
 export interface LeaseActor extends Holder {

@@ -17,7 +17,7 @@ import type { ReplyFill } from "../github/reply-fill.js";
 import type { RepoMemory } from "../ledger/repos/repo-memory.js";
 import type { Sweeps } from "../ledger/leases/lease-roles.js";
 import { reflectEffect } from "../outbox/effects.js";
-import { leaseView, type Reply } from "../github/render.js";
+import { leaseView, type Reply } from "../commands/reply.js";
 import { handoffTemplate } from "./handoff.js";
 
 export interface SweepDeps {

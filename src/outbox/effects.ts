@@ -11,7 +11,7 @@ import type { NewEffect } from "../ledger/outbox/outbox-types.js";
 import type { StoredEvent } from "../ledger/events/event-types.js";
 import type { Resume } from "../ledger/work/work-types.js";
 import type { LabelTemplates } from "../github/labels.js";
-import type { Reply } from "../github/render.js";
+import type { Reply } from "../commands/reply.js";
 import type { BudgetMet, ReplyFill } from "../github/reply-fill.js";
 import type { CheckRun } from "../github/github-port.js";
 import type { WebhookDelivery } from "../events/send-event.js";

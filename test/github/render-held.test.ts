@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { HeldBy } from "../../src/ledger/leases/lease-types.js";
-import { leaseView, type Reply, renderReply } from "../../src/github/render.js";
+import { renderReply } from "../../src/github/render.js";
+import { leaseView, type Reply } from "../../src/commands/reply.js";
 import { parseMarker } from "../../src/github/reply-marker.js";
 
 const AT = Date.parse("2026-12-01T12:00:00Z");

@@ -7,7 +7,7 @@
  * whatever the actor's budget.
  */
 import { describe, expect, it } from "vitest";
-import type { Reply } from "../../src/github/render.js";
+import type { Reply } from "../../src/commands/reply.js";
 import { replyOf } from "../../src/github/reply-fill.js";
 import { type CaseEffect, effectsFor, resultCase } from "../../src/ledger/leases/effect-cases.js";
 import type { Lease, LedgerResult } from "../../src/ledger/leases/lease-types.js";

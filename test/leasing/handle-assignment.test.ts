@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { type ConfigResult, DEFAULT_CONFIG } from "../../src/config/config.js";
 import type { Permission } from "../../src/github/github-port.js";
-import type { Reply } from "../../src/github/render.js";
+import type { Reply } from "../../src/commands/reply.js";
 import {
   ASSIGN_FORBIDDEN,
   type AssignmentDeps,

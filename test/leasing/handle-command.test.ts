@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { type ConfigResult, DEFAULT_CONFIG } from "../../src/config/config.js";
 import type { Config } from "../../src/config/schema.js";
-import type { Reply } from "../../src/github/render.js";
+import type { Reply } from "../../src/commands/reply.js";
 import type { Permission } from "../../src/github/github-port.js";
 import { type CommandDeps, type CommentEvent, handleComment, RELEASE_OTHERS_FORBIDDEN } from "../../src/leasing/handle-command.js";
 import type { Holder, Lease } from "../../src/ledger/leases/lease-types.js";

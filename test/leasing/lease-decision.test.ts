@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/config/config.js";
-import type { LeaseView, Outcome, Reply } from "../../src/github/render.js";
+import type { LeaseView, Outcome, Reply } from "../../src/commands/reply.js";
 import { replyOf } from "../../src/github/reply-fill.js";
 import { type EffectCases, effectsFor } from "../../src/ledger/leases/effect-cases.js";
 import type { Holder, Lease, LedgerResult } from "../../src/ledger/leases/lease-types.js";
