@@ -21,7 +21,7 @@ import type { CaseEffect } from "../ledger/leases/effect-cases.js";
 import { remindBefore } from "../leasing/lease-rules.js";
 import { labelKind } from "../github/labels.js";
 import type { Reply } from "../commands/reply.js";
-import { reflectEffect } from "../outbox/effects.js";
+import { reflectCase } from "../outbox/effects.js";
 import { OPERATOR } from "./operator-release.js";
 
 /** An open issue (or pull request) as GitHub lists it with its assignees. */
@@ -129,7 +129,5 @@ function adoptEffect(info: RepoInfo, issue: AssignedIssue, plan: AdoptPlan, now:
       }
     : null;
   const { labels, assign } = plan.config;
-  const fill = reply === null ? {} : { fill: { lease: "lease" as const } };
-  const effect = reflectEffect(info.installation, info.repo, { reconcile: true, reply, labels, assign, snapshot: issue.labels, ...fill }, reply === null ? undefined : 1);
-  return { effect, withResult: reply !== null };
+  return reflectCase(info.installation, info.repo, { reconcile: true, reply, labels, assign, snapshot: issue.labels }, { lease: "lease" }, reply === null ? {} : { priority: 1 });
 }

@@ -9,7 +9,7 @@ import type { CaseEffect, EffectCases } from "../ledger/leases/effect-cases.js";
 import type { ReplyFill } from "../github/reply-fill.js";
 import type { RepoInfo } from "../ledger/repos/repo-memory.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
-import { reflectEffect } from "../outbox/effects.js";
+import { reflectCase } from "../outbox/effects.js";
 import { handoffExtra } from "../leasing/handoff.js";
 import { leaseView, type Reply } from "../commands/reply.js";
 
@@ -55,7 +55,7 @@ export function operatorReleaseEffects(info: RepoInfo, lease: Lease, reason: str
   };
   // The first in line got it: the handoff's reply, which says why the last tenure ended.
   const handoff: Reply = { ...released, ...handoffExtra(lease, "released"), outcome: "acquired" };
-  const effect = (reply: Reply, fill: ReplyFill): CaseEffect => ({ effect: reflectEffect(info.installation, info.repo, { reconcile: true, reply, fill }), withResult: true });
+  const effect = (reply: Reply, fill: ReplyFill): CaseEffect => reflectCase(info.installation, info.repo, { reconcile: true, reply }, fill);
   return {
     released: [effect(released, { lease: "lease" })],
     "released.handoff": [effect(handoff, { lease: "handoff", previous: { from: "lease", ended: "released" } })],

@@ -8,7 +8,7 @@ import type { Holder, IssueKey } from "../ledger/leases/lease-types.js";
 import type { NewEffect } from "../ledger/outbox/outbox-types.js";
 import type { LeaseBook, LeaseReads } from "../ledger/leases/lease-roles.js";
 import type { Reflections } from "../ledger/outbox/outbox-roles.js";
-import { type ReflectPayload, reflectEffect } from "../outbox/effects.js";
+import { reflectCase, type ReflectPayload, reflectEffect } from "../outbox/effects.js";
 import { isWriter, type Permission } from "../github/github-port.js";
 import { desiredLabels, labelKind } from "../github/labels.js";
 import type { Reply } from "../commands/reply.js";
@@ -33,7 +33,7 @@ function reflect(ev: IssueEvent, reply: Reply | null, extra: Partial<ReflectPayl
 
 /** A reply the ledger's answer completes: the lease it ended, or the one it handed on (github/reply-fill.ts). */
 function completed(ev: IssueEvent, reply: Reply, extra: Partial<ReflectPayload>, fill: ReplyFill = { lease: "lease" }, budgeted?: "keep"): CaseEffect[] {
-  return [{ effect: reflect(ev, reply, { ...extra, fill }), withResult: true, ...(budgeted ? { budgeted } : {}) }];
+  return [reflectCase(ev.installation, `${ev.repo.owner}/${ev.repo.name}`, { reconcile: true, reply, ...extra }, fill, budgeted ? { budgeted } : {})];
 }
 
 function keyOf(ev: { repo: { id: number; owner?: string; name?: string; full?: string }; issue: number }): IssueKey {

@@ -15,12 +15,7 @@ export function handoffExtra(ended: Lease | null, how: "released" | "expired"): 
   return { op: "handoff", newTenure: true, mentionHolder: true, ...(previous ? { previous: { lease: previous, ended: how } } : {}) };
 }
 
-/** The handoff's whole reply, for the paths that build theirs from parts (the sweeper, issue events). */
-export function handoffReply(base: Omit<Reply, "op" | "outcome" | "lease">, handoff: Lease, ended: Lease | null, how: "released" | "expired"): Reply {
-  return { ...base, outcome: "acquired", lease: leaseView(handoff), ...handoffExtra(ended, how), op: "handoff" };
-}
-
-/** The handoff's reply as decided before the ledger answers (lease-decision.ts): the new tenure and the one that ended are filled from the answer. */
+/** The handoff's reply as decided before the ledger answers (the sweeper, issue events, a claim that finds a lease run out): the new tenure and the one that ended are filled from the answer. */
 export function handoffTemplate(base: Omit<Reply, "op" | "outcome" | "lease">, how: "released" | "expired"): Reply {
   return { ...base, outcome: "acquired", lease: null, ...handoffExtra(null, how), op: "handoff" };
 }

@@ -12,7 +12,7 @@ import type { Config } from "../config/schema.js";
 import type { CaseEffect, EffectCases } from "../ledger/leases/effect-cases.js";
 import type { AcquireOptions, ForceReleaseOptions, LeaseBook, NoteOptions, OpOptions, RenewOptions } from "../ledger/leases/lease-roles.js";
 import type { Applied, Holder, IssueKey, LedgerResult, ReleaseResult, Ttl } from "../ledger/leases/lease-types.js";
-import { reflectEffect } from "../outbox/effects.js";
+import { reflectCase } from "../outbox/effects.js";
 import type { Outcome, Reply } from "../commands/reply.js";
 import type { ReplyFill } from "../github/reply-fill.js";
 import { handoffExtra, handoffTemplate } from "./handoff.js";
@@ -74,9 +74,8 @@ export function replyEffect(d: Deciding, reply: Reply | null, reconcile: boolean
   if (reply === null && !reconcile) return [];
   const { t } = d;
   const shown = reconcile && t.shown ? { assignee: t.shown } : {};
-  const completes = reply !== null ? { fill } : {};
-  const fields = { reconcile, reply, ...(config ? { labels: config.labels, assign: config.assign, snapshot: t.issue.labels } : {}), ...shown, ...completes };
-  return [{ effect: reflectEffect(t.installation, d.key.repo, fields), withResult: reply !== null, budgeted: reconcile ? "keep" : "drop" }];
+  const fields = { reconcile, reply, ...(config ? { labels: config.labels, assign: config.assign, snapshot: t.issue.labels } : {}), ...shown };
+  return [reflectCase(t.installation, d.key.repo, fields, fill, { budgeted: reconcile ? "keep" : "drop" })];
 }
 
 /** The reply of the first in line, handed the lease the actor released: the reply to their command, as a handoff. */

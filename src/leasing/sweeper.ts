@@ -16,7 +16,7 @@ import type { CaseEffect, EffectCases } from "../ledger/leases/effect-cases.js";
 import type { ReplyFill } from "../github/reply-fill.js";
 import type { RepoMemory } from "../ledger/repos/repo-memory.js";
 import type { Sweeps } from "../ledger/leases/lease-roles.js";
-import { reflectEffect } from "../outbox/effects.js";
+import { reflectCase } from "../outbox/effects.js";
 import { leaseView, type Reply } from "../commands/reply.js";
 import { handoffTemplate } from "./handoff.js";
 
@@ -53,10 +53,7 @@ async function effectsFor(ledger: RepoMemory, lease: Lease, op: "expire" | "remi
   if (!info) return {};
   const base = { issue: lease.issue, at, command: null, actor: null, ignored: 0, mentionHolder: true };
   // Behind replies to commands: a claim is answered during an expiry wave.
-  const effect = (reply: Reply, fill?: ReplyFill): CaseEffect => ({
-    effect: reflectEffect(info.installation, info.repo, { reconcile: op === "expire", reply, ...(fill ? { fill } : {}) }, 1),
-    ...(fill ? { withResult: true } : {}),
-  });
+  const effect = (reply: Reply, fill?: ReplyFill): CaseEffect => reflectCase(info.installation, info.repo, { reconcile: op === "expire", reply }, fill, { priority: 1 });
   if (op === "remind") return { reminded: [effect({ ...base, op, outcome: "reminded", lease: leaseView(lease) })] };
   return {
     expired: [effect({ ...base, op, outcome: "expired", lease: leaseView(lease) })],

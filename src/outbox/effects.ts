@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import type { Holder } from "../ledger/leases/lease-types.js";
 import type { NewEffect } from "../ledger/outbox/outbox-types.js";
+import type { CaseEffect } from "../ledger/leases/effect-cases.js";
 import type { StoredEvent } from "../ledger/events/event-types.js";
 import type { Resume } from "../ledger/work/work-types.js";
 import type { LabelTemplates } from "../github/labels.js";
@@ -125,6 +126,25 @@ export function reflectEffect(
   const payload: ReflectPayload = { ...ownerAndName(repo), ...fields };
   const tier = priority ?? (fields.reply === null ? 2 : undefined);
   return { installation, kind: REFLECT, payload, ...(tier !== undefined ? { priority: tier } : {}) };
+}
+
+/**
+ * A `reflect` effect as a decision gives it for one case of the ledger's
+ * answer (ledger/leases/effect-cases.ts). `fill`: what of its reply the
+ * answer gives; the answer is then written with it, so that a reply to
+ * complete never goes without what completes it. `budgeted`: how the actor's
+ * reply budget bears on it.
+ */
+export function reflectCase(
+  installation: number,
+  repo: string,
+  fields: Omit<ReflectPayload, "owner" | "repo" | "fill" | "decided" | "budget">,
+  fill?: ReplyFill,
+  opts: { priority?: number; budgeted?: "keep" | "drop" } = {},
+): CaseEffect {
+  const completes = fill !== undefined && fields.reply !== null;
+  const effect = reflectEffect(installation, repo, completes ? { ...fields, fill } : fields, opts.priority);
+  return { effect, ...(completes ? { withResult: true } : {}), ...(opts.budgeted ? { budgeted: opts.budgeted } : {}) };
 }
 
 /** A `check` effect of pull request `pull` of repository `repo` (`owner/name`); `seen` absent for a re-check after a lease change. */

@@ -76,7 +76,7 @@ export function effectsFor(cases: EffectCases | undefined, result: LedgerResult,
   const chosen = cases?.[resultCase(result)] ?? cases?.any ?? [];
   const out: NewEffect[] = [];
   for (const { effect, withResult, budgeted } of chosen) {
-    if (budgeted && budget === "silent" && budgeted === "drop") continue;
+    if (budgeted === "drop" && budget === "silent") continue;
     if (!withResult && (!budgeted || budget === "reply")) {
       out.push(effect);
       continue;
